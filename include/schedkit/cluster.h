@@ -1,0 +1,100 @@
+// The cluster model: switches x nodes x GPUs, with CPUs, memory and a GPU type per node,
+// and ClusterState, the free-resource bookkeeping that engines and placement modules share.
+#ifndef SCHEDKIT_CLUSTER_H_
+#define SCHEDKIT_CLUSTER_H_
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "schedkit/status.h"
+
+namespace schedkit {
+
+inline constexpr int kMaxGpusPerNode = 64;  // GPUs of a node are bits of a uint64_t mask.
+
+struct NodeSpec {
+  int switch_id = 0;
+  int gpus = 8;
+  int cpus = 0;
+  double mem_gb = 0;
+  std::string gpu_type = "generic";
+};
+
+struct ClusterSpec {
+  std::string source;  // File name, for reports.
+  std::vector<NodeSpec> nodes;  // Node i is nodes[i]; nodes of one switch are contiguous.
+
+  int num_switches() const { return nodes.empty() ? 0 : nodes.back().switch_id + 1; }
+  int TotalGpus() const;
+
+  // `switches` x `nodes_per_switch` identical nodes.
+  static ClusterSpec Uniform(int switches, int nodes_per_switch, int gpus_per_node,
+                             int cpus_per_node, double mem_gb_per_node,
+                             std::string gpu_type = "generic");
+};
+
+// Reads a cluster spec file. Two formats, told apart by the header line:
+//  - Muri/Tiresias: num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node
+//    (one row; every node identical).
+//  - schedkit: switch,nodes,gpus_per_node,cpus_per_node,mem_gb_per_node,gpu_type
+//    (one row per group of identical nodes; see docs/formats.md).
+// Errors name the file, line and field.
+Result<ClusterSpec> LoadClusterSpec(const std::string& path);
+
+// The share of one node that a job holds.
+struct NodeShare {
+  int node = 0;
+  uint64_t gpu_mask = 0;  // Bit g set = local GPU g of the node.
+  int cpus = 0;
+  double mem_gb = 0;
+  int gpus() const { return std::popcount(gpu_mask); }
+};
+
+// Where a job runs: one share per node, in ascending node order. Empty = not placed.
+struct Placement {
+  std::vector<NodeShare> shares;
+
+  bool empty() const { return shares.empty(); }
+  int gpus() const;
+  // "n0:0-3;n1:0-7" style text for jobs.csv (see docs/outputs.md).
+  std::string ToString() const;
+  bool operator==(const Placement& o) const;
+};
+
+// Free resources of every node. Copyable: placement modules plan on a scratch copy.
+class ClusterState {
+ public:
+  explicit ClusterState(const ClusterSpec* spec);
+
+  const ClusterSpec& spec() const { return *spec_; }
+  int num_nodes() const { return static_cast<int>(free_gpus_.size()); }
+  uint64_t free_gpu_mask(int node) const { return free_gpu_mask_[node]; }
+  int free_gpus(int node) const { return free_gpus_[node]; }
+  int free_cpus(int node) const { return free_cpus_[node]; }
+  double free_mem_gb(int node) const { return free_mem_gb_[node]; }
+  int total_free_gpus() const { return total_free_gpus_; }
+
+  // Returns true iff every share's GPUs are free and its CPUs and memory fit.
+  bool CanAllocate(const Placement& p) const;
+  // REQUIRES: CanAllocate(p). Aborts on violation: a double booking is an engine bug.
+  void Allocate(const Placement& p);
+  // REQUIRES: p was allocated and not yet released.
+  void Release(const Placement& p);
+
+ private:
+  const ClusterSpec* spec_;
+  std::vector<uint64_t> free_gpu_mask_;
+  std::vector<int> free_gpus_;
+  std::vector<int> free_cpus_;
+  std::vector<double> free_mem_gb_;
+  int total_free_gpus_ = 0;
+};
+
+// The lowest `n` set bits of `mask`. REQUIRES: popcount(mask) >= n.
+uint64_t LowestBits(uint64_t mask, int n);
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_CLUSTER_H_

@@ -1,0 +1,96 @@
+// The job model: what a workload says about a job before it runs.
+//
+// Time is simulated time in seconds, as a double, everywhere in schedkit. Integer-second
+// traces (Lucid/Helios) are represented exactly; Muri's millisecond traces are divided
+// by 1000 on load, as the Muri simulator does.
+#ifndef SCHEDKIT_JOB_H_
+#define SCHEDKIT_JOB_H_
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace schedkit {
+
+using Time = double;  // Seconds.
+using JobId = int64_t;
+
+inline constexpr Time kNever = std::numeric_limits<double>::infinity();
+
+// Per-iteration stage times of a job (seconds), as Muri profiles them:
+// [0] storage I/O + CPU preprocessing, [1] GPU compute, [2] network (0 on one GPU).
+using StageTimes = std::array<double, 3>;
+
+// The static description of one job. Immutable once the workload is loaded.
+struct JobSpec {
+  JobId id = 0;
+  Time submit_s = 0;
+  int gpus = 1;
+  // CPUs and memory (GB) the job asks for in total; 0 lets the placement module use
+  // its own per-GPU default (Muri: 6 CPUs per GPU, 2 for a 1-GPU job).
+  int cpus = 0;
+  double mem_gb = 0;
+
+  // Work: either iterations x iteration time, or a plain duration. SoloRuntime()
+  // says which one is used.
+  int64_t iterations = 0;
+  double iteration_time_s = 0;
+  double duration_s = 0;
+
+  std::string model;  // e.g. "resnet18"; keys the restart-overhead and throughput tables.
+  int batch_size = 0;
+  StageTimes stage_times_s{0, 0, 0};  // All zero when unknown.
+
+  std::string user;
+  std::string vc;    // Virtual cluster; empty = the whole cluster.
+  int priority = 0;  // Larger = more important; meaning is policy-specific (AntMan, Blox FIFO).
+
+  // Seconds the job runs alone on its requested GPUs, from start to finish, with no
+  // restart overhead: iterations x iteration_time when both are known, else duration.
+  double SoloRuntime() const {
+    return (iterations > 0 && iteration_time_s > 0) ? iterations * iteration_time_s : duration_s;
+  }
+  bool HasStageTimes() const {
+    return stage_times_s[0] > 0 || stage_times_s[1] > 0 || stage_times_s[2] > 0;
+  }
+};
+
+// A workload: jobs sorted by (submit time, id).
+struct Trace {
+  std::string source;  // File name or generator description, for reports.
+  std::vector<JobSpec> jobs;
+};
+
+// Fluent builder for tests and examples: JobBuilder(1).Gpus(8).Submit(10).Duration(100).Build().
+class JobBuilder {
+ public:
+  explicit JobBuilder(JobId id) { spec_.id = id; }
+  JobBuilder& Submit(Time t) { spec_.submit_s = t; return *this; }
+  JobBuilder& Gpus(int n) { spec_.gpus = n; return *this; }
+  JobBuilder& Duration(double s) { spec_.duration_s = s; return *this; }
+  JobBuilder& Iterations(int64_t n, double seconds_each) {
+    spec_.iterations = n;
+    spec_.iteration_time_s = seconds_each;
+    return *this;
+  }
+  JobBuilder& Model(std::string m) { spec_.model = std::move(m); return *this; }
+  JobBuilder& Stages(double io_cpu, double gpu, double net) {
+    spec_.stage_times_s = {io_cpu, gpu, net};
+    return *this;
+  }
+  JobBuilder& User(std::string u) { spec_.user = std::move(u); return *this; }
+  JobBuilder& Vc(std::string v) { spec_.vc = std::move(v); return *this; }
+  JobBuilder& Priority(int p) { spec_.priority = p; return *this; }
+  JobBuilder& Cpus(int c) { spec_.cpus = c; return *this; }
+  JobBuilder& MemGb(double m) { spec_.mem_gb = m; return *this; }
+  JobSpec Build() const { return spec_; }
+
+ private:
+  JobSpec spec_;
+};
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_JOB_H_

@@ -1,0 +1,96 @@
+// Metrics: an observer that records what happened, the summary statistics, and the
+// writers of jobs.csv, summary.json and timeseries.csv (columns in docs/outputs.md).
+// The engine knows nothing about files: it only emits SimulationObserver signals.
+#ifndef SCHEDKIT_METRICS_H_
+#define SCHEDKIT_METRICS_H_
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "schedkit/simulator.h"
+
+namespace schedkit {
+
+struct JobRecord {
+  enum class Outcome { kFinished, kRejected, kUnfinished };
+  JobId id = 0;
+  int gpus = 0;
+  Time submit_s = 0;
+  Time first_start_s = kNever;  // kNever if it never ran.
+  Time end_s = kNever;          // kNever unless finished.
+  double executed_s = 0;        // Wall seconds it ran, overheads included.
+  int preemptions = 0;
+  std::string placement;  // Last placement (Placement::ToString).
+  Outcome outcome = Outcome::kUnfinished;
+
+  double jct_s() const { return end_s - submit_s; }
+  double queue_s() const { return first_start_s - submit_s; }
+};
+
+struct ClusterSample {
+  Time time_s;
+  int pending;
+  int running;
+  int busy_gpus;
+};
+
+// How percentiles are read from n sorted values.
+enum class PercentileRule {
+  kNearestRank,  // Value at 1-based rank ceil(p x n).
+  kMuriIndex,    // Value at 0-based index int(p x n), as Muri's calc.py does.
+};
+double Percentile(std::vector<double> values, double p, PercentileRule rule);
+
+class MetricsRecorder final : public SimulationObserver {
+ public:
+  explicit MetricsRecorder(const Trace* trace);
+
+  void OnJobStart(const JobSpec& job, Time now, const Placement& placement) override;
+  void OnJobPreempt(const JobSpec& job, Time now) override;
+  void OnJobReject(const JobSpec& job, Time now) override;
+  void OnJobFinish(const JobSpec& job, Time now, Time first_start, double executed_s,
+                   int preemptions, const Placement& last_placement) override;
+  void OnClusterState(Time now, int pending, int running, int busy_gpus) override;
+
+  // One record per trace job, in trace order.
+  const std::vector<JobRecord>& jobs() const { return jobs_; }
+  // Indices into jobs() in completion order (for sums in the order Muri takes them).
+  const std::vector<int>& completion_order() const { return completion_order_; }
+  // One sample per decision step whose counts changed; at most one per time.
+  const std::vector<ClusterSample>& samples() const { return samples_; }
+
+ private:
+  std::vector<JobRecord> jobs_;
+  std::unordered_map<JobId, int> index_;
+  std::vector<int> completion_order_;
+  std::vector<ClusterSample> samples_;
+};
+
+struct Summary {
+  int64_t jobs = 0;        // Finished jobs (the statistics below are over these).
+  int64_t rejected = 0;
+  int64_t unfinished = 0;  // Never finished: stuck when events ran out.
+  double avg_jct_s = 0, p50_jct_s = 0, p95_jct_s = 0, p99_jct_s = 0;
+  double makespan_s = 0;   // Last end - first submit.
+  double avg_queue_s = 0, p999_queue_s = 0;  // Queueing delay = first start - submit.
+  double gpu_utilization = 0;  // Busy GPU-seconds / (GPUs x makespan).
+  int64_t preemptions = 0;
+  double wall_s = 0;       // Simulator run time (the only non-deterministic field).
+  int64_t events = 0;
+  int64_t decisions = 0;
+};
+
+Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
+                  const SimulationStats& stats, PercentileRule rule, double wall_s);
+
+Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path);
+Status WriteTimeSeriesCsv(const MetricsRecorder& recorder, const std::string& path);
+// `context` (policy, trace, cluster, seed...) is written under "run".
+Status WriteSummaryJson(const Summary& summary,
+                        const std::vector<std::pair<std::string, std::string>>& context,
+                        const std::string& path);
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_METRICS_H_

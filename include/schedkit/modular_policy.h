@@ -1,0 +1,104 @@
+// ModularPolicy: a Policy assembled Blox-style from admission, scheduling (ordering),
+// placement and preemption modules. Most built-in policies are a SchedulingModule run
+// by this one shared mechanism; they differ only in their priority key.
+//
+// At every decision:
+//  1. Arrivals asking for more GPUs than the cluster has are rejected; the rest wait for
+//     admission. Admitted jobs enter the pending queue, ordered by (key, submit, id).
+//  2. Running jobs are re-keyed at `now` and merged with the pending queue into one
+//     priority order.
+//  3. Preemption kNever: running jobs keep their GPUs; pending jobs are placed in order.
+//     Preemption kPriority: walking the order, jobs are chosen while their GPU demand
+//     fits the cluster's GPU count; running jobs not chosen are preempted; chosen pending
+//     jobs are placed in order on what is free; a preempted job whose GPUs are still
+//     free after that is kept running instead (no needless restart).
+//  4. With backfill, a job that does not fit is skipped and later jobs may run; without
+//     it the walk stops at the first job that does not fit (head-of-line blocking).
+//  5. With replace_all (the Muri/Tiresias simulators' semantics), the schedule is
+//     rebuilt from an empty cluster at every decision. Jobs live in one persistent
+//     list, stable-sorted by key at every decision (ties keep their previous order;
+//     newcomers join the back); every job, running or not, is placed afresh in that
+//     order. The running set is exactly the one that fresh placement allows; running
+//     jobs keep their GPUs when the new set fits around them, else they are moved.
+//     SchedulingModule::MultiLevelFifo adds Tiresias' queue discipline to the list.
+//  6. The policy asks to be woken at the earliest SchedulingModule::NextKeyChange of a
+//     running job.
+#ifndef SCHEDKIT_MODULAR_POLICY_H_
+#define SCHEDKIT_MODULAR_POLICY_H_
+
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "schedkit/policy.h"
+
+namespace schedkit {
+
+struct ModularPolicyConfig {
+  std::string name;
+  std::unique_ptr<AdmissionModule> admission;
+  std::unique_ptr<SchedulingModule> scheduling;
+  std::unique_ptr<PlacementModule> placement;
+  PreemptionMode preemption = PreemptionMode::kPriority;
+  bool backfill = true;
+  bool replace_all = false;
+};
+
+class ModularPolicy final : public Policy {
+ public:
+  // REQUIRES: admission, scheduling and placement are set.
+  explicit ModularPolicy(ModularPolicyConfig config);
+  ~ModularPolicy() override;
+
+  std::string_view Name() const override { return config_.name; }
+  void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override;
+
+ private:
+  struct QueueEntry {
+    PriorityKey key;
+    Time submit;
+    JobId id;
+    bool operator<(const QueueEntry& o) const {
+      if (key != o.key) return key < o.key;
+      if (submit != o.submit) return submit < o.submit;
+      return id < o.id;
+    }
+  };
+  struct Candidate {
+    QueueEntry order;
+    JobStatus status;
+  };
+
+  void AdmitArrivals(const ClusterView& view, const EventBatch& events, Decisions* out);
+  void Enqueue(const JobStatus& pending, Time now);
+  std::vector<Candidate> RunningInOrder(const ClusterView& view) const;
+  void DecideKeepRunning(const ClusterView& view, const std::vector<Candidate>& running,
+                         Decisions* out);
+  void DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
+                      Decisions* out);
+  void DecideReplaceAll(const ClusterView& view, const std::vector<Candidate>& running,
+                        Decisions* out);
+  void SortList(const ClusterView& view);
+  void RunningAheadInLevel(const std::set<JobId>& running_after);
+  // Places pending jobs from the queue, in order, on `free`; stops on the first
+  // misfit without backfill. Skips jobs in `skip`.
+  void PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,
+                    const std::set<JobId>& skip = {});
+  void BookDecisions(const ClusterView& view, const std::vector<Candidate>& running,
+                     Decisions* out);
+
+  ModularPolicyConfig config_;
+  std::vector<JobId> waiting_;  // Arrived, not yet admitted, in arrival order.
+  int64_t admitted_gpu_demand_ = 0;
+  std::set<QueueEntry> queue_;  // Admitted pending jobs.
+  std::unordered_map<JobId, QueueEntry> queued_;
+  // replace_all only: every admitted unfinished job, in the persistent list order,
+  // with the key it had at the previous decision.
+  std::vector<std::pair<JobId, PriorityKey>> list_;
+};
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_MODULAR_POLICY_H_

@@ -1,0 +1,146 @@
+// Registries: every policy, placement and admission module, by name, with typed options.
+//
+// Built-ins are registered in one explicit function (RegisterBuiltins, in
+// src/registry/builtins.cc) that lists them all: static self-registration would be
+// silently dropped by static linking. A name can be registered once; a second
+// registration is refused.
+#ifndef SCHEDKIT_REGISTRY_H_
+#define SCHEDKIT_REGISTRY_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedkit/policy.h"
+#include "schedkit/status.h"
+
+namespace schedkit {
+
+struct OptionSpec {
+  enum class Type { kInt, kDouble, kBool, kString, kDoubleList };
+  std::string name;
+  Type type = Type::kString;
+  std::string default_value;  // Text form, parsed like a user value.
+  std::string help;
+
+  static const char* TypeName(Type t);
+};
+
+// Option values after validation against their specs: every declared option has a
+// value (the user's or the default), and each is known to parse as its type.
+class OptionValues {
+ public:
+  OptionValues() = default;
+  // Fails with a message naming `owner` and the option if `raw` holds an unknown key or
+  // a value that does not parse as the option's type.
+  static Result<OptionValues> Parse(const std::string& owner, const std::vector<OptionSpec>& specs,
+                                    const std::map<std::string, std::string>& raw);
+
+  // REQUIRES: `name` was declared with the matching type.
+  int64_t Int(const std::string& name) const;
+  double Double(const std::string& name) const;
+  bool Bool(const std::string& name) const;
+  const std::string& String(const std::string& name) const;
+  std::vector<double> DoubleList(const std::string& name) const;  // "a:b:c" or "a,b,c".
+
+ private:
+  const std::string& Raw(const std::string& name) const;
+  std::map<std::string, std::string> values_;
+};
+
+// Simulator/runtime semantics a policy must mimic. kMuri reproduces the Muri simulator.
+enum class CompatMode { kNone, kMuri };
+
+struct ModuleContext {
+  OptionValues options;
+};
+
+struct PolicyContext {
+  OptionValues options;
+  // The placement and admission modules chosen by the user, or null for the policy's own
+  // defaults (PolicyEntry::default_placement / default_admission).
+  std::unique_ptr<PlacementModule> placement;
+  std::unique_ptr<AdmissionModule> admission;
+  uint64_t seed = 0;
+  CompatMode compat = CompatMode::kNone;
+};
+
+template <typename T, typename Context>
+struct RegistryEntry {
+  std::string name;
+  std::string description;  // One line, for `schedkit policies`.
+  std::vector<OptionSpec> options;
+  std::function<Result<std::unique_ptr<T>>(Context& ctx)> factory;
+  // Policies only: what is used when the user names no placement / admission module.
+  std::string default_placement;
+  std::string default_admission = "accept-all";
+};
+
+template <typename T, typename Context>
+class Registry {
+ public:
+  using Entry = RegistryEntry<T, Context>;
+
+  Status Register(Entry entry) {
+    if (Find(entry.name) != nullptr) {
+      return Status::AlreadyExists("'" + entry.name + "' is registered twice");
+    }
+    entries_.push_back(std::move(entry));
+    return Status::Ok();
+  }
+  // Returns nullptr iff no entry has that name.
+  const Entry* Find(const std::string& name) const {
+    for (const Entry& e : entries_) {
+      if (e.name == name) return &e;
+    }
+    return nullptr;
+  }
+  // In registration order.
+  const std::vector<Entry>& entries() const { return entries_; }
+  std::string Names() const {
+    std::string s;
+    for (const Entry& e : entries_) s += (s.empty() ? "" : ", ") + e.name;
+    return s;
+  }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+using PolicyRegistry = Registry<Policy, PolicyContext>;
+using PlacementRegistry = Registry<PlacementModule, ModuleContext>;
+using AdmissionRegistry = Registry<AdmissionModule, ModuleContext>;
+
+struct Registries {
+  PolicyRegistry policies;
+  PlacementRegistry placements;
+  AdmissionRegistry admissions;
+};
+
+// Registers every built-in into `r`. Fails only on a duplicate name (a bug).
+Status RegisterBuiltins(Registries* r);
+// The registries holding every built-in, built once.
+const Registries& BuiltinRegistries();
+
+// What a user asks for on the command line or from Python.
+struct PolicyRequest {
+  std::string policy;
+  std::string placement;  // Empty: the policy's default.
+  std::string admission;  // Empty: the policy's default.
+  // key=value options. Keys "placement.K" go to the placement module, "admission.K"
+  // to the admission module, all others to the policy.
+  std::map<std::string, std::string> options;
+  uint64_t seed = 0;
+  CompatMode compat = CompatMode::kNone;
+};
+
+// Builds a fresh policy (one per run). Errors name the unknown module or bad option.
+Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
+                                           const Registries& registries = BuiltinRegistries());
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_REGISTRY_H_

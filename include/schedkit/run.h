@@ -1,0 +1,32 @@
+// One simulation run from loaded inputs to metrics: what `schedkit simulate`, the
+// benchmarks and the tests all call.
+#ifndef SCHEDKIT_RUN_H_
+#define SCHEDKIT_RUN_H_
+
+#include <memory>
+
+#include "schedkit/metrics.h"
+#include "schedkit/registry.h"
+#include "schedkit/simulator.h"
+
+namespace schedkit {
+
+struct RunOutput {
+  Summary summary;
+  SimulationStats stats;
+  std::unique_ptr<MetricsRecorder> recorder;
+};
+
+// Builds the policy from `request`, simulates `trace` on `cluster` and summarises.
+// request.compat is applied to the simulator too; under CompatMode::kMuri percentiles
+// follow Muri's calc.py.
+Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
+                                const PolicyRequest& request, SimulatorOptions options);
+
+// Restart overheads used when the user names none: the Muri profile table shipped in
+// data/ (per model and GPU count) and 10 s for models not in it, as in Muri.
+Result<RestartOverheads> DefaultRestartOverheads();
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_RUN_H_

@@ -1,0 +1,107 @@
+// The trace-driven, event-driven simulator.
+//
+// Events (arrivals, completions, policy wake-ups) are ordered by (time, sequence
+// number); all events at one time form one EventBatch and one Decide call. A running
+// job holds remaining work (solo seconds) and a rate; its completion event is
+// recomputed when its rate changes, and stale completion events are dropped by
+// generation number. The clock jumps from event to event: there are no ticks.
+// Same trace, cluster, policy, options and seed => byte-identical outputs.
+#ifndef SCHEDKIT_SIMULATOR_H_
+#define SCHEDKIT_SIMULATOR_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "schedkit/cluster.h"
+#include "schedkit/decision.h"
+#include "schedkit/job.h"
+#include "schedkit/policy.h"
+#include "schedkit/registry.h"
+#include "schedkit/status.h"
+
+namespace schedkit {
+
+// Seconds a job loses each time it (re)starts: checkpoint restore, warm-up. Looked up
+// by (model, GPUs); models not in the table pay `default_s`.
+class RestartOverheads {
+ public:
+  explicit RestartOverheads(double default_s = 0) : default_s_(default_s) {}
+  // Reads the `restart_overhead_s` column of a Muri-style profile table
+  // (model_name,batch_size,num_gpu,...,restart_overhead_s). Errors name file:line:field.
+  static Result<RestartOverheads> Load(const std::string& path, double default_s = 0);
+
+  void Set(const std::string& model, int gpus, double seconds) { table_[{model, gpus}] = seconds; }
+  double For(const std::string& model, int gpus) const;
+  double default_s() const { return default_s_; }
+
+ private:
+  double default_s_;
+  std::map<std::pair<std::string, int>, double> table_;
+};
+
+struct SimulatorOptions {
+  // kMuri reproduces the Muri simulator: runtime x1.015, every running job pays its
+  // restart overhead in every inter-event interval, completions re-predicted at each
+  // event (docs/fidelity.md). kNone is the clean model: a job pays its overhead once
+  // per (re)start, at the start.
+  CompatMode compat = CompatMode::kNone;
+  double runtime_factor = 1.0;  // Solo runtime multiplier; compat muri forces 1.015.
+  RestartOverheads overheads;
+  bool check_invariants = true;  // Abort on a violated engine invariant.
+};
+
+// Engine signals, for metrics recorders, invariant checkers, experience writers.
+class SimulationObserver {
+ public:
+  virtual ~SimulationObserver() = default;
+  virtual void OnJobStart(const JobSpec& job, Time now, const Placement& placement) {}
+  virtual void OnJobPreempt(const JobSpec& job, Time now) {}
+  virtual void OnJobReject(const JobSpec& job, Time now) {}
+  // `first_start` is when it first ran; `executed_s` wall seconds it ran in all.
+  virtual void OnJobFinish(const JobSpec& job, Time now, Time first_start, double executed_s,
+                           int preemptions, const Placement& last_placement) {}
+  // After each decision step whose counts changed.
+  virtual void OnClusterState(Time now, int pending, int running, int busy_gpus) {}
+};
+
+struct SimulationStats {
+  int64_t events = 0;     // Arrivals + completions + wake-ups processed.
+  int64_t decisions = 0;  // Decide calls.
+  int64_t preemptions = 0;
+  int64_t unfinished = 0;  // Jobs never finished (rejected, or stuck when events ran out).
+  Time end_time = 0;
+};
+
+class Simulator {
+ public:
+  // `trace` and `cluster` must outlive the simulator.
+  Simulator(const Trace* trace, const ClusterSpec* cluster, SimulatorOptions options);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  void AddObserver(SimulationObserver* observer);
+
+  // Runs `policy` to the end of the trace. Fails if the policy returns an invalid decision.
+  Status Run(Policy* policy);
+
+  // Step interface (learning environments drive the engine one decision at a time):
+  // advances to the next event time and fills `events`; returns false when nothing is
+  // left to happen. Then the caller must Apply the decisions for that point.
+  bool NextDecisionPoint(EventBatch* events);
+  Status Apply(const Decisions& decisions);
+  const ClusterView& view() const;
+  const SimulationStats& stats() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_SIMULATOR_H_

@@ -1,0 +1,67 @@
+// Workloads: trace readers by format, and the synthetic generator.
+#ifndef SCHEDKIT_TRACE_H_
+#define SCHEDKIT_TRACE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "schedkit/job.h"
+#include "schedkit/status.h"
+
+namespace schedkit {
+
+enum class TraceFormat {
+  kAuto,         // Detect from the first line (see DetectTraceFormat).
+  kNative,       // schedkit CSV, documented in docs/formats.md.
+  kMuri,         // Muri/Tiresias CSV (job_id,num_gpu,submit_time,iterations,...), times in ms.
+  kGavel,        // Gavel 10-column TSV (physical_cluster/*.trace), no header.
+  kGavelLegacy,  // Gavel 7-column TSV (msr_legacy_seed0/*.trace), no header.
+};
+
+// "auto", "native", "muri", "gavel", "gavel-legacy".
+Result<TraceFormat> ParseTraceFormat(const std::string& name);
+const char* TraceFormatName(TraceFormat f);
+
+// Detects the format from a file's first line. Fails naming the file if none matches.
+Result<TraceFormat> DetectTraceFormat(const std::string& path);
+
+struct TraceOptions {
+  TraceFormat format = TraceFormat::kAuto;
+  // Gavel traces give steps, not times: a job's iteration time is 1 / its isolated
+  // throughput (steps/s) on `gavel_gpu_type` in Gavel's simulation_throughputs.json.
+  // Empty path: <data dir>/gavel/simulation_throughputs.json (see DataDir()).
+  std::string gavel_throughputs_path;
+  std::string gavel_gpu_type = "v100";
+};
+
+// Reads a trace. Jobs come back sorted by (submit time, id). Errors are one line naming
+// the file, the 1-based line number and the field ("t.csv:7: field 'num_gpu': 'x' is
+// not an integer").
+Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options = {});
+
+// The folder of shipped data: $SCHEDKIT_DATA_DIR if set, else the source tree's data/.
+std::string DataDir();
+
+// Writes `trace` in the native format (round-trips through LoadTrace exactly).
+Status WriteNativeTrace(const Trace& trace, const std::string& path);
+
+// Synthetic workloads (`schedkit generate`).
+struct GeneratorConfig {
+  int64_t num_jobs = 1000;
+  double jobs_per_hour = 60;  // Poisson arrivals.
+  enum class Durations {
+    kBlox,    // GPUs 1/2/4/8 at 70/10/15/5 %; durations log-uniform, 80 % in
+              // 10^1.5..10^3 min and 20 % in 10^3..10^4 min (Blox/Gavel).
+    kPhilly,  // (duration, GPUs) pairs sampled from Gavel's Philly distribution file.
+  } durations = Durations::kBlox;
+  std::string philly_distribution_path;  // Required for kPhilly.
+  uint64_t seed = 0;
+};
+
+// Same config and seed = same trace, on every platform (the generator does not use
+// std:: distributions, whose output is implementation-defined).
+Result<Trace> GenerateTrace(const GeneratorConfig& config);
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_TRACE_H_

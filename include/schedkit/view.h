@@ -1,0 +1,53 @@
+// ClusterView: the read-only picture of the cluster and its jobs that every engine
+// (simulator, real-cluster runtime, learning environment) hands to a policy at `now`.
+#ifndef SCHEDKIT_VIEW_H_
+#define SCHEDKIT_VIEW_H_
+
+#include <cmath>
+#include <vector>
+
+#include "schedkit/cluster.h"
+#include "schedkit/job.h"
+
+namespace schedkit {
+
+enum class JobState { kPending, kRunning, kFinished, kRejected };
+
+// A job's dynamic state at the view's Now(). A value: cheap to copy, valid after the view.
+struct JobStatus {
+  const JobSpec* spec = nullptr;
+  JobState state = JobState::kPending;
+  Time first_start_s = kNever;  // kNever until the job first starts.
+  Time last_start_s = kNever;   // Start of the current (or last) run.
+  double executed_s = 0;        // Wall seconds spent running so far, overheads included.
+  double attained_gpu_s = 0;    // executed_s x GPUs: 2D-LAS "attained service".
+  int preemptions = 0;          // Times the job was stopped before finishing.
+  // Seconds of solo work left, as far as the engine knows: the truth in the simulator
+  // (so policies that use it are oracle policies, and say so), the user's estimate minus
+  // measured progress in the runtime, NaN when nothing is known.
+  double remaining_s = NAN;
+  Placement placement;  // Where it runs now; empty unless kRunning.
+
+  bool running() const { return state == JobState::kRunning; }
+};
+
+class ClusterView {
+ public:
+  virtual ~ClusterView() = default;
+
+  virtual Time Now() const = 0;
+  virtual const ClusterSpec& Cluster() const = 0;
+  // Free resources at Now(), before the policy's decisions are applied.
+  virtual const ClusterState& Resources() const = 0;
+  // Running jobs, in a deterministic but unspecified order. O(1): the vector is the engine's.
+  virtual const std::vector<JobId>& RunningJobs() const = 0;
+  // Pending jobs sorted by (submit time, id). O(pending log pending) per call: a
+  // convenience for small policies; fast policies track arrivals from EventBatch.
+  virtual std::vector<JobId> PendingJobs() const = 0;
+  // REQUIRES: `id` has arrived.
+  virtual JobStatus Status(JobId id) const = 0;
+};
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_VIEW_H_

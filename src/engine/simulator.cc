@@ -1,0 +1,408 @@
+#include "schedkit/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+
+#include "engine/event_queue.h"
+
+namespace schedkit {
+
+double RestartOverheads::For(const std::string& model, int gpus) const {
+  auto it = table_.find({model, gpus});
+  return it == table_.end() ? default_s_ : it->second;
+}
+
+namespace {
+
+// Engine-side state of one job. Progress is lazy: `remaining_s` and `executed_s` are
+// exact at `last_update` and extrapolated from there, so an event touches only the
+// jobs it concerns.
+struct JobRun {
+  const JobSpec* spec = nullptr;
+  bool arrived = false;
+  JobState state = JobState::kPending;
+  double work_s = 0;       // Solo seconds of work in all.
+  double remaining_s = 0;  // Solo seconds left at last_update.
+  double executed_s = 0;   // Wall seconds run, at last_update.
+  Time last_update = 0;
+  Time overhead_until = 0;  // Clean model: no progress before this (restart overhead).
+  Time first_start = kNever;
+  Time last_start = kNever;
+  int preemptions = 0;
+  double overhead_s = 0;  // Restart overhead this job pays (per start, or per interval in compat).
+  Placement placement;
+  uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
+  int32_t list_pos = -1;    // Index in pending_ or running_.
+};
+
+// Relative tolerance for "the job's work is done": completion times are computed from
+// remaining/rate, so the remainder at that instant may be a few ulps off zero.
+constexpr double kDoneEpsilon = 1e-9;
+
+}  // namespace
+
+class Simulator::Impl final : public ClusterView {
+ public:
+  Impl(const Trace* trace, const ClusterSpec* cluster, SimulatorOptions options)
+      : trace_(trace), cluster_(cluster), options_(std::move(options)), resources_(cluster) {
+    compat_muri_ = options_.compat == CompatMode::kMuri;
+    if (compat_muri_) options_.runtime_factor = 1.015;
+    jobs_.resize(trace->jobs.size());
+    index_.reserve(trace->jobs.size());
+    for (size_t i = 0; i < trace->jobs.size(); ++i) {
+      const JobSpec& spec = trace->jobs[i];
+      JobRun& run = jobs_[i];
+      run.spec = &spec;
+      run.work_s = spec.SoloRuntime() * options_.runtime_factor;
+      run.remaining_s = run.work_s;
+      run.overhead_s = options_.overheads.For(spec.model, spec.gpus);
+      index_.emplace(spec.id, static_cast<int32_t>(i));
+    }
+  }
+
+  // ClusterView.
+  Time Now() const override { return now_; }
+  const ClusterSpec& Cluster() const override { return *cluster_; }
+  const ClusterState& Resources() const override { return resources_; }
+  const std::vector<JobId>& RunningJobs() const override { return running_; }
+  std::vector<JobId> PendingJobs() const override {
+    std::vector<int32_t> idx;
+    idx.reserve(pending_.size());
+    for (JobId id : pending_) idx.push_back(index_.at(id));
+    std::sort(idx.begin(), idx.end());  // Trace order is (submit, id).
+    std::vector<JobId> out;
+    out.reserve(idx.size());
+    for (int32_t i : idx) out.push_back(jobs_[i].spec->id);
+    return out;
+  }
+  JobStatus Status(JobId id) const override {
+    const JobRun& j = jobs_[index_.at(id)];
+    JobStatus s;
+    s.spec = j.spec;
+    s.state = j.state;
+    s.first_start_s = j.first_start;
+    s.last_start_s = j.last_start;
+    s.preemptions = j.preemptions;
+    s.executed_s = j.executed_s;
+    s.remaining_s = j.remaining_s;
+    if (j.state == JobState::kRunning) {
+      s.executed_s += now_ - j.last_update;
+      s.remaining_s = RemainingAt(j, now_);
+      s.placement = j.placement;
+    }
+    s.attained_gpu_s = s.executed_s * j.spec->gpus;
+    return s;
+  }
+
+  void AddObserver(SimulationObserver* o) { observers_.push_back(o); }
+  const SimulationStats& stats() const { return stats_; }
+
+  bool NextDecisionPoint(EventBatch* batch) {
+    *batch = EventBatch();
+    DropStaleEvents();
+    Time t = kNever;
+    if (next_arrival_ < jobs_.size()) t = jobs_[next_arrival_].spec->submit_s;
+    if (!events_.empty()) t = std::min(t, events_.top().time);
+    t = std::min(t, wake_at_);
+    if (t == kNever) return false;
+    now_ = t;
+    stats_.end_time = std::max(stats_.end_time, now_);
+    ProcessCompletions(batch);
+    while (next_arrival_ < jobs_.size() && jobs_[next_arrival_].spec->submit_s == now_) {
+      JobRun& j = jobs_[next_arrival_++];
+      j.arrived = true;
+      j.last_update = now_;
+      AddTo(&pending_, j);
+      batch->arrived.push_back(j.spec->id);
+      ++stats_.events;
+    }
+    // Muri books every running job's progress at every event, overhead deducted.
+    if (compat_muri_) AdvanceAllRunning();
+    if (wake_at_ == now_) {
+      batch->woken = true;
+      wake_at_ = kNever;
+      ++stats_.events;
+    }
+    return true;
+  }
+
+  schedkit::Status Apply(const Decisions& d) {
+    ++stats_.decisions;
+    SCHEDKIT_RETURN_IF_ERROR(Validate(d));
+    for (JobId id : d.reject) Reject(jobs_[index_.at(id)]);
+    for (JobId id : d.preempt) Preempt(jobs_[index_.at(id)]);
+    for (const StartDecision& s : d.start) {
+      JobRun& j = jobs_[index_.at(s.job)];
+      if (j.state == JobState::kRunning) Preempt(j);  // A move: stop, then restart.
+    }
+    for (const StartDecision& s : d.start) {
+      if (!resources_.CanAllocate(s.placement)) {
+        return schedkit::Status::InvalidArgument(
+            "policy decision at t=" + std::to_string(now_) + ": job " + std::to_string(s.job) +
+            " placed on busy or missing resources " + s.placement.ToString());
+      }
+      Start(jobs_[index_.at(s.job)], s.placement);
+    }
+    if (d.wake_at != kNever && !(d.wake_at > now_)) {
+      return schedkit::Status::InvalidArgument("policy asked to be woken at t=" +
+                                               std::to_string(d.wake_at) + ", not after now");
+    }
+    wake_at_ = d.wake_at;
+    if (compat_muri_) RepredictAllRunning();
+    NotifyClusterState();
+    return schedkit::Status::Ok();
+  }
+
+  schedkit::Status Run(Policy* policy) {
+    EventBatch batch;
+    Decisions decisions;
+    while (NextDecisionPoint(&batch)) {
+      decisions.Clear();
+      policy->Decide(*this, batch, &decisions);
+      schedkit::Status st = Apply(decisions);
+      if (!st.ok()) {
+        return schedkit::Status::InvalidArgument(std::string(policy->Name()) + ": " + st.message());
+      }
+    }
+    Finish();
+    return schedkit::Status::Ok();
+  }
+
+ private:
+  double RemainingAt(const JobRun& j, Time t) const {
+    if (compat_muri_) return j.remaining_s;  // Progress is booked at events only.
+    Time from = std::max(j.last_update, j.overhead_until);
+    return std::max(0.0, j.remaining_s - std::max(0.0, t - from));
+  }
+
+  // Books progress of running job `j` up to `now_`.
+  void Advance(JobRun& j) {
+    const double dt = now_ - j.last_update;
+    if (compat_muri_) {
+      // Muri: every interval in which a job runs costs its restart overhead, whether or
+      // not it was restarted; progress is the rest of the interval.
+      j.remaining_s -= std::max(0.0, dt - j.overhead_s);
+    } else {
+      j.remaining_s = RemainingAt(j, now_);
+    }
+    j.executed_s += dt;
+    j.last_update = now_;
+  }
+
+  void AdvanceAllRunning() {
+    for (JobId id : running_) Advance(jobs_[index_.at(id)]);
+  }
+
+  // Compat muri: every event changed every running job's remaining work.
+  void RepredictAllRunning() {
+    for (JobId id : running_) {
+      const int32_t idx = index_.at(id);
+      JobRun& j = jobs_[idx];
+      events_.Push(PredictCompletion(j), idx, ++j.generation);
+    }
+  }
+
+  // When running job `j` finishes if nothing changes. Compat muri ignores the
+  // overhead here, as Muri does, and re-predicts at the next event.
+  Time PredictCompletion(const JobRun& j) const {
+    if (compat_muri_) return now_ + j.remaining_s;
+    return std::max(now_, j.overhead_until) + j.remaining_s;
+  }
+
+  void DropStaleEvents() {
+    while (!events_.empty() && events_.top().generation != jobs_[events_.top().job].generation) {
+      events_.Pop();
+    }
+  }
+
+  void ProcessCompletions(EventBatch* batch) {
+    while (true) {
+      DropStaleEvents();
+      if (events_.empty() || events_.top().time != now_) break;
+      const int32_t idx = events_.top().job;
+      events_.Pop();
+      ++stats_.events;
+      JobRun& j = jobs_[idx];
+      // Muri: the interval that ends with a job's own completion costs no overhead.
+      if (compat_muri_) {
+        j.executed_s += now_ - j.last_update;
+        j.last_update = now_;
+      } else {
+        Advance(j);
+        if (j.remaining_s > kDoneEpsilon * std::max(1.0, j.work_s)) {
+          Die("job " + std::to_string(j.spec->id) + " has work left at its completion event");
+        }
+      }
+      j.remaining_s = 0;
+      Complete(j);
+      batch->finished.push_back(j.spec->id);
+    }
+  }
+
+  void Complete(JobRun& j) {
+    resources_.Release(j.placement);
+    RemoveFrom(&running_, j);
+    j.state = JobState::kFinished;
+    ++j.generation;
+    if (options_.check_invariants) CheckFinishedJob(j);
+    for (SimulationObserver* o : observers_) {
+      o->OnJobFinish(*j.spec, now_, j.first_start, j.executed_s, j.preemptions, j.placement);
+    }
+  }
+
+  void Reject(JobRun& j) {
+    RemoveFrom(&pending_, j);
+    j.state = JobState::kRejected;
+    for (SimulationObserver* o : observers_) o->OnJobReject(*j.spec, now_);
+  }
+
+  void Preempt(JobRun& j) {
+    Advance(j);
+    resources_.Release(j.placement);
+    j.placement = Placement();
+    RemoveFrom(&running_, j);
+    AddTo(&pending_, j);
+    j.state = JobState::kPending;
+    ++j.preemptions;
+    ++j.generation;
+    ++stats_.preemptions;
+    for (SimulationObserver* o : observers_) o->OnJobPreempt(*j.spec, now_);
+  }
+
+  void Start(JobRun& j, const Placement& p) {
+    resources_.Allocate(p);
+    RemoveFrom(&pending_, j);
+    AddTo(&running_, j);
+    j.state = JobState::kRunning;
+    j.placement = p;
+    j.last_update = now_;
+    j.last_start = now_;
+    if (j.first_start == kNever) j.first_start = now_;
+    if (!compat_muri_) j.overhead_until = now_ + j.overhead_s;
+    events_.Push(PredictCompletion(j), static_cast<int32_t>(&j - jobs_.data()), ++j.generation);
+    for (SimulationObserver* o : observers_) o->OnJobStart(*j.spec, now_, p);
+  }
+
+  schedkit::Status Validate(const Decisions& d) const {
+    auto state_of = [&](JobId id, JobState* state) {
+      auto it = index_.find(id);
+      if (it == index_.end() || !jobs_[it->second].arrived) return false;
+      *state = jobs_[it->second].state;
+      return true;
+    };
+    JobState st;
+    for (JobId id : d.reject) {
+      if (!state_of(id, &st) || st != JobState::kPending) {
+        return schedkit::Status::InvalidArgument("rejects job " + std::to_string(id) +
+                                                 ", which is not pending");
+      }
+    }
+    for (JobId id : d.preempt) {
+      if (!state_of(id, &st) || st != JobState::kRunning) {
+        return schedkit::Status::InvalidArgument("preempts job " + std::to_string(id) +
+                                                 ", which is not running");
+      }
+    }
+    for (const StartDecision& s : d.start) {
+      if (!state_of(s.job, &st) || (st != JobState::kPending && st != JobState::kRunning)) {
+        return schedkit::Status::InvalidArgument("starts job " + std::to_string(s.job) +
+                                                 ", which is neither pending nor running");
+      }
+      const JobSpec& spec = *jobs_[index_.at(s.job)].spec;
+      if (s.placement.gpus() != spec.gpus) {
+        return schedkit::Status::InvalidArgument(
+            "starts job " + std::to_string(s.job) + " on " + std::to_string(s.placement.gpus()) +
+            " GPUs; it asks for " + std::to_string(spec.gpus));
+      }
+    }
+    return schedkit::Status::Ok();
+  }
+
+  void Finish() {
+    int64_t unfinished = 0;
+    double gpu_seconds = 0;
+    for (const JobRun& j : jobs_) {
+      if (j.state != JobState::kFinished) ++unfinished;
+      gpu_seconds += j.executed_s * j.spec->gpus;
+    }
+    stats_.unfinished = unfinished;
+    if (options_.check_invariants) {
+      // Work conservation: no more GPU-time was used than the cluster had.
+      const double capacity = static_cast<double>(cluster_->TotalGpus()) * stats_.end_time;
+      if (gpu_seconds > capacity * (1 + 1e-9) + 1e-6) {
+        Die("used " + std::to_string(gpu_seconds) + " GPU-seconds of a capacity of " +
+            std::to_string(capacity));
+      }
+    }
+  }
+
+  void CheckFinishedJob(const JobRun& j) const {
+    const std::string who = "job " + std::to_string(j.spec->id);
+    if (j.first_start < j.spec->submit_s) Die(who + " started before it was submitted");
+    if (now_ - j.spec->submit_s + 1e-6 < j.work_s * (1 - 1e-12)) {
+      Die(who + " finished faster than its solo runtime");
+    }
+    if (j.executed_s > now_ - j.first_start + 1e-6) Die(who + " ran longer than it existed");
+  }
+
+  [[noreturn]] static void Die(const std::string& what) {
+    std::fprintf(stderr, "schedkit: engine invariant violated: %s\n", what.c_str());
+    std::abort();
+  }
+
+  void AddTo(std::vector<JobId>* list, JobRun& j) {
+    j.list_pos = static_cast<int32_t>(list->size());
+    list->push_back(j.spec->id);
+  }
+  // O(1) swap-remove: lists are unordered; policies get order from keys, not positions.
+  void RemoveFrom(std::vector<JobId>* list, JobRun& j) {
+    const JobId last = list->back();
+    (*list)[j.list_pos] = last;
+    jobs_[index_.at(last)].list_pos = j.list_pos;
+    list->pop_back();
+    j.list_pos = -1;
+  }
+
+  void NotifyClusterState() {
+    const int pending = static_cast<int>(pending_.size());
+    const int running = static_cast<int>(running_.size());
+    const int busy = cluster_->TotalGpus() - resources_.total_free_gpus();
+    if (pending == last_pending_ && running == last_running_ && busy == last_busy_) return;
+    last_pending_ = pending;
+    last_running_ = running;
+    last_busy_ = busy;
+    for (SimulationObserver* o : observers_) o->OnClusterState(now_, pending, running, busy);
+  }
+
+  const Trace* trace_;
+  const ClusterSpec* cluster_;
+  SimulatorOptions options_;
+  bool compat_muri_ = false;
+  ClusterState resources_;
+  std::vector<JobRun> jobs_;  // In trace order.
+  std::unordered_map<JobId, int32_t> index_;
+  std::vector<JobId> pending_;
+  std::vector<JobId> running_;
+  size_t next_arrival_ = 0;
+  EventQueue events_;
+  Time now_ = 0;
+  Time wake_at_ = kNever;
+  std::vector<SimulationObserver*> observers_;
+  SimulationStats stats_;
+  int last_pending_ = -1, last_running_ = -1, last_busy_ = -1;
+};
+
+Simulator::Simulator(const Trace* trace, const ClusterSpec* cluster, SimulatorOptions options)
+    : impl_(std::make_unique<Impl>(trace, cluster, std::move(options))) {}
+Simulator::~Simulator() = default;
+void Simulator::AddObserver(SimulationObserver* observer) { impl_->AddObserver(observer); }
+Status Simulator::Run(Policy* policy) { return impl_->Run(policy); }
+bool Simulator::NextDecisionPoint(EventBatch* events) { return impl_->NextDecisionPoint(events); }
+Status Simulator::Apply(const Decisions& decisions) { return impl_->Apply(decisions); }
+const ClusterView& Simulator::view() const { return *impl_; }
+const SimulationStats& Simulator::stats() const { return impl_->stats(); }
+
+}  // namespace schedkit

@@ -1,0 +1,183 @@
+#include "schedkit/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+namespace schedkit {
+
+double Percentile(std::vector<double> values, double p, PercentileRule rule) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  size_t index;
+  if (rule == PercentileRule::kMuriIndex) {
+    index = static_cast<size_t>(p * static_cast<double>(n));
+  } else {
+    const double rank = std::ceil(p * static_cast<double>(n) - 1e-9);
+    index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
+  }
+  return values[std::min(index, n - 1)];
+}
+
+MetricsRecorder::MetricsRecorder(const Trace* trace) {
+  jobs_.reserve(trace->jobs.size());
+  for (const JobSpec& spec : trace->jobs) {
+    index_.emplace(spec.id, static_cast<int>(jobs_.size()));
+    JobRecord r;
+    r.id = spec.id;
+    r.gpus = spec.gpus;
+    r.submit_s = spec.submit_s;
+    jobs_.push_back(r);
+  }
+}
+
+void MetricsRecorder::OnJobStart(const JobSpec& job, Time now, const Placement& placement) {
+  JobRecord& r = jobs_[index_.at(job.id)];
+  if (r.first_start_s == kNever) r.first_start_s = now;
+}
+
+void MetricsRecorder::OnJobPreempt(const JobSpec& job, Time now) {}
+
+void MetricsRecorder::OnJobReject(const JobSpec& job, Time now) {
+  jobs_[index_.at(job.id)].outcome = JobRecord::Outcome::kRejected;
+}
+
+void MetricsRecorder::OnJobFinish(const JobSpec& job, Time now, Time first_start,
+                                  double executed_s, int preemptions,
+                                  const Placement& last_placement) {
+  const int i = index_.at(job.id);
+  JobRecord& r = jobs_[i];
+  r.end_s = now;
+  r.first_start_s = first_start;
+  r.executed_s = executed_s;
+  r.preemptions = preemptions;
+  r.placement = last_placement.ToString();
+  r.outcome = JobRecord::Outcome::kFinished;
+  completion_order_.push_back(i);
+}
+
+void MetricsRecorder::OnClusterState(Time now, int pending, int running, int busy_gpus) {
+  if (!samples_.empty() && samples_.back().time_s == now) samples_.pop_back();
+  samples_.push_back(ClusterSample{now, pending, running, busy_gpus});
+}
+
+Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
+                  const SimulationStats& stats, PercentileRule rule, double wall_s) {
+  Summary s;
+  std::vector<double> jcts, queues;
+  double jct_sum = 0, queue_sum = 0, last_end = 0;
+  double first_submit = recorder.jobs().empty() ? 0 : recorder.jobs().front().submit_s;
+  for (int i : recorder.completion_order()) {
+    const JobRecord& r = recorder.jobs()[i];
+    jct_sum += r.jct_s();
+    queue_sum += r.queue_s();
+    jcts.push_back(r.jct_s());
+    queues.push_back(r.queue_s());
+    last_end = std::max(last_end, r.end_s);
+    s.preemptions += r.preemptions;
+  }
+  for (const JobRecord& r : recorder.jobs()) {
+    first_submit = std::min(first_submit, r.submit_s);
+    if (r.outcome == JobRecord::Outcome::kRejected) ++s.rejected;
+    if (r.outcome == JobRecord::Outcome::kUnfinished) ++s.unfinished;
+  }
+  s.jobs = static_cast<int64_t>(jcts.size());
+  if (s.jobs > 0) {
+    s.avg_jct_s = jct_sum / s.jobs;
+    s.avg_queue_s = queue_sum / s.jobs;
+    s.p50_jct_s = Percentile(jcts, 0.50, rule);
+    s.p95_jct_s = Percentile(jcts, 0.95, rule);
+    s.p99_jct_s = Percentile(jcts, 0.99, rule);
+    s.p999_queue_s = Percentile(queues, 0.999, rule);
+    s.makespan_s = last_end - first_submit;
+  }
+  // Busy GPU-seconds from the piecewise-constant time series.
+  double busy = 0;
+  const auto& samples = recorder.samples();
+  for (size_t i = 0; i + 1 < samples.size(); ++i) {
+    busy += samples[i].busy_gpus * (samples[i + 1].time_s - samples[i].time_s);
+  }
+  const double capacity = static_cast<double>(cluster.TotalGpus()) * s.makespan_s;
+  s.gpu_utilization = capacity > 0 ? busy / capacity : 0;
+  s.wall_s = wall_s;
+  s.events = stats.events;
+  s.decisions = stats.decisions;
+  return s;
+}
+
+namespace {
+
+std::string Num(double v) {
+  if (v == kNever) return "";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6f", v);
+  return buf;
+}
+
+const char* OutcomeName(JobRecord::Outcome o) {
+  switch (o) {
+    case JobRecord::Outcome::kFinished: return "finished";
+    case JobRecord::Outcome::kRejected: return "rejected";
+    case JobRecord::Outcome::kUnfinished: return "unfinished";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) return Status::IoError(path + ": cannot open for writing");
+  out << "job_id,gpus,submit_s,first_start_s,end_s,jct_s,queue_s,executed_s,preemptions,"
+         "outcome,placement\n";
+  for (const JobRecord& r : recorder.jobs()) {
+    const bool done = r.outcome == JobRecord::Outcome::kFinished;
+    out << r.id << ',' << r.gpus << ',' << Num(r.submit_s) << ',' << Num(r.first_start_s) << ','
+        << Num(r.end_s) << ',' << (done ? Num(r.jct_s()) : "") << ','
+        << (r.first_start_s == kNever ? "" : Num(r.queue_s())) << ',' << Num(r.executed_s) << ','
+        << r.preemptions << ',' << OutcomeName(r.outcome) << ',' << r.placement << '\n';
+  }
+  return out ? Status::Ok() : Status::IoError(path + ": write failed");
+}
+
+Status WriteTimeSeriesCsv(const MetricsRecorder& recorder, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) return Status::IoError(path + ": cannot open for writing");
+  out << "time_s,pending,running,busy_gpus\n";
+  for (const ClusterSample& s : recorder.samples()) {
+    out << Num(s.time_s) << ',' << s.pending << ',' << s.running << ',' << s.busy_gpus << '\n';
+  }
+  return out ? Status::Ok() : Status::IoError(path + ": write failed");
+}
+
+Status WriteSummaryJson(const Summary& s,
+                        const std::vector<std::pair<std::string, std::string>>& context,
+                        const std::string& path) {
+  nlohmann::ordered_json j;
+  for (const auto& [k, v] : context) j["run"][k] = v;
+  j["jobs"] = s.jobs;
+  j["rejected"] = s.rejected;
+  j["unfinished"] = s.unfinished;
+  j["avg_jct_s"] = s.avg_jct_s;
+  j["p50_jct_s"] = s.p50_jct_s;
+  j["p95_jct_s"] = s.p95_jct_s;
+  j["p99_jct_s"] = s.p99_jct_s;
+  j["makespan_s"] = s.makespan_s;
+  j["avg_queue_s"] = s.avg_queue_s;
+  j["p999_queue_s"] = s.p999_queue_s;
+  j["gpu_utilization"] = s.gpu_utilization;
+  j["preemptions"] = s.preemptions;
+  j["events"] = s.events;
+  j["decisions"] = s.decisions;
+  j["wall_s"] = s.wall_s;
+  std::ofstream out(path);
+  if (!out) return Status::IoError(path + ": cannot open for writing");
+  out << j.dump(2) << '\n';
+  return out ? Status::Ok() : Status::IoError(path + ": write failed");
+}
+
+}  // namespace schedkit

@@ -1,0 +1,27 @@
+// Mechanism shared by the placement modules: per-node CPU/memory demand and GPU picking.
+#ifndef SCHEDKIT_PLACEMENT_PLACEMENT_UTIL_H_
+#define SCHEDKIT_PLACEMENT_PLACEMENT_UTIL_H_
+
+#include <vector>
+
+#include "schedkit/cluster.h"
+#include "schedkit/job.h"
+
+namespace schedkit {
+
+// The CPUs and memory a job needs on a node where it holds `gpus_here` GPUs: its own
+// request pro rata when it gives one, else Muri's defaults (2 CPUs for a 1-GPU job,
+// 6 per GPU otherwise; 5 GB on one node, (11 + 0.1 x GPUs) GB per GPU across nodes).
+// Nodes that declare no CPUs (or no memory) are not checked for them.
+NodeShare ShareOn(const ClusterState& free, const JobSpec& job, int node, int gpus_here);
+
+// True iff `node` can hold `gpus_here` GPUs of `job` with its CPUs and memory.
+bool FitsOn(const ClusterState& free, const JobSpec& job, int node, int gpus_here);
+
+// Takes GPUs from `nodes` in the given order, as many as each node can hold (CPU and
+// memory permitting), until the job's demand is met. Empty if it cannot be met.
+Placement TakeInOrder(const ClusterState& free, const JobSpec& job, const std::vector<int>& nodes);
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_PLACEMENT_PLACEMENT_UTIL_H_

@@ -1,0 +1,144 @@
+// The built-in placement modules.
+//  yarn       Muri's consolidated placement: a job that fits one node goes on the first
+//             node that can hold it whole; a larger job takes whole free nodes of one
+//             switch (plus one node for the remainder).
+//  gpu-count  Tiresias: any free GPUs will do (the speed model ignores locality); GPUs
+//             are taken from the nodes with the most free GPUs first, to span few nodes.
+//  best-fit   Consolidated: the node whose free GPUs fit the job most tightly; larger
+//             jobs take the emptiest nodes first.
+//  first-fit  Scattered: the first free GPUs in node order, across nodes (Blox).
+#include <algorithm>
+#include <numeric>
+
+#include "placement/placement_util.h"
+#include "registry/builtins.h"
+
+namespace schedkit {
+namespace {
+
+std::vector<int> AllNodes(const ClusterState& free) {
+  std::vector<int> nodes(free.num_nodes());
+  std::iota(nodes.begin(), nodes.end(), 0);
+  return nodes;
+}
+
+// Nodes by free GPUs, most first (ties: lower id first).
+std::vector<int> EmptiestFirst(const ClusterState& free) {
+  std::vector<int> nodes = AllNodes(free);
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [&](int a, int b) { return free.free_gpus(a) > free.free_gpus(b); });
+  return nodes;
+}
+
+int MaxNodeGpus(const ClusterState& free) {
+  int m = 0;
+  for (const NodeSpec& n : free.spec().nodes) m = std::max(m, n.gpus);
+  return m;
+}
+
+class YarnPlacement final : public PlacementModule {
+ public:
+  std::string_view Name() const override { return "yarn"; }
+  Placement Place(const JobSpec& job, const ClusterState& free) const override {
+    if (job.gpus <= MaxNodeGpus(free)) {
+      for (int node = 0; node < free.num_nodes(); ++node) {
+        if (FitsOn(free, job, node, job.gpus)) return Placement{{ShareOn(free, job, node, job.gpus)}};
+      }
+      return Placement();
+    }
+    for (int sw = 0; sw < free.spec().num_switches(); ++sw) {
+      Placement p = PlaceInSwitch(job, free, sw);
+      if (!p.empty()) return p;
+    }
+    return Placement();
+  }
+
+ private:
+  // Whole free nodes of switch `sw` in id order, then the first other node of the switch
+  // that holds the remainder.
+  static Placement PlaceInSwitch(const JobSpec& job, const ClusterState& free, int sw) {
+    std::vector<int> whole, rest;
+    for (int node = 0; node < free.num_nodes(); ++node) {
+      if (free.spec().nodes[node].switch_id != sw) continue;
+      const int gpus = free.spec().nodes[node].gpus;
+      (free.free_gpus(node) == gpus && FitsOn(free, job, node, gpus) ? whole : rest).push_back(node);
+    }
+    Placement p;
+    int needed = job.gpus;
+    for (int node : whole) {
+      const int gpus = free.spec().nodes[node].gpus;
+      if (needed < gpus) {
+        rest.insert(std::upper_bound(rest.begin(), rest.end(), node), node);
+        continue;
+      }
+      p.shares.push_back(ShareOn(free, job, node, gpus));
+      needed -= gpus;
+    }
+    if (needed > 0) {
+      auto it = std::find_if(rest.begin(), rest.end(),
+                             [&](int node) { return FitsOn(free, job, node, needed); });
+      if (it == rest.end()) return Placement();
+      p.shares.push_back(ShareOn(free, job, *it, needed));
+    }
+    std::sort(p.shares.begin(), p.shares.end(),
+              [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
+    return p;
+  }
+};
+
+class GpuCountPlacement final : public PlacementModule {
+ public:
+  std::string_view Name() const override { return "gpu-count"; }
+  Placement Place(const JobSpec& job, const ClusterState& free) const override {
+    if (free.total_free_gpus() < job.gpus) return Placement();
+    return TakeInOrder(free, job, EmptiestFirst(free));
+  }
+};
+
+class BestFitPlacement final : public PlacementModule {
+ public:
+  std::string_view Name() const override { return "best-fit"; }
+  Placement Place(const JobSpec& job, const ClusterState& free) const override {
+    int best = -1;
+    for (int node = 0; node < free.num_nodes(); ++node) {
+      if (!FitsOn(free, job, node, job.gpus)) continue;
+      if (best < 0 || free.free_gpus(node) < free.free_gpus(best)) best = node;
+    }
+    if (best >= 0) return Placement{{ShareOn(free, job, best, job.gpus)}};
+    return TakeInOrder(free, job, EmptiestFirst(free));
+  }
+};
+
+class FirstFitPlacement final : public PlacementModule {
+ public:
+  std::string_view Name() const override { return "first-fit"; }
+  Placement Place(const JobSpec& job, const ClusterState& free) const override {
+    return TakeInOrder(free, job, AllNodes(free));
+  }
+};
+
+template <typename T>
+PlacementRegistry::Entry Entry(std::string name, std::string description) {
+  PlacementRegistry::Entry e;
+  e.name = std::move(name);
+  e.description = std::move(description);
+  e.factory = [](ModuleContext&) -> Result<std::unique_ptr<PlacementModule>> {
+    return std::unique_ptr<PlacementModule>(std::make_unique<T>());
+  };
+  return e;
+}
+
+}  // namespace
+
+Status RegisterPlacements(Registries* r) {
+  SCHEDKIT_RETURN_IF_ERROR(r->placements.Register(Entry<YarnPlacement>(
+      "yarn", "Muri's consolidated placement: one node if it fits, else whole nodes of one switch")));
+  SCHEDKIT_RETURN_IF_ERROR(r->placements.Register(Entry<GpuCountPlacement>(
+      "gpu-count", "Tiresias: any free GPUs (count only), fewest nodes first")));
+  SCHEDKIT_RETURN_IF_ERROR(r->placements.Register(Entry<BestFitPlacement>(
+      "best-fit", "Consolidated: the tightest node that holds the job, else the emptiest nodes")));
+  return r->placements.Register(Entry<FirstFitPlacement>(
+      "first-fit", "Scattered: the first free GPUs in node order, across nodes (Blox)"));
+}
+
+}  // namespace schedkit

@@ -1,0 +1,42 @@
+// LAS: least attained service first, with 2D attained service (GPU-seconds), as in
+// Tiresias' continuous 2D-LAS and Blox's LAS. Running jobs' service grows while pending
+// jobs' does not, so the order is re-examined every `quantum_s` seconds while jobs run
+// (Blox's round length); quantum_s=0 re-examines it only at arrivals and completions.
+#include "policies/ordering_policies.h"
+#include "registry/builtins.h"
+
+namespace schedkit {
+namespace {
+
+class LasOrder final : public SchedulingModule {
+ public:
+  explicit LasOrder(double quantum_s) : quantum_s_(quantum_s) {}
+  std::string_view Name() const override { return "las"; }
+  PriorityKey Key(const JobStatus& job, Time) const override { return {job.attained_gpu_s, 0, 0}; }
+  Time NextKeyChange(const JobStatus&, Time now) const override {
+    return quantum_s_ > 0 ? now + quantum_s_ : kNever;
+  }
+
+ private:
+  double quantum_s_;
+};
+
+}  // namespace
+
+Status RegisterLas(Registries* r) {
+  return RegisterOrderingPolicy(
+      {.name = "las",
+       .description = "Least attained GPU-time first (continuous 2D-LAS); preemptive",
+       .options = {{"quantum_s", OptionSpec::Type::kDouble, "300",
+                    "re-examine the order this often while jobs run (0: only on arrivals/ends)"}},
+       .default_placement = "best-fit",
+       .default_preemption = PreemptionMode::kPriority,
+       .make = [](const PolicyContext& ctx) -> Result<std::unique_ptr<SchedulingModule>> {
+         const double q = ctx.options.Double("quantum_s");
+         if (q < 0) return Status::InvalidArgument("las: option 'quantum_s' must be >= 0");
+         return std::unique_ptr<SchedulingModule>(std::make_unique<LasOrder>(q));
+       }},
+      r);
+}
+
+}  // namespace schedkit

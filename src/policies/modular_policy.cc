@@ -1,0 +1,264 @@
+#include "schedkit/modular_policy.h"
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+
+namespace schedkit {
+
+ModularPolicy::ModularPolicy(ModularPolicyConfig config) : config_(std::move(config)) {
+  assert(config_.admission && config_.scheduling && config_.placement);
+}
+ModularPolicy::~ModularPolicy() = default;
+
+void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, Decisions* out) {
+  for (JobId id : events.finished) admitted_gpu_demand_ -= view.Status(id).spec->gpus;
+  AdmitArrivals(view, events, out);
+  const std::vector<Candidate> running = RunningInOrder(view);
+  if (config_.replace_all) {
+    DecideReplaceAll(view, running, out);
+  } else if (config_.preemption == PreemptionMode::kNever) {
+    DecideKeepRunning(view, running, out);
+  } else {
+    DecidePriority(view, running, out);
+  }
+  BookDecisions(view, running, out);
+}
+
+void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& events,
+                                  Decisions* out) {
+  const int total_gpus = view.Cluster().TotalGpus();
+  for (JobId id : events.arrived) {
+    if (view.Status(id).spec->gpus > total_gpus) {
+      out->reject.push_back(id);  // Could never run here.
+    } else {
+      waiting_.push_back(id);
+    }
+  }
+  if (waiting_.empty()) return;
+  std::vector<JobId> admitted;
+  config_.admission->Admit(view, waiting_, admitted_gpu_demand_, &admitted);
+  if (admitted.empty()) return;
+  std::set<JobId> in(admitted.begin(), admitted.end());
+  std::erase_if(waiting_, [&](JobId id) { return in.count(id) > 0; });
+  for (JobId id : admitted) {
+    const JobStatus s = view.Status(id);
+    admitted_gpu_demand_ += s.spec->gpus;
+    Enqueue(s, view.Now());
+  }
+}
+
+void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
+  if (config_.replace_all) {
+    list_.emplace_back(pending.spec->id, config_.scheduling->Key(pending, now));
+    return;
+  }
+  QueueEntry e{config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id};
+  queue_.insert(e);
+  queued_[e.id] = e;
+}
+
+std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const ClusterView& view) const {
+  std::vector<Candidate> running;
+  running.reserve(view.RunningJobs().size());
+  for (JobId id : view.RunningJobs()) {
+    JobStatus s = view.Status(id);
+    QueueEntry e{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id};
+    running.push_back(Candidate{e, std::move(s)});
+  }
+  std::sort(running.begin(), running.end(),
+            [](const Candidate& a, const Candidate& b) { return a.order < b.order; });
+  return running;
+}
+
+void ModularPolicy::PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,
+                                 const std::set<JobId>& skip) {
+  for (const QueueEntry& e : queue_) {
+    if (free->total_free_gpus() == 0) break;
+    if (skip.count(e.id)) continue;
+    const JobStatus s = view.Status(e.id);
+    if (s.spec->gpus > free->total_free_gpus()) {
+      if (!config_.backfill) break;
+      continue;
+    }
+    Placement p = config_.placement->Place(*s.spec, *free);
+    if (p.empty()) {
+      if (!config_.backfill) break;
+      continue;
+    }
+    free->Allocate(p);
+    out->start.push_back(StartDecision{e.id, std::move(p)});
+  }
+}
+
+void ModularPolicy::DecideKeepRunning(const ClusterView& view, const std::vector<Candidate>&,
+                                      Decisions* out) {
+  ClusterState free = view.Resources();
+  PlacePending(view, &free, out);
+}
+
+void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
+                                   Decisions* out) {
+  // Pass 1: choose by GPU count, walking running and queued jobs merged in key order.
+  int budget = view.Cluster().TotalGpus();
+  std::set<JobId> chosen_running;
+  std::vector<JobId> chosen_pending;
+  auto r = running.begin();
+  auto q = queue_.begin();
+  while ((r != running.end() || q != queue_.end()) && budget > 0) {
+    const bool take_running = q == queue_.end() || (r != running.end() && r->order < *q);
+    const JobId id = take_running ? r->order.id : q->id;
+    const int gpus = take_running ? r->status.spec->gpus : view.Status(id).spec->gpus;
+    if (gpus <= budget) {
+      budget -= gpus;
+      if (take_running) {
+        chosen_running.insert(id);
+      } else {
+        chosen_pending.push_back(id);
+      }
+    } else if (!config_.backfill) {
+      break;
+    }
+    if (take_running) ++r; else ++q;
+  }
+  // Pass 2: stop running jobs that were not chosen.
+  ClusterState free = view.Resources();
+  std::vector<const Candidate*> stopped;
+  for (const Candidate& c : running) {
+    if (chosen_running.count(c.order.id)) continue;
+    free.Release(c.status.placement);
+    stopped.push_back(&c);
+  }
+  // Pass 3: place chosen pending jobs in order.
+  std::set<JobId> tried(chosen_pending.begin(), chosen_pending.end());
+  for (JobId id : chosen_pending) {
+    const JobSpec& spec = *view.Status(id).spec;
+    Placement p = config_.placement->Place(spec, free);
+    if (p.empty()) continue;  // Fragmentation: it waits; leftovers are backfilled below.
+    free.Allocate(p);
+    out->start.push_back(StartDecision{id, std::move(p)});
+  }
+  // Pass 4: a stopped job whose GPUs are still free keeps running; then backfill.
+  for (const Candidate* c : stopped) {
+    if (free.CanAllocate(c->status.placement)) {
+      free.Allocate(c->status.placement);
+    } else {
+      out->preempt.push_back(c->order.id);
+    }
+  }
+  if (config_.backfill) PlacePending(view, &free, out, tried);
+}
+
+void ModularPolicy::SortList(const ClusterView& view) {
+  const bool multi_level = config_.scheduling->MultiLevelFifo();
+  std::vector<std::pair<JobId, PriorityKey>> stay, moved;
+  stay.reserve(list_.size());
+  for (auto& [id, key] : list_) {
+    const PriorityKey now_key = config_.scheduling->Key(view.Status(id), view.Now());
+    const bool level_changed = multi_level && now_key[0] != key[0];
+    key = now_key;
+    (level_changed ? moved : stay).emplace_back(id, key);
+  }
+  stay.insert(stay.end(), moved.begin(), moved.end());
+  std::stable_sort(stay.begin(), stay.end(),
+                   [](const auto& a, const auto& b) { return a.second < b.second; });
+  list_ = std::move(stay);
+}
+
+void ModularPolicy::RunningAheadInLevel(const std::set<JobId>& running_after) {
+  std::stable_sort(list_.begin(), list_.end(), [&](const auto& a, const auto& b) {
+    if (a.second[0] != b.second[0]) return a.second[0] < b.second[0];
+    return running_after.count(a.first) > running_after.count(b.first);
+  });
+}
+
+void ModularPolicy::DecideReplaceAll(const ClusterView& view,
+                                     const std::vector<Candidate>& running, Decisions* out) {
+  std::erase_if(list_, [&](const auto& e) {
+    const JobState st = view.Status(e.first).state;
+    return st != JobState::kPending && st != JobState::kRunning;
+  });
+  SortList(view);
+  // Who runs: a fresh greedy placement from an empty cluster, in list order.
+  ClusterState fresh(&view.Cluster());
+  std::vector<StartDecision> fresh_set;
+  for (const auto& [id, key] : list_) {
+    if (fresh.total_free_gpus() == 0) break;
+    const JobSpec& spec = *view.Status(id).spec;
+    Placement p;
+    if (spec.gpus <= fresh.total_free_gpus()) p = config_.placement->Place(spec, fresh);
+    if (p.empty()) {
+      if (!config_.backfill) break;
+      continue;
+    }
+    fresh.Allocate(p);
+    fresh_set.push_back(StartDecision{id, std::move(p)});
+  }
+  std::map<JobId, const Candidate*> was_running;
+  for (const Candidate& c : running) was_running[c.order.id] = &c;
+  // Where: keep running jobs on their GPUs if the newcomers fit around them.
+  ClusterState sticky = view.Resources();
+  std::set<JobId> chosen;
+  for (const StartDecision& s : fresh_set) chosen.insert(s.job);
+  for (const Candidate& c : running) {
+    if (!chosen.count(c.order.id)) sticky.Release(c.status.placement);
+  }
+  std::vector<StartDecision> starts;
+  bool sticky_ok = true;
+  for (const StartDecision& s : fresh_set) {
+    if (was_running.count(s.job)) continue;
+    Placement p = config_.placement->Place(*view.Status(s.job).spec, sticky);
+    if (p.empty()) {
+      sticky_ok = false;
+      break;
+    }
+    sticky.Allocate(p);
+    starts.push_back(StartDecision{s.job, std::move(p)});
+  }
+  if (!sticky_ok) {
+    starts.clear();
+    for (StartDecision& s : fresh_set) {
+      auto it = was_running.find(s.job);
+      if (it == was_running.end() || !(it->second->status.placement == s.placement)) {
+        starts.push_back(std::move(s));
+      }
+    }
+  }
+  for (const Candidate& c : running) {
+    if (!chosen.count(c.order.id)) out->preempt.push_back(c.order.id);
+  }
+  out->start = std::move(starts);
+  if (config_.scheduling->MultiLevelFifo()) RunningAheadInLevel(chosen);
+}
+
+void ModularPolicy::BookDecisions(const ClusterView& view, const std::vector<Candidate>& running,
+                                  Decisions* out) {
+  const Time now = view.Now();
+  Time wake = kNever;
+  std::set<JobId> preempted(out->preempt.begin(), out->preempt.end());
+  for (const Candidate& c : running) {
+    if (preempted.count(c.order.id)) {
+      if (config_.replace_all) continue;  // It never left the list.
+      JobStatus s = c.status;
+      s.state = JobState::kPending;
+      s.placement = Placement();
+      Enqueue(s, now);
+    } else {
+      wake = std::min(wake, config_.scheduling->NextKeyChange(c.status, now));
+    }
+  }
+  for (const StartDecision& s : out->start) {
+    auto it = queued_.find(s.job);
+    if (it != queued_.end()) {
+      queue_.erase(it->second);
+      queued_.erase(it);
+    }
+    JobStatus st = view.Status(s.job);
+    st.state = JobState::kRunning;
+    st.placement = s.placement;
+    wake = std::min(wake, config_.scheduling->NextKeyChange(st, now));
+  }
+  out->wake_at = wake > now ? wake : kNever;
+}
+
+}  // namespace schedkit

@@ -1,0 +1,32 @@
+// The ordering (scheduling) modules of the built-in queue policies, and the one
+// registration helper that turns a SchedulingModule into a registered ModularPolicy.
+#ifndef SCHEDKIT_POLICIES_ORDERING_POLICIES_H_
+#define SCHEDKIT_POLICIES_ORDERING_POLICIES_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedkit/registry.h"
+
+namespace schedkit {
+
+struct OrderingPolicyInfo {
+  std::string name;
+  std::string description;
+  std::vector<OptionSpec> options;  // Policy-specific; common ones are added.
+  std::string default_placement;
+  PreemptionMode default_preemption = PreemptionMode::kPriority;
+  // Builds the ordering module from validated options.
+  std::function<Result<std::unique_ptr<SchedulingModule>>(const PolicyContext&)> make;
+};
+
+// Registers `info` as a ModularPolicy. Adds the options every such policy has:
+// preemption=never|priority and backfill=true|false. Under CompatMode::kMuri the
+// policy rebuilds its schedule from an empty cluster at every decision (replace_all).
+Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r);
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_POLICIES_ORDERING_POLICIES_H_

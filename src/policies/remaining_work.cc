@@ -1,0 +1,46 @@
+// SRTF and SRSF: shortest remaining time first, and its GPU-weighted variant
+// (remaining time x GPUs, "shortest remaining service"). Oracle policies in the
+// simulator: they read the engine's remaining work.
+#include <cmath>
+
+#include "policies/ordering_policies.h"
+#include "registry/builtins.h"
+
+namespace schedkit {
+namespace {
+
+class RemainingWorkOrder final : public SchedulingModule {
+ public:
+  explicit RemainingWorkOrder(bool gpu_weighted) : gpu_weighted_(gpu_weighted) {}
+  std::string_view Name() const override { return gpu_weighted_ ? "srsf" : "srtf"; }
+  PriorityKey Key(const JobStatus& job, Time) const override {
+    // Unknown remaining work (NaN) sorts last.
+    const double remaining = std::isnan(job.remaining_s) ? INFINITY : job.remaining_s;
+    return {gpu_weighted_ ? remaining * job.spec->gpus : remaining, 0, 0};
+  }
+
+ private:
+  bool gpu_weighted_;
+};
+
+Status RegisterRemainingWork(Registries* r, bool gpu_weighted) {
+  return RegisterOrderingPolicy(
+      {.name = gpu_weighted ? "srsf" : "srtf",
+       .description = gpu_weighted
+                          ? "Shortest remaining service (remaining time x GPUs) first; preemptive"
+                          : "Shortest remaining time first (oracle remaining work); preemptive",
+       .options = {},
+       .default_placement = "yarn",
+       .default_preemption = PreemptionMode::kPriority,
+       .make = [gpu_weighted](const PolicyContext&) -> Result<std::unique_ptr<SchedulingModule>> {
+         return std::unique_ptr<SchedulingModule>(std::make_unique<RemainingWorkOrder>(gpu_weighted));
+       }},
+      r);
+}
+
+}  // namespace
+
+Status RegisterSrtf(Registries* r) { return RegisterRemainingWork(r, false); }
+Status RegisterSrsf(Registries* r) { return RegisterRemainingWork(r, true); }
+
+}  // namespace schedkit

@@ -1,0 +1,33 @@
+#include "registry/builtins.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace schedkit {
+
+Status RegisterBuiltins(Registries* r) {
+  // Every built-in, listed explicitly: this order is the order `schedkit policies` prints.
+  SCHEDKIT_RETURN_IF_ERROR(RegisterFifo(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterSjf(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterSrtf(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterSrsf(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterLas(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterTiresias(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterPlacements(r));
+  return RegisterAdmissions(r);
+}
+
+const Registries& BuiltinRegistries() {
+  static const Registries* const registries = [] {
+    auto* r = new Registries();
+    Status st = RegisterBuiltins(r);
+    if (!st.ok()) {
+      std::fprintf(stderr, "schedkit: internal error: %s\n", st.message().c_str());
+      std::abort();
+    }
+    return r;
+  }();
+  return *registries;
+}
+
+}  // namespace schedkit

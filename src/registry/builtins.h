@@ -1,0 +1,20 @@
+// One registration function per built-in module; RegisterBuiltins calls them all.
+#ifndef SCHEDKIT_REGISTRY_BUILTINS_H_
+#define SCHEDKIT_REGISTRY_BUILTINS_H_
+
+#include "schedkit/registry.h"
+
+namespace schedkit {
+
+Status RegisterFifo(Registries* r);
+Status RegisterSjf(Registries* r);
+Status RegisterSrtf(Registries* r);
+Status RegisterSrsf(Registries* r);
+Status RegisterLas(Registries* r);
+Status RegisterTiresias(Registries* r);
+Status RegisterPlacements(Registries* r);
+Status RegisterAdmissions(Registries* r);
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_REGISTRY_BUILTINS_H_

@@ -1,0 +1,194 @@
+#include <charconv>
+#include <cstdlib>
+#include <set>
+
+#include "schedkit/registry.h"
+
+namespace schedkit {
+namespace {
+
+bool ParseDouble(const std::string& text, double* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  *out = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
+
+bool ParseInt(const std::string& text, int64_t* out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+  return ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
+}
+
+bool ParseBool(const std::string& text, bool* out) {
+  if (text == "true" || text == "1" || text == "yes") return *out = true, true;
+  if (text == "false" || text == "0" || text == "no") return *out = false, true;
+  return false;
+}
+
+bool ParseDoubleList(const std::string& text, std::vector<double>* out) {
+  out->clear();
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find_first_of(":,", start);
+    if (end == std::string::npos) end = text.size();
+    double v;
+    if (!ParseDouble(text.substr(start, end - start), &v)) return false;
+    out->push_back(v);
+    start = end + 1;
+  }
+  return !out->empty();
+}
+
+bool Valid(OptionSpec::Type type, const std::string& text) {
+  double d;
+  int64_t i;
+  bool b;
+  std::vector<double> list;
+  switch (type) {
+    case OptionSpec::Type::kInt: return ParseInt(text, &i);
+    case OptionSpec::Type::kDouble: return ParseDouble(text, &d);
+    case OptionSpec::Type::kBool: return ParseBool(text, &b);
+    case OptionSpec::Type::kDoubleList: return ParseDoubleList(text, &list);
+    case OptionSpec::Type::kString: return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* OptionSpec::TypeName(Type t) {
+  switch (t) {
+    case Type::kInt: return "int";
+    case Type::kDouble: return "number";
+    case Type::kBool: return "bool";
+    case Type::kString: return "string";
+    case Type::kDoubleList: return "numbers a:b:...";
+  }
+  return "?";
+}
+
+Result<OptionValues> OptionValues::Parse(const std::string& owner,
+                                         const std::vector<OptionSpec>& specs,
+                                         const std::map<std::string, std::string>& raw) {
+  OptionValues values;
+  for (const OptionSpec& spec : specs) values.values_[spec.name] = spec.default_value;
+  for (const auto& [key, text] : raw) {
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& s : specs) {
+      if (s.name == key) spec = &s;
+    }
+    if (spec == nullptr) {
+      std::string known;
+      for (const OptionSpec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
+      return Status::InvalidArgument(owner + ": unknown option '" + key + "' (options: " +
+                                     (known.empty() ? "none" : known) + ")");
+    }
+    if (!Valid(spec->type, text)) {
+      return Status::InvalidArgument(owner + ": option '" + key + "': '" + text + "' is not a " +
+                                     OptionSpec::TypeName(spec->type));
+    }
+    values.values_[key] = text;
+  }
+  return values;
+}
+
+const std::string& OptionValues::Raw(const std::string& name) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) {
+    std::fprintf(stderr, "schedkit: internal error: undeclared option '%s'\n", name.c_str());
+    std::abort();
+  }
+  return it->second;
+}
+
+int64_t OptionValues::Int(const std::string& name) const {
+  int64_t v = 0;
+  ParseInt(Raw(name), &v);
+  return v;
+}
+double OptionValues::Double(const std::string& name) const {
+  double v = 0;
+  ParseDouble(Raw(name), &v);
+  return v;
+}
+bool OptionValues::Bool(const std::string& name) const {
+  bool v = false;
+  ParseBool(Raw(name), &v);
+  return v;
+}
+const std::string& OptionValues::String(const std::string& name) const { return Raw(name); }
+std::vector<double> OptionValues::DoubleList(const std::string& name) const {
+  std::vector<double> v;
+  ParseDoubleList(Raw(name), &v);
+  return v;
+}
+
+namespace {
+
+// Splits "placement.k" / "admission.k" / "k" options by the module they address.
+struct RoutedOptions {
+  std::map<std::string, std::string> policy, placement, admission;
+};
+
+RoutedOptions Route(const std::map<std::string, std::string>& options) {
+  RoutedOptions r;
+  for (const auto& [key, value] : options) {
+    if (key.rfind("placement.", 0) == 0) {
+      r.placement[key.substr(10)] = value;
+    } else if (key.rfind("admission.", 0) == 0) {
+      r.admission[key.substr(10)] = value;
+    } else {
+      r.policy[key] = value;
+    }
+  }
+  return r;
+}
+
+template <typename Module>
+Result<std::unique_ptr<Module>> MakeModule(const Registry<Module, ModuleContext>& registry,
+                                           const std::string& kind, const std::string& name,
+                                           const std::map<std::string, std::string>& raw) {
+  const auto* entry = registry.Find(name);
+  if (entry == nullptr) {
+    return Status::NotFound("unknown " + kind + " '" + name + "' (known: " + registry.Names() + ")");
+  }
+  Result<OptionValues> values = OptionValues::Parse(kind + " " + name, entry->options, raw);
+  if (!values.ok()) return values.status();
+  ModuleContext ctx{std::move(values).value()};
+  return entry->factory(ctx);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
+                                           const Registries& registries) {
+  const PolicyRegistry::Entry* entry = registries.policies.Find(request.policy);
+  if (entry == nullptr) {
+    return Status::NotFound("unknown policy '" + request.policy +
+                            "' (known: " + registries.policies.Names() + ")");
+  }
+  RoutedOptions routed = Route(request.options);
+  Result<OptionValues> values = OptionValues::Parse(request.policy, entry->options, routed.policy);
+  if (!values.ok()) return values.status();
+  PolicyContext ctx;
+  ctx.options = std::move(values).value();
+  ctx.seed = request.seed;
+  ctx.compat = request.compat;
+  const std::string placement =
+      request.placement.empty() ? entry->default_placement : request.placement;
+  if (!placement.empty()) {
+    auto p = MakeModule(registries.placements, "placement", placement, routed.placement);
+    if (!p.ok()) return p.status();
+    ctx.placement = std::move(p).value();
+  }
+  const std::string admission =
+      request.admission.empty() ? entry->default_admission : request.admission;
+  if (!admission.empty()) {
+    auto a = MakeModule(registries.admissions, "admission", admission, routed.admission);
+    if (!a.ok()) return a.status();
+    ctx.admission = std::move(a).value();
+  }
+  return entry->factory(ctx);
+}
+
+}  // namespace schedkit
