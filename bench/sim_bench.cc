@@ -1,1 +1,138 @@
-int main() { return 0; }
+// Simulator benchmarks: speed (jobs/s, events/s) and peak memory per case. Each case
+// runs in its own child process so that its peak RSS is its own. Not a test: nothing
+// here asserts on time. Results and the command line live in docs/performance.md.
+//
+//   schedkit_bench                 every case
+//   schedkit_bench CASE...         only these (names as printed)
+//   schedkit_bench --repeat N      best of N runs per case (default 3)
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "schedkit/run.h"
+#include "schedkit/trace.h"
+
+namespace sk = schedkit;
+
+namespace {
+
+struct Case {
+  std::string name;
+  std::function<sk::Result<sk::Trace>()> trace;
+  std::function<sk::ClusterSpec()> cluster;
+  std::string policy;
+  sk::CompatMode compat;
+};
+
+const std::string kShared = std::string(SCHEDKIT_SOURCE_DIR) + "/../shared";
+
+sk::Result<sk::Trace> MuriTrace(const std::string& name) {
+  return sk::LoadTrace(kShared + "/data/muri/traces/" + name + ".csv");
+}
+
+sk::ClusterSpec MuriCluster() {
+  auto spec = sk::LoadClusterSpec(kShared + "/data/muri/specs/sim_n8g8.csv");
+  return spec.ok() ? *spec : sk::ClusterSpec::Uniform(1, 8, 8, 92, 520);
+}
+
+// 1,000,000 Blox-style jobs on 128 nodes x 8 GPUs at about 80 % offered load: mean job
+// size ~1.9 GPUs x ~60,000 s, so 1,024 GPUs take ~32 jobs/h at 100 %.
+sk::Result<sk::Trace> MillionJobs() {
+  sk::GeneratorConfig config;
+  config.num_jobs = 1'000'000;
+  config.jobs_per_hour = 26;
+  config.seed = 1;
+  return sk::GenerateTrace(config);
+}
+
+std::vector<Case> Cases() {
+  std::vector<Case> cases;
+  for (const char* policy : {"srtf", "srsf", "tiresias"}) {
+    for (sk::CompatMode compat : {sk::CompatMode::kMuri, sk::CompatMode::kNone}) {
+      cases.push_back({std::string("muri-trace1/") + policy +
+                           (compat == sk::CompatMode::kMuri ? "/compat-muri" : "/clean"),
+                       [] { return MuriTrace("trace1"); }, MuriCluster, policy, compat});
+    }
+  }
+  for (const char* policy : {"fifo", "srtf", "tiresias"}) {
+    cases.push_back({std::string("synthetic-1m-1024gpu/") + policy, MillionJobs,
+                     [] { return sk::ClusterSpec::Uniform(1, 128, 8, 0, 0); }, policy,
+                     sk::CompatMode::kNone});
+  }
+  return cases;
+}
+
+// Runs in the child: prints one result line; returns the exit code.
+int RunCase(const Case& c, int repeat) {
+  auto trace = c.trace();
+  if (!trace.ok()) {
+    std::printf("%-40s skipped: %s\n", c.name.c_str(), trace.status().message().c_str());
+    return 0;
+  }
+  const sk::ClusterSpec cluster = c.cluster();
+  auto overheads = sk::DefaultRestartOverheads();
+  if (!overheads.ok()) {
+    std::fprintf(stderr, "%s\n", overheads.status().message().c_str());
+    return 1;
+  }
+  sk::PolicyRequest request;
+  request.policy = c.policy;
+  request.compat = c.compat;
+  double best = 1e300;
+  sk::RunOutput last;
+  for (int i = 0; i < repeat; ++i) {
+    sk::SimulatorOptions options;
+    options.overheads = *overheads;
+    auto out = sk::RunSimulation(*trace, cluster, request, options);
+    if (!out.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.name.c_str(), out.status().message().c_str());
+      return 1;
+    }
+    best = std::min(best, out->summary.wall_s);
+    last = std::move(out).value();
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("%-40s jobs %8zu  best %8.4f s  %11.0f jobs/s  %11.0f events/s  peak RSS %7.1f MiB"
+              "  avg JCT %.1f s\n",
+              c.name.c_str(), trace->jobs.size(), best, trace->jobs.size() / best,
+              last.stats.events / best, usage.ru_maxrss / 1024.0, last.summary.avg_jct_s);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 3;
+  std::vector<std::string> only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+      repeat = std::max(1, std::atoi(argv[++i]));
+    } else {
+      only.emplace_back(argv[i]);
+    }
+  }
+  int failures = 0;
+  for (const Case& c : Cases()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int code = RunCase(c, repeat);
+      std::fflush(stdout);
+      _exit(code);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failures;
+  }
+  return failures == 0 ? 0 : 1;
+}

@@ -13,7 +13,8 @@ namespace schedkit {
 
 enum class JobState { kPending, kRunning, kFinished, kRejected };
 
-// A job's dynamic state at the view's Now(). A value: cheap to copy, valid after the view.
+// A job's dynamic state at the view's Now(). Cheap to copy; `spec` lives as long as the
+// engine, `placement` only until the engine applies the next decisions.
 struct JobStatus {
   const JobSpec* spec = nullptr;
   JobState state = JobState::kPending;
@@ -26,7 +27,7 @@ struct JobStatus {
   // (so policies that use it are oracle policies, and say so), the user's estimate minus
   // measured progress in the runtime, NaN when nothing is known.
   double remaining_s = NAN;
-  Placement placement;  // Where it runs now; empty unless kRunning.
+  const Placement* placement = nullptr;  // Where it runs now; null unless kRunning.
 
   bool running() const { return state == JobState::kRunning; }
 };

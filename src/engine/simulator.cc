@@ -91,7 +91,7 @@ class Simulator::Impl final : public ClusterView {
     if (j.state == JobState::kRunning) {
       s.executed_s += now_ - j.last_update;
       s.remaining_s = RemainingAt(j, now_);
-      s.placement = j.placement;
+      s.placement = &j.placement;
     }
     s.attained_gpu_s = s.executed_s * j.spec->gpus;
     return s;

@@ -13,6 +13,10 @@ ModularPolicy::~ModularPolicy() = default;
 
 void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, Decisions* out) {
   for (JobId id : events.finished) admitted_gpu_demand_ -= view.Status(id).spec->gpus;
+  if (config_.replace_all && !events.finished.empty()) {
+    std::set<JobId> gone(events.finished.begin(), events.finished.end());
+    std::erase_if(list_, [&](const auto& e) { return gone.count(e.first) > 0; });
+  }
   AdmitArrivals(view, events, out);
   const std::vector<Candidate> running = RunningInOrder(view);
   if (config_.replace_all) {
@@ -126,7 +130,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Ca
   std::vector<const Candidate*> stopped;
   for (const Candidate& c : running) {
     if (chosen_running.count(c.order.id)) continue;
-    free.Release(c.status.placement);
+    free.Release(*c.status.placement);
     stopped.push_back(&c);
   }
   // Pass 3: place chosen pending jobs in order.
@@ -140,8 +144,8 @@ void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Ca
   }
   // Pass 4: a stopped job whose GPUs are still free keeps running; then backfill.
   for (const Candidate* c : stopped) {
-    if (free.CanAllocate(c->status.placement)) {
-      free.Allocate(c->status.placement);
+    if (free.CanAllocate(*c->status.placement)) {
+      free.Allocate(*c->status.placement);
     } else {
       out->preempt.push_back(c->order.id);
     }
@@ -174,10 +178,6 @@ void ModularPolicy::RunningAheadInLevel(const std::set<JobId>& running_after) {
 
 void ModularPolicy::DecideReplaceAll(const ClusterView& view,
                                      const std::vector<Candidate>& running, Decisions* out) {
-  std::erase_if(list_, [&](const auto& e) {
-    const JobState st = view.Status(e.first).state;
-    return st != JobState::kPending && st != JobState::kRunning;
-  });
   SortList(view);
   // Who runs: a fresh greedy placement from an empty cluster, in list order.
   ClusterState fresh(&view.Cluster());
@@ -201,7 +201,7 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view,
   std::set<JobId> chosen;
   for (const StartDecision& s : fresh_set) chosen.insert(s.job);
   for (const Candidate& c : running) {
-    if (!chosen.count(c.order.id)) sticky.Release(c.status.placement);
+    if (!chosen.count(c.order.id)) sticky.Release(*c.status.placement);
   }
   std::vector<StartDecision> starts;
   bool sticky_ok = true;
@@ -219,7 +219,7 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view,
     starts.clear();
     for (StartDecision& s : fresh_set) {
       auto it = was_running.find(s.job);
-      if (it == was_running.end() || !(it->second->status.placement == s.placement)) {
+      if (it == was_running.end() || !(*it->second->status.placement == s.placement)) {
         starts.push_back(std::move(s));
       }
     }
@@ -241,7 +241,7 @@ void ModularPolicy::BookDecisions(const ClusterView& view, const std::vector<Can
       if (config_.replace_all) continue;  // It never left the list.
       JobStatus s = c.status;
       s.state = JobState::kPending;
-      s.placement = Placement();
+      s.placement = nullptr;
       Enqueue(s, now);
     } else {
       wake = std::min(wake, config_.scheduling->NextKeyChange(c.status, now));
@@ -255,7 +255,7 @@ void ModularPolicy::BookDecisions(const ClusterView& view, const std::vector<Can
     }
     JobStatus st = view.Status(s.job);
     st.state = JobState::kRunning;
-    st.placement = s.placement;
+    st.placement = &s.placement;
     wake = std::min(wake, config_.scheduling->NextKeyChange(st, now));
   }
   out->wake_at = wake > now ? wake : kNever;

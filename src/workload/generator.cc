@@ -1,0 +1,137 @@
+// Synthetic workloads. Randomness comes from std::mt19937_64, whose output sequence the
+// C++ standard fixes; the transforms to uniform, exponential and index draws are written
+// here because std:: distributions differ between standard libraries. (The transforms
+// use std::log and std::exp, which IEEE libms such as glibc compute to within an ulp;
+// traces are byte-identical across runs and machines with the same libm.)
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "schedkit/trace.h"
+#include "workload/csv.h"
+
+namespace schedkit {
+namespace {
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : engine_(seed) {}
+
+  // Uniform on [0, 1) with 53 random bits.
+  double Uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
+  // Exponential with the given mean (inverse CDF; 1 - U is in (0, 1]).
+  double Exponential(double mean) { return -mean * std::log(1.0 - Uniform()); }
+  // Uniform on {0, ..., n - 1} without modulo bias. REQUIRES: n > 0.
+  uint64_t Index(uint64_t n) {
+    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;  // Multiple of n (or max).
+    uint64_t x;
+    do {
+      x = engine_();
+    } while (x >= limit);
+    return x % n;
+  }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+// Blox/Gavel: GPUs 1/2/4/8 at 70/10/15/5 %.
+int BloxGpus(Rng& rng) {
+  double r = rng.Uniform();
+  if (r < 0.70) return 1;
+  if (r < 0.80) return 2;
+  if (r < 0.95) return 4;
+  return 8;
+}
+
+// Blox/Gavel: minutes log-uniform, 80 % in [10^1.5, 10^3), 20 % in [10^3, 10^4).
+double BloxDurationSeconds(Rng& rng) {
+  bool long_job = rng.Uniform() >= 0.8;
+  double exponent = long_job ? rng.Uniform(3.0, 4.0) : rng.Uniform(1.5, 3.0);
+  return 60.0 * std::exp(exponent * 2.302585092994045684);  // 10^exponent minutes.
+}
+
+struct PhillyJob {
+  double duration_s;
+  int gpus;
+};
+
+Result<std::vector<PhillyJob>> LoadPhillyDistribution(const std::string& path) {
+  auto opened = workload::CsvReader::Open(path);
+  if (!opened.ok()) return opened.status();
+  workload::CsvReader& in = **opened;
+  SCHEDKIT_RETURN_IF_ERROR(in.ReadHeader());
+  int duration_col, gpus_col;
+  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("duration_s", &duration_col));
+  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("num_gpus", &gpus_col));
+  std::vector<PhillyJob> rows;
+  while (in.Next()) {
+    PhillyJob row;
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadDouble(duration_col, &row.duration_s, 0));
+    if (!(row.duration_s > 0)) return in.FieldError(duration_col, "must be > 0");
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(gpus_col, &row.gpus, 1));
+    rows.push_back(row);
+  }
+  SCHEDKIT_RETURN_IF_ERROR(in.status());
+  if (rows.empty()) return Status::InvalidArgument(path + ": no rows");
+  return rows;
+}
+
+}  // namespace
+
+Result<Trace> GenerateTrace(const GeneratorConfig& config) {
+  if (config.num_jobs < 0) {
+    return Status::InvalidArgument("generator: num_jobs must be >= 0, got " +
+                                   std::to_string(config.num_jobs));
+  }
+  if (!(config.jobs_per_hour > 0) || !std::isfinite(config.jobs_per_hour)) {
+    return Status::InvalidArgument("generator: jobs_per_hour must be a positive number, got " +
+                                   workload::FormatDouble(config.jobs_per_hour));
+  }
+  std::vector<PhillyJob> philly;
+  const bool is_philly = config.durations == GeneratorConfig::Durations::kPhilly;
+  if (is_philly) {
+    if (config.philly_distribution_path.empty()) {
+      return Status::InvalidArgument(
+          "generator: Philly durations need philly_distribution_path (e.g. "
+          "<data dir>/gavel/philly_job_distribution.csv)");
+    }
+    auto loaded = LoadPhillyDistribution(config.philly_distribution_path);
+    if (!loaded.ok()) return loaded.status();
+    philly = std::move(loaded).value();
+  }
+
+  Trace trace;
+  trace.source = std::string("generated(durations=") + (is_philly ? "philly" : "blox") +
+                 ", jobs=" + std::to_string(config.num_jobs) +
+                 ", jobs_per_hour=" + workload::FormatDouble(config.jobs_per_hour) +
+                 ", seed=" + std::to_string(config.seed) + ")";
+  trace.jobs.reserve(static_cast<size_t>(config.num_jobs));
+  Rng rng(config.seed);
+  const double mean_gap_s = 3600.0 / config.jobs_per_hour;
+  double now = 0;
+  // Draw order per job: inter-arrival gap (not for the first job, which arrives at 0,
+  // as in Gavel's and Blox's generators), then the job's shape.
+  for (int64_t i = 0; i < config.num_jobs; ++i) {
+    if (i > 0) now += rng.Exponential(mean_gap_s);
+    JobSpec job;
+    job.id = i;
+    job.submit_s = now;
+    if (is_philly) {
+      const PhillyJob& row = philly[rng.Index(philly.size())];
+      job.gpus = row.gpus;
+      job.duration_s = row.duration_s;
+    } else {
+      job.gpus = BloxGpus(rng);
+      job.duration_s = BloxDurationSeconds(rng);
+    }
+    trace.jobs.push_back(std::move(job));
+  }
+  return trace;
+}
+
+}  // namespace schedkit

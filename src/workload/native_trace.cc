@@ -1,0 +1,116 @@
+// The native schedkit trace format: reader and writer (see docs/formats.md).
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "schedkit/trace.h"
+#include "workload/csv.h"
+#include "workload/trace_formats.h"
+
+namespace schedkit {
+namespace workload {
+
+Result<Trace> LoadNativeTrace(const std::string& path) {
+  auto opened = CsvReader::Open(path);
+  if (!opened.ok()) return opened.status();
+  CsvReader& in = **opened;
+  SCHEDKIT_RETURN_IF_ERROR(in.ReadHeader());
+
+  // Unknown columns are rejected so that a misspelt optional column is not silently
+  // ignored.
+  for (const std::string& name : in.columns()) {
+    bool known = false;
+    for (const char* c : kNativeColumns) known = known || name == c;
+    if (!known) {
+      return Status::InvalidArgument(path + ":" + std::to_string(in.header_line()) +
+                                     ": unknown column '" + name + "'");
+    }
+  }
+  int id_col, submit_col, gpus_col;
+  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("job_id", &id_col));
+  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("submit_s", &submit_col));
+  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("gpus", &gpus_col));
+  const int duration_col = in.ColumnIndex("duration_s");
+  const int iterations_col = in.ColumnIndex("iterations");
+  const int iteration_time_col = in.ColumnIndex("iteration_time_s");
+  if (duration_col < 0 && (iterations_col < 0 || iteration_time_col < 0)) {
+    return Status::InvalidArgument(
+        path + ":" + std::to_string(in.header_line()) +
+        ": missing column 'duration_s' (or both 'iterations' and 'iteration_time_s')");
+  }
+  const int model_col = in.ColumnIndex("model");
+  const int batch_col = in.ColumnIndex("batch_size");
+  const int stage_cols[3] = {in.ColumnIndex("stage_io_s"), in.ColumnIndex("stage_gpu_s"),
+                             in.ColumnIndex("stage_net_s")};
+  const int cpus_col = in.ColumnIndex("cpus");
+  const int mem_col = in.ColumnIndex("mem_gb");
+  const int user_col = in.ColumnIndex("user");
+  const int vc_col = in.ColumnIndex("vc");
+  const int priority_col = in.ColumnIndex("priority");
+
+  TraceCollector jobs(path);
+  while (in.Next()) {
+    JobSpec job;
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(id_col, &job.id, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadDouble(submit_col, &job.submit_s, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(gpus_col, &job.gpus, 1));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(duration_col, &job.duration_s, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(iterations_col, &job.iterations, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(iteration_time_col, &job.iteration_time_s, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(model_col, &job.model));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(batch_col, &job.batch_size, 0));
+    for (int s = 0; s < 3; ++s) {
+      SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(stage_cols[s], &job.stage_times_s[s], 0));
+    }
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(cpus_col, &job.cpus, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(mem_col, &job.mem_gb, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(user_col, &job.user));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(vc_col, &job.vc));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(priority_col, &job.priority));
+    if (!(job.SoloRuntime() > 0)) {
+      return in.FieldError(duration_col >= 0 ? duration_col : iteration_time_col,
+                           "gives the job no work (need duration_s > 0, or iterations > 0 and "
+                           "iteration_time_s > 0)");
+    }
+    SCHEDKIT_RETURN_IF_ERROR(jobs.Add(in, id_col, std::move(job)));
+  }
+  SCHEDKIT_RETURN_IF_ERROR(in.status());
+  return std::move(jobs).Finish();
+}
+
+}  // namespace workload
+
+Status WriteNativeTrace(const Trace& trace, const std::string& path) {
+  using workload::CsvField;
+  using workload::FormatDouble;
+  std::string out;
+  for (const char* c : workload::kNativeColumns) {
+    if (!out.empty()) out += ',';
+    out += c;
+  }
+  out += '\n';
+  for (const JobSpec& j : trace.jobs) {
+    for (const std::string* s : {&j.model, &j.user, &j.vc}) {
+      if (s->find_first_of("\r\n") != std::string::npos) {
+        return Status::InvalidArgument(path + ": job " + std::to_string(j.id) +
+                                       ": a string field holds a line break, which the native "
+                                       "format cannot store");
+      }
+    }
+    out += std::to_string(j.id) + ',' + FormatDouble(j.submit_s) + ',' + std::to_string(j.gpus) +
+           ',' + FormatDouble(j.duration_s) + ',' + std::to_string(j.iterations) + ',' +
+           FormatDouble(j.iteration_time_s) + ',' + CsvField(j.model) + ',' +
+           std::to_string(j.batch_size) + ',' + FormatDouble(j.stage_times_s[0]) + ',' +
+           FormatDouble(j.stage_times_s[1]) + ',' + FormatDouble(j.stage_times_s[2]) + ',' +
+           std::to_string(j.cpus) + ',' + FormatDouble(j.mem_gb) + ',' + CsvField(j.user) + ',' +
+           CsvField(j.vc) + ',' + std::to_string(j.priority) + '\n';
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return Status::IoError(path + ": cannot open for writing");
+  f.write(out.data(), static_cast<std::streamsize>(out.size()));
+  f.close();
+  if (!f) return Status::IoError(path + ": write failed");
+  return Status::Ok();
+}
+
+}  // namespace schedkit

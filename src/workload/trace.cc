@@ -1,0 +1,139 @@
+// Format names, detection, LoadTrace dispatch and DataDir().
+#include "schedkit/trace.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "workload/csv.h"
+#include "workload/trace_formats.h"
+
+#ifndef SCHEDKIT_DEFAULT_DATA_DIR
+#define SCHEDKIT_DEFAULT_DATA_DIR "data"
+#endif
+
+namespace schedkit {
+namespace {
+
+struct FormatName {
+  TraceFormat format;
+  const char* name;
+};
+constexpr FormatName kFormatNames[] = {
+    {TraceFormat::kAuto, "auto"},
+    {TraceFormat::kNative, "native"},
+    {TraceFormat::kMuri, "muri"},
+    {TraceFormat::kGavel, "gavel"},
+    {TraceFormat::kGavelLegacy, "gavel-legacy"},
+};
+
+bool Contains(const std::vector<std::string>& v, const char* name) {
+  return std::find(v.begin(), v.end(), name) != v.end();
+}
+
+}  // namespace
+
+Result<TraceFormat> ParseTraceFormat(const std::string& name) {
+  std::string known;
+  for (const FormatName& f : kFormatNames) {
+    if (name == f.name) return f.format;
+    known += known.empty() ? "" : ", ";
+    known += f.name;
+  }
+  return Status::InvalidArgument("unknown trace format '" + name + "' (expected one of: " + known +
+                                 ")");
+}
+
+const char* TraceFormatName(TraceFormat f) {
+  for (const FormatName& n : kFormatNames) {
+    if (n.format == f) return n.name;
+  }
+  return "unknown";
+}
+
+Result<TraceFormat> DetectTraceFormat(const std::string& path) {
+  // No quote handling: Gavel's command column may hold quote characters.
+  auto reader = workload::CsvReader::Open(path, {.delimiter = ',', .quotes = false});
+  if (!reader.ok()) return reader.status();
+  workload::CsvReader& in = **reader;
+  if (!in.Next()) {
+    if (!in.status().ok()) return in.status();
+    return Status::InvalidArgument(path + ": file is empty, cannot detect the trace format");
+  }
+  const std::string& first = in.line_text();
+  if (first.find('\t') != std::string::npos) {
+    size_t fields = std::count(first.begin(), first.end(), '\t') + 1;
+    if (fields == 10) return TraceFormat::kGavel;
+    if (fields == 7) return TraceFormat::kGavelLegacy;
+    return Status::InvalidArgument(path + ":" + std::to_string(in.line()) + ": " +
+                                   std::to_string(fields) +
+                                   " tab-separated fields; Gavel traces have 10 (or 7 in the "
+                                   "legacy layout)");
+  }
+  std::vector<std::string> header;
+  for (size_t i = 0; i < in.num_fields(); ++i) header.push_back(in.field(static_cast<int>(i)));
+  if (Contains(header, "job_id") && Contains(header, "num_gpu") &&
+      Contains(header, "submit_time")) {
+    return TraceFormat::kMuri;
+  }
+  if (Contains(header, "job_id") && Contains(header, "submit_s") && Contains(header, "gpus")) {
+    return TraceFormat::kNative;
+  }
+  std::string shown = first.size() > 80 ? first.substr(0, 80) + "..." : first;
+  return Status::InvalidArgument(
+      path + ":" + std::to_string(in.line()) + ": unrecognized trace format (first line '" + shown +
+      "'); expected a native header (job_id,submit_s,gpus,...), a Muri/Tiresias header "
+      "(job_id,num_gpu,submit_time,...) or a Gavel tab-separated trace");
+}
+
+Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
+  TraceFormat format = options.format;
+  if (format == TraceFormat::kAuto) {
+    Result<TraceFormat> detected = DetectTraceFormat(path);
+    if (!detected.ok()) return detected.status();
+    format = *detected;
+  }
+  switch (format) {
+    case TraceFormat::kNative:
+      return workload::LoadNativeTrace(path);
+    case TraceFormat::kMuri:
+      return workload::LoadMuriTrace(path);
+    case TraceFormat::kGavel:
+      return workload::LoadGavelTrace(path, /*legacy=*/false, options);
+    case TraceFormat::kGavelLegacy:
+      return workload::LoadGavelTrace(path, /*legacy=*/true, options);
+    case TraceFormat::kAuto:
+      break;
+  }
+  return Status::Internal("LoadTrace: unhandled trace format");
+}
+
+std::string DataDir() {
+  const char* env = std::getenv("SCHEDKIT_DATA_DIR");
+  if (env != nullptr && env[0] != '\0') return env;
+  return SCHEDKIT_DEFAULT_DATA_DIR;
+}
+
+namespace workload {
+
+Status TraceCollector::Add(const CsvReader& row, int id_col, JobSpec job) {
+  auto [it, inserted] = line_of_id_.emplace(job.id, row.line());
+  if (!inserted) {
+    return row.FieldError(id_col, "duplicates the job id on line " + std::to_string(it->second));
+  }
+  trace_.jobs.push_back(std::move(job));
+  return Status::Ok();
+}
+
+Trace TraceCollector::Finish() && {
+  std::stable_sort(trace_.jobs.begin(), trace_.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
+    if (a.submit_s != b.submit_s) return a.submit_s < b.submit_s;
+    return a.id < b.id;
+  });
+  line_of_id_.clear();
+  return std::move(trace_);
+}
+
+}  // namespace workload
+}  // namespace schedkit

@@ -1,0 +1,43 @@
+// Internal: the per-format trace loaders behind LoadTrace, and what they share.
+#ifndef SCHEDKIT_WORKLOAD_TRACE_FORMATS_H_
+#define SCHEDKIT_WORKLOAD_TRACE_FORMATS_H_
+
+#include <string>
+#include <unordered_map>
+
+#include "schedkit/job.h"
+#include "schedkit/status.h"
+#include "schedkit/trace.h"
+#include "workload/csv.h"
+
+namespace schedkit::workload {
+
+// Collects a loader's jobs: rejects duplicate ids (naming both lines) and returns the
+// jobs sorted by (submit time, id).
+class TraceCollector {
+ public:
+  explicit TraceCollector(std::string source) { trace_.source = std::move(source); }
+
+  // `row` is positioned on the job's record; `id_col` is its id column.
+  Status Add(const CsvReader& row, int id_col, JobSpec job);
+  Trace Finish() &&;
+
+ private:
+  Trace trace_;
+  std::unordered_map<JobId, int> line_of_id_;
+};
+
+// REQUIRES for each: the file is in that format (LoadTrace has dispatched on it).
+Result<Trace> LoadMuriTrace(const std::string& path);
+Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options);
+Result<Trace> LoadNativeTrace(const std::string& path);
+
+// Native format columns, in the order WriteNativeTrace writes them.
+inline constexpr const char* kNativeColumns[] = {
+    "job_id", "submit_s",   "gpus",       "duration_s",  "iterations",  "iteration_time_s",
+    "model",  "batch_size", "stage_io_s", "stage_gpu_s", "stage_net_s", "cpus",
+    "mem_gb", "user",       "vc",         "priority"};
+
+}  // namespace schedkit::workload
+
+#endif  // SCHEDKIT_WORKLOAD_TRACE_FORMATS_H_

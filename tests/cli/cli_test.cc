@@ -1,0 +1,109 @@
+// Golden runs of the `schedkit` binary on the tiny shipped trace, and its error contract.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+const std::string kSource = SCHEDKIT_SOURCE_DIR;
+
+struct Outcome {
+  int exit_code;
+  std::string output;  // stdout and stderr.
+};
+
+Outcome RunCli(const std::string& args) {
+  const std::string cmd = std::string(SCHEDKIT_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  Outcome o{-1, ""};
+  if (pipe == nullptr) return o;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) o.output.append(buf, n);
+  const int status = pclose(pipe);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string TinyArgs(const std::string& policy) {
+  return "simulate --trace " + kSource + "/data/traces/tiny.csv --cluster " + kSource +
+         "/data/clusters/tiny.csv --overhead-s 10 --policy " + policy;
+}
+
+TEST(Cli, GoldenJobsCsvOnTheTinyTrace) {
+  for (const char* policy : {"fifo", "srtf", "tiresias"}) {
+    const std::string dir = ::testing::TempDir() + "/golden_" + policy;
+    std::filesystem::remove_all(dir);
+    const Outcome o = RunCli(TinyArgs(policy) + " --out " + dir);
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_NE(o.output.find("jobs finished      7"), std::string::npos) << o.output;
+    const std::string golden = kSource + "/tests/golden/tiny_" + policy + "_jobs.csv";
+    EXPECT_EQ(ReadFile(dir + "/jobs.csv"), ReadFile(golden))
+        << "regenerate with: schedkit " << TinyArgs(policy) << " --out DIR; cp DIR/jobs.csv "
+        << golden;
+  }
+}
+
+TEST(Cli, SummaryJsonHasEveryDocumentedKey) {
+  const std::string dir = ::testing::TempDir() + "/summary";
+  const Outcome o = RunCli(TinyArgs("srtf") + " --out " + dir);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const auto j = nlohmann::json::parse(ReadFile(dir + "/summary.json"));
+  for (const char* key : {"jobs", "avg_jct_s", "p50_jct_s", "p95_jct_s", "p99_jct_s", "makespan_s",
+                          "avg_queue_s", "p999_queue_s", "gpu_utilization", "preemptions",
+                          "wall_s", "rejected", "unfinished", "events", "decisions"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["jobs"], 7);
+  EXPECT_EQ(j["run"]["policy"], "srtf");
+  const std::string ts = ReadFile(dir + "/timeseries.csv");
+  EXPECT_EQ(ts.rfind("time_s,pending,running,busy_gpus\n", 0), 0u);
+}
+
+TEST(Cli, MainJobRunsWithNoArguments) {
+  const Outcome o = RunCli("simulate --policy fifo");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("992"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("p99"), std::string::npos);
+}
+
+TEST(Cli, PoliciesListsModulesAndOptions) {
+  const Outcome o = RunCli("policies");
+  ASSERT_EQ(o.exit_code, 0);
+  for (const char* s : {"tiresias", "thresholds", "yarn", "load-based", "threshold"}) {
+    EXPECT_NE(o.output.find(s), std::string::npos) << s;
+  }
+}
+
+TEST(Cli, BadInputGivesOneLineErrorAndNonZeroExit) {
+  const std::string bad = ::testing::TempDir() + "/bad.csv";
+  std::ofstream(bad) << "job_id,submit_s,gpus,duration_s\n1,0,2,10\n2,5,two,10\n";
+  const Outcome o = RunCli("simulate --trace " + bad);
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.output.find("bad.csv:3: field 'gpus': 'two'"), std::string::npos) << o.output;
+  EXPECT_EQ(std::count(o.output.begin(), o.output.end(), '\n'), 1) << o.output;
+
+  const Outcome unknown = RunCli("simulate --policy nope");
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.output.find("unknown policy 'nope'"), std::string::npos);
+
+  const Outcome opt = RunCli("simulate --policy las --opt quantum_s");
+  EXPECT_NE(opt.exit_code, 0);
+  EXPECT_NE(opt.output.find("expected key=value"), std::string::npos);
+}
+
+}  // namespace

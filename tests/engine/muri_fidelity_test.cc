@@ -1,0 +1,54 @@
+// Fidelity against the public Muri simulator (commit 4e69a78) on trace3 with the
+// 8x8-GPU spec: avg JCT, makespan and p99 JCT within 0.01 % of the reference table in
+// ../shared/docs/reference/muri-tiresias.md.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "schedkit/run.h"
+#include "schedkit/trace.h"
+
+namespace schedkit {
+namespace {
+
+struct Reference {
+  const char* policy;
+  double avg_jct, makespan, p99_jct;
+};
+
+class MuriFidelity : public ::testing::TestWithParam<Reference> {};
+
+TEST_P(MuriFidelity, MatchesTheReferenceTable) {
+  const std::string shared = SCHEDKIT_SHARED_DIR;
+  const std::string trace_path = shared + "/data/muri/traces/trace3.csv";
+  if (!std::filesystem::exists(trace_path)) GTEST_SKIP() << "no " << trace_path;
+  auto trace = LoadTrace(trace_path);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  auto cluster = LoadClusterSpec(shared + "/data/muri/specs/sim_n8g8.csv");
+  ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+  auto overheads = RestartOverheads::Load(shared + "/data/muri/profile_table.csv", 10);
+  ASSERT_TRUE(overheads.ok()) << overheads.status().message();
+  const Reference ref = GetParam();
+  PolicyRequest req;
+  req.policy = ref.policy;
+  req.compat = CompatMode::kMuri;
+  SimulatorOptions options;
+  options.overheads = *overheads;
+  auto run = RunSimulation(*trace, *cluster, req, options);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  const Summary& s = run->summary;
+  EXPECT_EQ(s.jobs, 992);
+  EXPECT_NEAR(s.avg_jct_s, ref.avg_jct, ref.avg_jct * 1e-4);
+  EXPECT_NEAR(s.makespan_s, ref.makespan, ref.makespan * 1e-4);
+  EXPECT_NEAR(s.p99_jct_s, ref.p99_jct, ref.p99_jct * 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Trace3, MuriFidelity,
+    ::testing::Values(Reference{"srtf", 193081.796024, 8174135.280030, 4538890.607380},
+                      Reference{"srsf", 185021.880164, 8174135.280030, 4189699.176840},
+                      Reference{"tiresias", 347213.248119, 8174226.280030, 4983397.254010}),
+    [](const auto& info) { return std::string(info.param.policy); });
+
+}  // namespace
+}  // namespace schedkit

@@ -1,0 +1,154 @@
+#include "schedkit/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "schedkit/metrics.h"
+#include "schedkit/run.h"
+#include "schedkit/trace.h"
+#include "sim_test_util.h"
+
+namespace schedkit::testing {
+namespace {
+
+// A policy that does something illegal, to check the engine refuses it.
+class DoubleBooker final : public Policy {
+ public:
+  std::string_view Name() const override { return "double-booker"; }
+  void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
+    for (JobId id : events.arrived) {
+      Placement p;
+      p.shares.push_back(NodeShare{0, 0b1, 0, 0});  // Always GPU 0 of node 0.
+      out->start.push_back(StartDecision{id, p});
+    }
+  }
+};
+
+TEST(Simulator, RefusesAPolicyThatDoubleBooksAGpu) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 2, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(1).Submit(0).Duration(10).Build(),
+                JobBuilder(2).Submit(1).Duration(10).Build()};
+  Simulator sim(&trace, &cluster, SimulatorOptions());
+  DoubleBooker policy;
+  Status st = sim.Run(&policy);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("double-booker"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("busy"), std::string::npos) << st.message();
+}
+
+TEST(Simulator, StepInterfaceDrivesAPolicyLikeRun) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 4, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(1).Gpus(4).Submit(0).Duration(100).Build(),
+                JobBuilder(2).Gpus(4).Submit(10).Duration(20).Build()};
+  PolicyRequest req;
+  req.policy = "srtf";
+  auto policy = MakePolicy(req);
+  ASSERT_TRUE(policy.ok());
+  Simulator sim(&trace, &cluster, SimulatorOptions());
+  MetricsRecorder rec(&trace);
+  sim.AddObserver(&rec);
+  EventBatch batch;
+  std::vector<Time> decision_times;
+  while (sim.NextDecisionPoint(&batch)) {
+    decision_times.push_back(sim.view().Now());
+    Decisions d;
+    (*policy)->Decide(sim.view(), batch, &d);
+    ASSERT_TRUE(sim.Apply(d).ok());
+  }
+  EXPECT_EQ(decision_times, (std::vector<Time>{0, 10, 30, 120}));
+  EXPECT_DOUBLE_EQ(rec.jobs()[0].end_s, 120);
+}
+
+TEST(Simulator, ViewReportsLiveProgressOfRunningJobs) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 2, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(1).Gpus(2).Submit(0).Duration(100).Build(),
+                JobBuilder(2).Gpus(1).Submit(30).Duration(10).Build()};
+  SimulatorOptions options;
+  options.overheads = RestartOverheads(4);
+  Simulator sim(&trace, &cluster, options);
+  PolicyRequest req;
+  req.policy = "fifo";
+  auto policy = MakePolicy(req);
+  EventBatch batch;
+  ASSERT_TRUE(sim.NextDecisionPoint(&batch));
+  Decisions d;
+  (*policy)->Decide(sim.view(), batch, &d);
+  ASSERT_TRUE(sim.Apply(d).ok());
+  ASSERT_TRUE(sim.NextDecisionPoint(&batch));  // t = 30: J2 arrives.
+  const JobStatus s = sim.view().Status(1);
+  EXPECT_EQ(s.state, JobState::kRunning);
+  EXPECT_DOUBLE_EQ(s.executed_s, 30);
+  EXPECT_DOUBLE_EQ(s.attained_gpu_s, 60);
+  EXPECT_DOUBLE_EQ(s.remaining_s, 100 - (30 - 4));  // The first 4 s were overhead.
+  EXPECT_EQ(sim.view().PendingJobs(), std::vector<JobId>{2});
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Simulator, SameInputsGiveByteIdenticalOutputs) {
+  GeneratorConfig gen;
+  gen.num_jobs = 400;
+  gen.jobs_per_hour = 8;
+  gen.seed = 7;
+  auto trace = GenerateTrace(gen);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 4, 8, 0, 0);
+  const std::string dir = ::testing::TempDir() + "/determinism";
+  std::filesystem::create_directories(dir);
+  for (const char* policy : {"tiresias", "las", "srtf"}) {
+    std::string outputs[2];
+    for (int run = 0; run < 2; ++run) {
+      PolicyRequest req;
+      req.policy = policy;
+      SimulatorOptions options;
+      options.overheads = RestartOverheads(10);
+      auto out = RunSimulation(*trace, cluster, req, options);
+      ASSERT_TRUE(out.ok()) << out.status().message();
+      ASSERT_TRUE(WriteJobsCsv(*out->recorder, dir + "/jobs.csv").ok());
+      ASSERT_TRUE(WriteTimeSeriesCsv(*out->recorder, dir + "/ts.csv").ok());
+      outputs[run] = ReadFile(dir + "/jobs.csv") + ReadFile(dir + "/ts.csv");
+    }
+    EXPECT_EQ(outputs[0], outputs[1]) << policy;
+    EXPECT_GT(outputs[0].size(), 1000u);
+  }
+}
+
+TEST(Simulator, InvariantsHoldOnAGeneratedTraceForEveryPolicyAndPlacement) {
+  GeneratorConfig gen;
+  gen.num_jobs = 300;
+  gen.jobs_per_hour = 6;
+  gen.seed = 3;
+  auto generated = GenerateTrace(gen);
+  ASSERT_TRUE(generated.ok());
+  const ClusterSpec cluster = ClusterSpec::Uniform(2, 2, 8, 64, 512);
+  for (const auto& policy : BuiltinRegistries().policies.entries()) {
+    for (const auto& placement : BuiltinRegistries().placements.entries()) {
+      PolicyRequest req;
+      req.policy = policy.name;
+      req.placement = placement.name;
+      SimulatorOptions options;
+      options.overheads = RestartOverheads(20);
+      auto out = RunSimulation(*generated, cluster, req, options);
+      ASSERT_TRUE(out.ok()) << policy.name << "/" << placement.name;
+      EXPECT_EQ(out->summary.jobs, 300) << policy.name << "/" << placement.name;
+      EXPECT_GT(out->summary.gpu_utilization, 0);
+      EXPECT_LE(out->summary.gpu_utilization, 1 + 1e-9);
+      ExpectJobInvariants(*generated, *out->recorder);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace schedkit::testing

@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include "schedkit/registry.h"
+
+namespace schedkit {
+namespace {
+
+std::unique_ptr<PlacementModule> Make(const std::string& name) {
+  const auto* entry = BuiltinRegistries().placements.Find(name);
+  EXPECT_NE(entry, nullptr) << name;
+  ModuleContext ctx;
+  return std::move(entry->factory(ctx)).value();
+}
+
+// Node n holds `busy[n]` GPUs already (the lowest ones).
+ClusterState StateWithBusy(const ClusterSpec& spec, std::vector<int> busy) {
+  ClusterState state(&spec);
+  for (size_t n = 0; n < busy.size(); ++n) {
+    if (busy[n] == 0) continue;
+    Placement p;
+    p.shares.push_back(NodeShare{static_cast<int>(n), LowestBits(state.free_gpu_mask(n), busy[n]),
+                                 0, 0});
+    state.Allocate(p);
+  }
+  return state;
+}
+
+const ClusterSpec kThreeNodes = ClusterSpec::Uniform(1, 3, 4, 0, 0);
+
+TEST(Placement, YarnPutsASmallJobOnTheFirstNodeThatHoldsItWhole) {
+  const ClusterState free = StateWithBusy(kThreeNodes, {3, 1, 0});
+  const Placement p = Make("yarn")->Place(JobBuilder(1).Gpus(2).Build(), free);
+  EXPECT_EQ(p.ToString(), "n1:1-2");
+}
+
+TEST(Placement, YarnGivesLargeJobsWholeFreeNodes) {
+  const ClusterState free = StateWithBusy(kThreeNodes, {1, 0, 0});
+  EXPECT_EQ(Make("yarn")->Place(JobBuilder(1).Gpus(8).Build(), free).ToString(), "n1:0-3;n2:0-3");
+  // 6 GPUs: one whole node plus the remainder on another node.
+  EXPECT_EQ(Make("yarn")->Place(JobBuilder(1).Gpus(6).Build(), free).ToString(), "n0:1-2;n1:0-3");
+  // 12 GPUs do not fit while node 0 is partly busy.
+  EXPECT_TRUE(Make("yarn")->Place(JobBuilder(1).Gpus(12).Build(), free).empty());
+}
+
+TEST(Placement, YarnChecksCpusWhenNodesDeclareThem) {
+  const ClusterSpec spec = ClusterSpec::Uniform(1, 2, 4, 10, 100);
+  ClusterState free(&spec);
+  // Muri's default: 6 CPUs per GPU, so 2 GPUs need 12 CPUs > 10 on any node.
+  EXPECT_TRUE(Make("yarn")->Place(JobBuilder(1).Gpus(2).Build(), free).empty());
+  EXPECT_FALSE(Make("yarn")->Place(JobBuilder(1).Gpus(1).Build(), free).empty());  // 2 CPUs.
+  EXPECT_FALSE(Make("yarn")->Place(JobBuilder(1).Gpus(2).Cpus(8).Build(), free).empty());
+}
+
+TEST(Placement, BestFitChoosesTheTightestNode) {
+  const ClusterState free = StateWithBusy(kThreeNodes, {1, 2, 0});
+  EXPECT_EQ(Make("best-fit")->Place(JobBuilder(1).Gpus(2).Build(), free).ToString(), "n1:2-3");
+  EXPECT_EQ(Make("best-fit")->Place(JobBuilder(1).Gpus(3).Build(), free).ToString(), "n0:1-3");
+}
+
+TEST(Placement, FirstFitScattersInNodeOrder) {
+  const ClusterState free = StateWithBusy(kThreeNodes, {3, 2, 0});
+  EXPECT_EQ(Make("first-fit")->Place(JobBuilder(1).Gpus(4).Build(), free).ToString(),
+            "n0:3;n1:2-3;n2:0");
+}
+
+TEST(Placement, GpuCountNeedsOnlyEnoughFreeGpus) {
+  const ClusterState free = StateWithBusy(kThreeNodes, {3, 2, 1});
+  const Placement p = Make("gpu-count")->Place(JobBuilder(1).Gpus(6).Build(), free);
+  EXPECT_EQ(p.gpus(), 6);
+  EXPECT_EQ(p.ToString(), "n0:3;n1:2-3;n2:1-3");
+  EXPECT_TRUE(Make("gpu-count")->Place(JobBuilder(1).Gpus(7).Build(), free).empty());
+}
+
+TEST(ClusterState, AllocateAndReleaseTrackFreeResources) {
+  const ClusterSpec spec = ClusterSpec::Uniform(1, 2, 4, 8, 64);
+  ClusterState state(&spec);
+  Placement p{{NodeShare{1, 0b0110, 4, 10}}};
+  ASSERT_TRUE(state.CanAllocate(p));
+  state.Allocate(p);
+  EXPECT_EQ(state.total_free_gpus(), 6);
+  EXPECT_EQ(state.free_cpus(1), 4);
+  EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{1, 0b0010, 0, 0}}}));
+  state.Release(p);
+  EXPECT_EQ(state.total_free_gpus(), 8);
+  EXPECT_EQ(state.free_mem_gb(1), 64);
+}
+
+TEST(ClusterStateDeathTest, DoubleBookingAborts) {
+  const ClusterSpec spec = ClusterSpec::Uniform(1, 1, 2, 0, 0);
+  ClusterState state(&spec);
+  Placement p{{NodeShare{0, 0b01, 0, 0}}};
+  state.Allocate(p);
+  EXPECT_DEATH(state.Allocate(p), "double booking");
+}
+
+}  // namespace
+}  // namespace schedkit
