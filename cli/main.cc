@@ -42,6 +42,12 @@ sk::Result<std::map<std::string, std::string>> ParseOpts(const std::vector<std::
 }
 
 sk::Result<sk::RestartOverheads> Overheads(const SimulateArgs& a) {
+  if (a.overhead_s >= 0 && !a.overhead_table.empty()) {
+    return sk::Status::InvalidArgument("give --overhead-s or --overhead-table, not both");
+  }
+  if (a.overhead_s != -1 && a.overhead_s < 0) {
+    return sk::Status::InvalidArgument("--overhead-s must be >= 0");
+  }
   if (a.overhead_s >= 0) return sk::RestartOverheads(a.overhead_s);
   if (!a.overhead_table.empty()) return sk::RestartOverheads::Load(a.overhead_table, 10.0);
   return sk::DefaultRestartOverheads();
@@ -101,9 +107,12 @@ int Simulate(const SimulateArgs& a) {
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
   if (ec) return Fail(a.out + ": cannot create directory: " + ec.message());
+  const auto* entry = sk::BuiltinRegistries().policies.Find(a.policy);
   std::vector<std::pair<std::string, std::string>> context = {
-      {"policy", a.policy},     {"placement", a.placement},
-      {"admission", a.admission}, {"compat", a.compat},
+      {"policy", a.policy},
+      {"placement", a.placement.empty() ? entry->default_placement : a.placement},
+      {"admission", a.admission.empty() ? entry->default_admission : a.admission},
+      {"compat", a.compat},
       {"trace", trace_path},    {"cluster", cluster_path},
       {"seed", std::to_string(a.seed)}};
   for (const auto& [k, v] : *opts) context.emplace_back("opt." + k, v);
@@ -200,7 +209,15 @@ int main(int argc, char** argv) {
   generate->add_option("--seed", gen.config.seed, "random seed");
   generate->add_option("--out", gen.out, "output trace file")->required();
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return Fail(std::string(e.what()) + " (see schedkit --help)");
+  }
   if (simulate->parsed()) return Simulate(sim);
   if (policies->parsed()) return Policies();
   if (generate->parsed()) return Generate(gen);

@@ -19,9 +19,9 @@ struct JobRecord {
   Time submit_s = 0;
   Time first_start_s = kNever;  // kNever if it never ran.
   Time end_s = kNever;          // kNever unless finished.
-  double executed_s = 0;        // Wall seconds it ran, overheads included.
-  int preemptions = 0;
-  std::string placement;  // Last placement (Placement::ToString).
+  double executed_s = 0;        // Wall seconds it ran, overheads included; finished jobs only.
+  int preemptions = 0;          // Times it was stopped (moves included).
+  std::string placement;        // Last placement it ran on (Placement::ToString).
   Outcome outcome = Outcome::kUnfinished;
 
   double jct_s() const { return end_s - submit_s; }
@@ -75,7 +75,7 @@ struct Summary {
   double makespan_s = 0;   // Last end - first submit.
   double avg_queue_s = 0, p999_queue_s = 0;  // Queueing delay = first start - submit.
   double gpu_utilization = 0;  // Busy GPU-seconds / (GPUs x makespan).
-  int64_t preemptions = 0;
+  int64_t preemptions = 0;  // Over all jobs, finished or not.
   double wall_s = 0;       // Simulator run time (the only non-deterministic field).
   int64_t events = 0;
   int64_t decisions = 0;

@@ -10,10 +10,12 @@
 //  3. Preemption kNever: running jobs keep their GPUs; pending jobs are placed in order.
 //     Preemption kPriority: walking the order, jobs are chosen while their GPU demand
 //     fits the cluster's GPU count; running jobs not chosen are preempted; chosen pending
-//     jobs are placed in order on what is free; a preempted job whose GPUs are still
-//     free after that is kept running instead (no needless restart).
+//     jobs are placed in order on what is free; then each running job not chosen keeps
+//     its GPUs if they are still free (no needless restart), or moves if it fits
+//     elsewhere, or is preempted.
 //  4. With backfill, a job that does not fit is skipped and later jobs may run; without
-//     it the walk stops at the first job that does not fit (head-of-line blocking).
+//     it the walk stops at the first job that does not fit, by GPU count or by
+//     placement (head-of-line blocking), and nobody moves.
 //  5. With replace_all (the Muri/Tiresias simulators' semantics), the schedule is
 //     rebuilt from an empty cluster at every decision. Jobs live in one persistent
 //     list, stable-sorted by key at every decision (ties keep their previous order;
@@ -22,7 +24,9 @@
 //     jobs keep their GPUs when the new set fits around them, else they are moved.
 //     SchedulingModule::MultiLevelFifo adds Tiresias' queue discipline to the list.
 //  6. The policy asks to be woken at the earliest SchedulingModule::NextKeyChange of a
-//     running job.
+//     running job that lies after now.
+// Jobs no placement could ever satisfy (e.g. more CPUs than any node has) are not
+// detected: they stay pending and end the run unfinished.
 #ifndef SCHEDKIT_MODULAR_POLICY_H_
 #define SCHEDKIT_MODULAR_POLICY_H_
 

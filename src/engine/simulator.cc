@@ -129,6 +129,7 @@ class Simulator::Impl final : public ClusterView {
     return true;
   }
 
+  // All or nothing: decisions are validated in full before any is applied.
   schedkit::Status Apply(const Decisions& d) {
     ++stats_.decisions;
     SCHEDKIT_RETURN_IF_ERROR(Validate(d));
@@ -138,18 +139,7 @@ class Simulator::Impl final : public ClusterView {
       JobRun& j = jobs_[index_.at(s.job)];
       if (j.state == JobState::kRunning) Preempt(j);  // A move: stop, then restart.
     }
-    for (const StartDecision& s : d.start) {
-      if (!resources_.CanAllocate(s.placement)) {
-        return schedkit::Status::InvalidArgument(
-            "policy decision at t=" + std::to_string(now_) + ": job " + std::to_string(s.job) +
-            " placed on busy or missing resources " + s.placement.ToString());
-      }
-      Start(jobs_[index_.at(s.job)], s.placement);
-    }
-    if (d.wake_at != kNever && !(d.wake_at > now_)) {
-      return schedkit::Status::InvalidArgument("policy asked to be woken at t=" +
-                                               std::to_string(d.wake_at) + ", not after now");
-    }
+    for (const StartDecision& s : d.start) Start(jobs_[index_.at(s.job)], s.placement);
     wake_at_ = d.wake_at;
     if (compat_muri_) RepredictAllRunning();
     NotifyClusterState();
@@ -287,36 +277,51 @@ class Simulator::Impl final : public ClusterView {
   }
 
   schedkit::Status Validate(const Decisions& d) const {
+    const std::string at = "decision at t=" + std::to_string(now_) + ": ";
+    auto fail = [&](const std::string& what, JobId id) {
+      return schedkit::Status::InvalidArgument(at + what + " job " + std::to_string(id));
+    };
+    std::unordered_map<JobId, int> named;  // A job may appear in one list, once.
     auto state_of = [&](JobId id, JobState* state) {
       auto it = index_.find(id);
       if (it == index_.end() || !jobs_[it->second].arrived) return false;
       *state = jobs_[it->second].state;
-      return true;
+      return ++named[id] == 1;
     };
     JobState st;
     for (JobId id : d.reject) {
-      if (!state_of(id, &st) || st != JobState::kPending) {
-        return schedkit::Status::InvalidArgument("rejects job " + std::to_string(id) +
-                                                 ", which is not pending");
-      }
+      if (!state_of(id, &st) || st != JobState::kPending) return fail("rejects non-pending or repeated", id);
     }
     for (JobId id : d.preempt) {
-      if (!state_of(id, &st) || st != JobState::kRunning) {
-        return schedkit::Status::InvalidArgument("preempts job " + std::to_string(id) +
-                                                 ", which is not running");
-      }
+      if (!state_of(id, &st) || st != JobState::kRunning) return fail("preempts non-running or repeated", id);
     }
+    if (d.wake_at != kNever && !(d.wake_at > now_)) {
+      return schedkit::Status::InvalidArgument(at + "wake-up at t=" + std::to_string(d.wake_at) +
+                                               " is not after now");
+    }
+    if (d.start.empty()) return schedkit::Status::Ok();
+    // Resources as they will be after the stops, to check every start against.
+    ClusterState after = resources_;
+    for (JobId id : d.preempt) after.Release(jobs_[index_.at(id)].placement);
     for (const StartDecision& s : d.start) {
       if (!state_of(s.job, &st) || (st != JobState::kPending && st != JobState::kRunning)) {
-        return schedkit::Status::InvalidArgument("starts job " + std::to_string(s.job) +
-                                                 ", which is neither pending nor running");
+        return fail("starts finished, unknown or repeated", s.job);
       }
+      if (st == JobState::kRunning) after.Release(jobs_[index_.at(s.job)].placement);
+    }
+    for (const StartDecision& s : d.start) {
       const JobSpec& spec = *jobs_[index_.at(s.job)].spec;
       if (s.placement.gpus() != spec.gpus) {
         return schedkit::Status::InvalidArgument(
-            "starts job " + std::to_string(s.job) + " on " + std::to_string(s.placement.gpus()) +
-            " GPUs; it asks for " + std::to_string(spec.gpus));
+            at + "starts job " + std::to_string(s.job) + " on " +
+            std::to_string(s.placement.gpus()) + " GPUs; it asks for " + std::to_string(spec.gpus));
       }
+      if (!after.CanAllocate(s.placement)) {
+        return schedkit::Status::InvalidArgument(at + "job " + std::to_string(s.job) +
+                                                 " placed on busy or missing resources " +
+                                                 s.placement.ToString());
+      }
+      after.Allocate(s.placement);
     }
     return schedkit::Status::Ok();
   }

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "workload/csv.h"
+
 namespace schedkit {
 
 double Percentile(std::vector<double> values, double p, PercentileRule rule) {
@@ -38,9 +40,12 @@ MetricsRecorder::MetricsRecorder(const Trace* trace) {
 void MetricsRecorder::OnJobStart(const JobSpec& job, Time now, const Placement& placement) {
   JobRecord& r = jobs_[index_.at(job.id)];
   if (r.first_start_s == kNever) r.first_start_s = now;
+  r.placement = placement.ToString();
 }
 
-void MetricsRecorder::OnJobPreempt(const JobSpec& job, Time now) {}
+void MetricsRecorder::OnJobPreempt(const JobSpec& job, Time now) {
+  ++jobs_[index_.at(job.id)].preemptions;
+}
 
 void MetricsRecorder::OnJobReject(const JobSpec& job, Time now) {
   jobs_[index_.at(job.id)].outcome = JobRecord::Outcome::kRejected;
@@ -55,7 +60,6 @@ void MetricsRecorder::OnJobFinish(const JobSpec& job, Time now, Time first_start
   r.first_start_s = first_start;
   r.executed_s = executed_s;
   r.preemptions = preemptions;
-  r.placement = last_placement.ToString();
   r.outcome = JobRecord::Outcome::kFinished;
   completion_order_.push_back(i);
 }
@@ -78,9 +82,9 @@ Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
     jcts.push_back(r.jct_s());
     queues.push_back(r.queue_s());
     last_end = std::max(last_end, r.end_s);
-    s.preemptions += r.preemptions;
   }
   for (const JobRecord& r : recorder.jobs()) {
+    s.preemptions += r.preemptions;
     first_submit = std::min(first_submit, r.submit_s);
     if (r.outcome == JobRecord::Outcome::kRejected) ++s.rejected;
     if (r.outcome == JobRecord::Outcome::kUnfinished) ++s.unfinished;
@@ -139,7 +143,8 @@ Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path) {
     out << r.id << ',' << r.gpus << ',' << Num(r.submit_s) << ',' << Num(r.first_start_s) << ','
         << Num(r.end_s) << ',' << (done ? Num(r.jct_s()) : "") << ','
         << (r.first_start_s == kNever ? "" : Num(r.queue_s())) << ',' << Num(r.executed_s) << ','
-        << r.preemptions << ',' << OutcomeName(r.outcome) << ',' << r.placement << '\n';
+        << r.preemptions << ',' << OutcomeName(r.outcome) << ',' << workload::CsvField(r.placement)
+        << '\n';
   }
   return out ? Status::Ok() : Status::IoError(path + ": write failed");
 }

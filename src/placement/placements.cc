@@ -134,7 +134,7 @@ Status RegisterPlacements(Registries* r) {
   SCHEDKIT_RETURN_IF_ERROR(r->placements.Register(Entry<YarnPlacement>(
       "yarn", "Muri's consolidated placement: one node if it fits, else whole nodes of one switch")));
   SCHEDKIT_RETURN_IF_ERROR(r->placements.Register(Entry<GpuCountPlacement>(
-      "gpu-count", "Tiresias: any free GPUs (count only), fewest nodes first")));
+      "gpu-count", "Tiresias: any free GPUs regardless of locality, fewest nodes first")));
   SCHEDKIT_RETURN_IF_ERROR(r->placements.Register(Entry<BestFitPlacement>(
       "best-fit", "Consolidated: the tightest node that holds the job, else the emptiest nodes")));
   return r->placements.Register(Entry<FirstFitPlacement>(

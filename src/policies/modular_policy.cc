@@ -6,6 +6,14 @@
 
 namespace schedkit {
 
+namespace {
+
+// The earlier of two wake-up times, ignoring one that is not after `now` (a key change
+// that rounding placed at or before now has already been seen).
+Time Earlier(Time a, Time b, Time now) { return b > now && b < a ? b : a; }
+
+}  // namespace
+
 ModularPolicy::ModularPolicy(ModularPolicyConfig config) : config_(std::move(config)) {
   assert(config_.admission && config_.scheduling && config_.placement);
 }
@@ -138,16 +146,26 @@ void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Ca
   for (JobId id : chosen_pending) {
     const JobSpec& spec = *view.Status(id).spec;
     Placement p = config_.placement->Place(spec, free);
-    if (p.empty()) continue;  // Fragmentation: it waits; leftovers are backfilled below.
+    if (p.empty()) {  // Fragmentation: it waits; leftovers are backfilled below.
+      if (!config_.backfill) break;
+      continue;
+    }
     free.Allocate(p);
     out->start.push_back(StartDecision{id, std::move(p)});
   }
-  // Pass 4: a stopped job whose GPUs are still free keeps running; then backfill.
+  // Pass 4: stopped jobs get first claim on what is left: they keep their GPUs if these
+  // are still free (no needless restart), else move if they fit elsewhere. Then backfill.
   for (const Candidate* c : stopped) {
     if (free.CanAllocate(*c->status.placement)) {
       free.Allocate(*c->status.placement);
-    } else {
+      continue;
+    }
+    Placement p = config_.backfill ? config_.placement->Place(*c->status.spec, free) : Placement();
+    if (p.empty()) {
       out->preempt.push_back(c->order.id);
+    } else {
+      free.Allocate(p);
+      out->start.push_back(StartDecision{c->order.id, std::move(p)});
     }
   }
   if (config_.backfill) PlacePending(view, &free, out, tried);
@@ -244,7 +262,7 @@ void ModularPolicy::BookDecisions(const ClusterView& view, const std::vector<Can
       s.placement = nullptr;
       Enqueue(s, now);
     } else {
-      wake = std::min(wake, config_.scheduling->NextKeyChange(c.status, now));
+      wake = Earlier(wake, config_.scheduling->NextKeyChange(c.status, now), now);
     }
   }
   for (const StartDecision& s : out->start) {
@@ -256,9 +274,9 @@ void ModularPolicy::BookDecisions(const ClusterView& view, const std::vector<Can
     JobStatus st = view.Status(s.job);
     st.state = JobState::kRunning;
     st.placement = &s.placement;
-    wake = std::min(wake, config_.scheduling->NextKeyChange(st, now));
+    wake = Earlier(wake, config_.scheduling->NextKeyChange(st, now), now);
   }
-  out->wake_at = wake > now ? wake : kNever;
+  out->wake_at = wake;
 }
 
 }  // namespace schedkit

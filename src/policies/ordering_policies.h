@@ -23,8 +23,9 @@ struct OrderingPolicyInfo {
 };
 
 // Registers `info` as a ModularPolicy. Adds the options every such policy has:
-// preemption=never|priority and backfill=true|false. Under CompatMode::kMuri the
-// policy rebuilds its schedule from an empty cluster at every decision (replace_all).
+// preemption=never|priority and backfill=true|false. Under CompatMode::kMuri a
+// preemptive policy rebuilds its schedule from an empty cluster at every decision
+// (replace_all), as the Muri simulator does.
 Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r);
 
 }  // namespace schedkit

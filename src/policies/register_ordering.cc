@@ -31,7 +31,10 @@ Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r) {
     config.scheduling = std::move(ordering).value();
     config.preemption = preemption == "never" ? PreemptionMode::kNever : PreemptionMode::kPriority;
     config.backfill = ctx.options.Bool("backfill");
-    config.replace_all = ctx.compat == CompatMode::kMuri;
+    // The Muri simulator rebuilds preemptive schedules from scratch at every event; a
+    // non-preemptive policy keeps its running jobs in compat mode too.
+    config.replace_all =
+        ctx.compat == CompatMode::kMuri && config.preemption == PreemptionMode::kPriority;
     return std::unique_ptr<Policy>(std::make_unique<ModularPolicy>(std::move(config)));
   };
   return r->policies.Register(std::move(entry));

@@ -27,7 +27,7 @@ Status RegisterRemainingWork(Registries* r, bool gpu_weighted) {
   return RegisterOrderingPolicy(
       {.name = gpu_weighted ? "srsf" : "srtf",
        .description = gpu_weighted
-                          ? "Shortest remaining service (remaining time x GPUs) first; preemptive"
+                          ? "Shortest remaining service (remaining time x GPUs, oracle) first; preemptive"
                           : "Shortest remaining time first (oracle remaining work); preemptive",
        .options = {},
        .default_placement = "yarn",

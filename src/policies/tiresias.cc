@@ -1,9 +1,12 @@
 // Tiresias: discretised 2D-LAS. Jobs sit in queues by attained GPU-time (queue k once
-// attained >= thresholds[k-1]); lower queues run first, FIFO by arrival within a queue.
+// attained >= thresholds[k-1]); lower queues run first. Within a queue running jobs stay
+// ahead (no preemption inside a queue) and pending jobs are FIFO by queue entry time
+// (arrival for queue 0, the demotion time for the others).
 // A running job is demoted the moment it crosses a threshold: the policy asks to be
 // woken then. Under compat muri, demotion times are ceil(threshold / GPUs) seconds of
 // execution, as in the Muri/Tiresias simulator (docs/fidelity.md).
 #include <cmath>
+#include <unordered_map>
 
 #include "policies/ordering_policies.h"
 #include "registry/builtins.h"
@@ -17,8 +20,14 @@ class TiresiasOrder final : public SchedulingModule {
       : thresholds_(std::move(thresholds)), compat_muri_(compat_muri) {}
   std::string_view Name() const override { return "tiresias"; }
 
-  PriorityKey Key(const JobStatus& job, Time) const override {
-    return {static_cast<double>(QueueOf(job)), 0, 0};
+  // (queue, not running, time the job entered that queue): jobs are preempted only by
+  // jobs of a higher-priority queue, as in the Tiresias simulator, and pending jobs of a
+  // queue are FIFO by entry time. Compat muri orders within a queue by its list
+  // discipline instead (MultiLevelFifo), so only the queue is in the key.
+  PriorityKey Key(const JobStatus& job, Time now) const override {
+    const size_t q = QueueOf(job);
+    if (compat_muri_) return {static_cast<double>(q), 0, 0};
+    return {static_cast<double>(q), job.running() ? 0.0 : 1.0, EntryTime(job, q, now)};
   }
 
   Time NextKeyChange(const JobStatus& job, Time now) const override {
@@ -33,13 +42,31 @@ class TiresiasOrder final : public SchedulingModule {
 
  private:
   size_t QueueOf(const JobStatus& job) const {
+    // Compat muri compares exactly, as Muri does; the clean model forgives the few ulps
+    // by which a job woken at its computed crossing time may fall short.
+    const double slack = compat_muri_ ? 0 : 1e-9;
     size_t q = 0;
-    while (q < thresholds_.size() && job.attained_gpu_s >= thresholds_[q]) ++q;
+    while (q < thresholds_.size() && job.attained_gpu_s >= thresholds_[q] * (1 - slack)) ++q;
     return q;
+  }
+
+  // When the job's attained service crossed the threshold of queue q (its submit time for
+  // queue 0). A crossing is seen while the job runs (it asks to be woken then) and
+  // remembered, since a pending job's history is not in its status.
+  Time EntryTime(const JobStatus& job, size_t q, Time now) const {
+    if (q == 0) return job.spec->submit_s;
+    auto it = entered_.find(job.spec->id);
+    if (it != entered_.end() && it->second.first == q) return it->second.second;
+    const Time crossed = job.running() ? now - (job.attained_gpu_s - thresholds_[q - 1]) / job.spec->gpus
+                                       : now;
+    entered_[job.spec->id] = {q, crossed};
+    return crossed;
   }
 
   std::vector<double> thresholds_;  // GPU-seconds, ascending.
   bool compat_muri_;
+  // Job -> (queue, entry time). Derived only from statuses seen, so runs stay deterministic.
+  mutable std::unordered_map<JobId, std::pair<size_t, Time>> entered_;
 };
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <set>
 
@@ -11,7 +12,7 @@ bool ParseDouble(const std::string& text, double* out) {
   if (text.empty()) return false;
   char* end = nullptr;
   *out = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size();
+  return end == text.c_str() + text.size() && std::isfinite(*out);
 }
 
 bool ParseInt(const std::string& text, int64_t* out) {
@@ -58,11 +59,11 @@ bool Valid(OptionSpec::Type type, const std::string& text) {
 
 const char* OptionSpec::TypeName(Type t) {
   switch (t) {
-    case Type::kInt: return "int";
+    case Type::kInt: return "integer";
     case Type::kDouble: return "number";
     case Type::kBool: return "bool";
     case Type::kString: return "string";
-    case Type::kDoubleList: return "numbers a:b:...";
+    case Type::kDoubleList: return "list of numbers (a:b:...)";
   }
   return "?";
 }
@@ -84,8 +85,8 @@ Result<OptionValues> OptionValues::Parse(const std::string& owner,
                                      (known.empty() ? "none" : known) + ")");
     }
     if (!Valid(spec->type, text)) {
-      return Status::InvalidArgument(owner + ": option '" + key + "': '" + text + "' is not a " +
-                                     OptionSpec::TypeName(spec->type));
+      return Status::InvalidArgument(owner + ": option '" + key + "': '" + text +
+                                     "' is not a finite " + OptionSpec::TypeName(spec->type));
     }
     values.values_[key] = text;
   }

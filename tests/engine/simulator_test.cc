@@ -41,6 +41,35 @@ TEST(Simulator, RefusesAPolicyThatDoubleBooksAGpu) {
   EXPECT_NE(st.message().find("busy"), std::string::npos) << st.message();
 }
 
+TEST(Simulator, RefusesConflictingDecisionsWithoutApplyingAny) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 4, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(1).Submit(0).Duration(10).Build(),
+                JobBuilder(2).Submit(0).Duration(10).Build()};
+  Simulator sim(&trace, &cluster, SimulatorOptions());
+  EventBatch batch;
+  ASSERT_TRUE(sim.NextDecisionPoint(&batch));
+  auto gpu = [](uint64_t mask) { return Placement{{NodeShare{0, mask, 0, 0}}}; };
+  Decisions twice;
+  twice.start = {{1, gpu(0b01)}, {1, gpu(0b10)}};
+  EXPECT_FALSE(sim.Apply(twice).ok());
+  Decisions reject_and_start;
+  reject_and_start.reject = {2};
+  reject_and_start.start = {{2, gpu(0b01)}};
+  EXPECT_FALSE(sim.Apply(reject_and_start).ok());
+  Decisions bad_wake;
+  bad_wake.start = {{1, gpu(0b01)}};
+  bad_wake.wake_at = 0;
+  EXPECT_FALSE(sim.Apply(bad_wake).ok());
+  Decisions wrong_size;
+  wrong_size.start = {{1, gpu(0b11)}};
+  EXPECT_FALSE(sim.Apply(wrong_size).ok());
+  // Nothing of the refused decisions was applied.
+  EXPECT_TRUE(sim.view().RunningJobs().empty());
+  EXPECT_EQ(sim.view().PendingJobs(), (std::vector<JobId>{1, 2}));
+  EXPECT_EQ(sim.view().Resources().total_free_gpus(), 4);
+}
+
 TEST(Simulator, StepInterfaceDrivesAPolicyLikeRun) {
   const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 4, 0, 0);
   Trace trace;

@@ -104,6 +104,30 @@ TEST(Tiresias, AttainedServiceCountsGpus) {
   EXPECT_DOUBLE_EQ(r.Jct(1), 110);  // 25 s done, 75 left from 35.
 }
 
+TEST(Tiresias, NoPreemptionWithinAQueueAndFifoByQueueEntry) {
+  // One GPU, threshold 100. J1 runs 0-100 in queue 0 and is demoted at 100; J2
+  // (arrived at 50, queue 0) runs from 100. At 200 J2 is demoted too, into the queue
+  // where J1 waits with an earlier entry time; but running jobs stay ahead within a
+  // queue, so J2 runs on to 250. J1 then runs 250-450.
+  auto r = RunScenario({JobBuilder(1).Gpus(1).Submit(0).Duration(300).Build(),
+                        JobBuilder(2).Gpus(1).Submit(50).Duration(150).Build()},
+                       kOneGpu, Request("tiresias", {{"thresholds", "100"}}));
+  EXPECT_DOUBLE_EQ(r.Jct(2), 200);  // 100 -> 250 without interruption.
+  EXPECT_EQ(r.jobs.at(2).preemptions, 0);
+  EXPECT_DOUBLE_EQ(r.Jct(1), 450);
+}
+
+TEST(Compat, NonPreemptivePoliciesStayNonPreemptiveUnderCompatMuri) {
+  PolicyRequest req = Request("fifo");
+  req.compat = CompatMode::kMuri;
+  auto r = RunScenario({JobBuilder(1).Gpus(4).Submit(0).Duration(100).Build(),
+                        JobBuilder(2).Gpus(4).Submit(10).Duration(20).Build()},
+                       kFourGpus, req);
+  EXPECT_EQ(r.summary.preemptions, 0);
+  // Compat muri runs jobs 1.015x their solo time: J1 ends at 101.5, J2 at 101.5 + 20.3.
+  EXPECT_NEAR(r.Jct(2), 111.8, 1e-9);
+}
+
 TEST(Modular, RejectsJobsLargerThanTheCluster) {
   auto r = RunScenario({JobBuilder(1).Gpus(8).Submit(0).Duration(10).Build(),
                         JobBuilder(2).Gpus(2).Submit(0).Duration(10).Build()},

@@ -46,8 +46,10 @@ TEST(Registry, ErrorsNameTheBadPolicyModuleOrOption) {
 
   auto bad_type = MakePolicy(Req("las", {{"quantum_s", "soon"}}));
   ASSERT_FALSE(bad_type.ok());
-  EXPECT_NE(bad_type.status().message().find("'quantum_s': 'soon' is not a number"),
+  EXPECT_NE(bad_type.status().message().find("'quantum_s': 'soon' is not a finite number"),
             std::string::npos);
+  EXPECT_FALSE(MakePolicy(Req("las", {{"quantum_s", "nan"}})).ok());
+  EXPECT_FALSE(MakePolicy(Req("las", {{"quantum_s", "inf"}})).ok());
 
   auto bad_value = MakePolicy(Req("tiresias", {{"thresholds", "7200:3250"}}));
   ASSERT_FALSE(bad_value.ok());
