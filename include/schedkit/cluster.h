@@ -75,6 +75,7 @@ class ClusterState {
   int free_cpus(int node) const { return free_cpus_[node]; }
   double free_mem_gb(int node) const { return free_mem_gb_[node]; }
   int total_free_gpus() const { return total_free_gpus_; }
+  int total_gpus() const { return total_gpus_; }  // Free or not: the cluster's size.
 
   // Returns true iff every share's GPUs are free and its CPUs and memory fit.
   bool CanAllocate(const Placement& p) const;
@@ -90,6 +91,7 @@ class ClusterState {
   std::vector<int> free_cpus_;
   std::vector<double> free_mem_gb_;
   int total_free_gpus_ = 0;
+  int total_gpus_ = 0;
 };
 
 // The lowest `n` set bits of `mask`. REQUIRES: popcount(mask) >= n.

@@ -24,7 +24,11 @@
 //     jobs keep their GPUs when the new set fits around them, else they are moved.
 //     SchedulingModule::MultiLevelFifo adds Tiresias' queue discipline to the list.
 //  6. The policy asks to be woken at the earliest SchedulingModule::NextKeyChange of a
-//     running job that lies after now.
+//     running job, asked when the job starts and again when that time comes. A key
+//     change is thus seen at most once per wake-up, never lost to rounding.
+// Running jobs are re-keyed only when it can matter: when some pending job does not
+// fit beside them. An event after which everyone pending can start costs no more than
+// placing those jobs, whatever the cluster's size.
 // Jobs no placement could ever satisfy (e.g. more CPUs than any node has) are not
 // detected: they stay pending and end the run unfinished.
 #ifndef SCHEDKIT_MODULAR_POLICY_H_
@@ -78,8 +82,10 @@ class ModularPolicy final : public Policy {
   void AdmitArrivals(const ClusterView& view, const EventBatch& events, Decisions* out);
   void Enqueue(const JobStatus& pending, Time now);
   std::vector<Candidate> RunningInOrder(const ClusterView& view) const;
-  void DecideKeepRunning(const ClusterView& view, const std::vector<Candidate>& running,
-                         Decisions* out);
+  void DecideKeepRunning(const ClusterView& view, Decisions* out);
+  // Places every pending job beside the running ones; false (and `out` untouched) if
+  // one does not fit.
+  bool PlaceAllPending(const ClusterView& view, Decisions* out);
   void DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
                       Decisions* out);
   void DecideReplaceAll(const ClusterView& view, const std::vector<Candidate>& running,
@@ -90,8 +96,10 @@ class ModularPolicy final : public Policy {
   // misfit without backfill. Skips jobs in `skip`.
   void PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,
                     const std::set<JobId>& skip = {});
-  void BookDecisions(const ClusterView& view, const std::vector<Candidate>& running,
-                     Decisions* out);
+  // Updates the queue and the wake-ups after the decisions; sets out->wake_at.
+  void BookDecisions(const ClusterView& view, Decisions* out);
+  void SetWake(JobId id, Time at, Time now);
+  void ForgetWake(JobId id);
 
   ModularPolicyConfig config_;
   std::vector<JobId> waiting_;  // Arrived, not yet admitted, in arrival order.
@@ -101,6 +109,9 @@ class ModularPolicy final : public Policy {
   // replace_all only: every admitted unfinished job, in the persistent list order,
   // with the key it had at the previous decision.
   std::vector<std::pair<JobId, PriorityKey>> list_;
+  // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first.
+  std::set<std::pair<Time, JobId>> wakes_;
+  std::unordered_map<JobId, Time> wake_of_;
 };
 
 }  // namespace schedkit

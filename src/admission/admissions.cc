@@ -22,7 +22,7 @@ class LoadBased final : public AdmissionModule {
   std::string_view Name() const override { return "load-based"; }
   void Admit(const ClusterView& view, const std::vector<JobId>& waiting, int64_t demand,
              std::vector<JobId>* admitted) override {
-    const double limit = threshold_ * view.Cluster().TotalGpus();
+    const double limit = threshold_ * view.Resources().total_gpus();
     for (JobId id : waiting) {
       const int gpus = view.Status(id).spec->gpus;
       // An idle system admits the head even if it alone exceeds the limit.

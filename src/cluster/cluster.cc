@@ -70,6 +70,7 @@ ClusterState::ClusterState(const ClusterSpec* spec) : spec_(spec) {
     free_mem_gb_.push_back(n.mem_gb);
     total_free_gpus_ += n.gpus;
   }
+  total_gpus_ = total_free_gpus_;
 }
 
 bool ClusterState::CanAllocate(const Placement& p) const {

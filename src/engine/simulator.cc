@@ -277,9 +277,9 @@ class Simulator::Impl final : public ClusterView {
   }
 
   schedkit::Status Validate(const Decisions& d) const {
-    const std::string at = "decision at t=" + std::to_string(now_) + ": ";
+    auto at = [&] { return "decision at t=" + std::to_string(now_) + ": "; };
     auto fail = [&](const std::string& what, JobId id) {
-      return schedkit::Status::InvalidArgument(at + what + " job " + std::to_string(id));
+      return schedkit::Status::InvalidArgument(at() + what + " job " + std::to_string(id));
     };
     std::unordered_map<JobId, int> named;  // A job may appear in one list, once.
     auto state_of = [&](JobId id, JobState* state) {
@@ -296,7 +296,7 @@ class Simulator::Impl final : public ClusterView {
       if (!state_of(id, &st) || st != JobState::kRunning) return fail("preempts non-running or repeated", id);
     }
     if (d.wake_at != kNever && !(d.wake_at > now_)) {
-      return schedkit::Status::InvalidArgument(at + "wake-up at t=" + std::to_string(d.wake_at) +
+      return schedkit::Status::InvalidArgument(at() + "wake-up at t=" + std::to_string(d.wake_at) +
                                                " is not after now");
     }
     if (d.start.empty()) return schedkit::Status::Ok();
@@ -313,11 +313,11 @@ class Simulator::Impl final : public ClusterView {
       const JobSpec& spec = *jobs_[index_.at(s.job)].spec;
       if (s.placement.gpus() != spec.gpus) {
         return schedkit::Status::InvalidArgument(
-            at + "starts job " + std::to_string(s.job) + " on " +
+            at() + "starts job " + std::to_string(s.job) + " on " +
             std::to_string(s.placement.gpus()) + " GPUs; it asks for " + std::to_string(spec.gpus));
       }
       if (!after.CanAllocate(s.placement)) {
-        return schedkit::Status::InvalidArgument(at + "job " + std::to_string(s.job) +
+        return schedkit::Status::InvalidArgument(at() + "job " + std::to_string(s.job) +
                                                  " placed on busy or missing resources " +
                                                  s.placement.ToString());
       }
@@ -374,7 +374,7 @@ class Simulator::Impl final : public ClusterView {
   void NotifyClusterState() {
     const int pending = static_cast<int>(pending_.size());
     const int running = static_cast<int>(running_.size());
-    const int busy = cluster_->TotalGpus() - resources_.total_free_gpus();
+    const int busy = resources_.total_gpus() - resources_.total_free_gpus();
     if (pending == last_pending_ && running == last_running_ && busy == last_busy_) return;
     last_pending_ = pending;
     last_running_ = running;

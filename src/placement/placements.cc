@@ -8,6 +8,7 @@
 //             jobs take the emptiest nodes first.
 //  first-fit  Scattered: the first free GPUs in node order, across nodes (Blox).
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "placement/placement_util.h"
@@ -22,11 +23,15 @@ std::vector<int> AllNodes(const ClusterState& free) {
   return nodes;
 }
 
-// Nodes by free GPUs, most first (ties: lower id first).
+// Nodes with free GPUs, most free first (ties: lower id first). A counting sort: free
+// counts are at most kMaxGpusPerNode, and this runs for every placement.
 std::vector<int> EmptiestFirst(const ClusterState& free) {
-  std::vector<int> nodes = AllNodes(free);
-  std::stable_sort(nodes.begin(), nodes.end(),
-                   [&](int a, int b) { return free.free_gpus(a) > free.free_gpus(b); });
+  std::array<int, kMaxGpusPerNode + 2> start{};
+  for (int n = 0; n < free.num_nodes(); ++n) ++start[kMaxGpusPerNode - free.free_gpus(n) + 1];
+  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+  std::vector<int> nodes(free.num_nodes());
+  for (int n = 0; n < free.num_nodes(); ++n) nodes[start[kMaxGpusPerNode - free.free_gpus(n)]++] = n;
+  while (!nodes.empty() && free.free_gpus(nodes.back()) == 0) nodes.pop_back();
   return nodes;
 }
 

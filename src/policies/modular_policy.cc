@@ -6,40 +6,53 @@
 
 namespace schedkit {
 
-namespace {
-
-// The earlier of two wake-up times, ignoring one that is not after `now` (a key change
-// that rounding placed at or before now has already been seen).
-Time Earlier(Time a, Time b, Time now) { return b > now && b < a ? b : a; }
-
-}  // namespace
-
 ModularPolicy::ModularPolicy(ModularPolicyConfig config) : config_(std::move(config)) {
   assert(config_.admission && config_.scheduling && config_.placement);
 }
 ModularPolicy::~ModularPolicy() = default;
 
 void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, Decisions* out) {
-  for (JobId id : events.finished) admitted_gpu_demand_ -= view.Status(id).spec->gpus;
+  for (JobId id : events.finished) {
+    admitted_gpu_demand_ -= view.Status(id).spec->gpus;
+    ForgetWake(id);
+  }
   if (config_.replace_all && !events.finished.empty()) {
     std::set<JobId> gone(events.finished.begin(), events.finished.end());
     std::erase_if(list_, [&](const auto& e) { return gone.count(e.first) > 0; });
   }
   AdmitArrivals(view, events, out);
-  const std::vector<Candidate> running = RunningInOrder(view);
   if (config_.replace_all) {
-    DecideReplaceAll(view, running, out);
+    DecideReplaceAll(view, RunningInOrder(view), out);
   } else if (config_.preemption == PreemptionMode::kNever) {
-    DecideKeepRunning(view, running, out);
+    DecideKeepRunning(view, out);
+  } else if (PlaceAllPending(view, out)) {
+    // Fast path: every pending job fits beside the running ones, so every job runs
+    // whatever the keys say; keys only matter when someone must wait.
   } else {
-    DecidePriority(view, running, out);
+    DecidePriority(view, RunningInOrder(view), out);
   }
-  BookDecisions(view, running, out);
+  BookDecisions(view, out);
+}
+
+bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
+  if (queue_.empty()) return true;
+  ClusterState free = view.Resources();
+  std::vector<StartDecision> starts;
+  for (const QueueEntry& e : queue_) {
+    const JobSpec& spec = *view.Status(e.id).spec;
+    if (spec.gpus > free.total_free_gpus()) return false;
+    Placement p = config_.placement->Place(spec, free);
+    if (p.empty()) return false;
+    free.Allocate(p);
+    starts.push_back(StartDecision{e.id, std::move(p)});
+  }
+  out->start = std::move(starts);
+  return true;
 }
 
 void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& events,
                                   Decisions* out) {
-  const int total_gpus = view.Cluster().TotalGpus();
+  const int total_gpus = view.Resources().total_gpus();
   for (JobId id : events.arrived) {
     if (view.Status(id).spec->gpus > total_gpus) {
       out->reject.push_back(id);  // Could never run here.
@@ -103,8 +116,7 @@ void ModularPolicy::PlacePending(const ClusterView& view, ClusterState* free, De
   }
 }
 
-void ModularPolicy::DecideKeepRunning(const ClusterView& view, const std::vector<Candidate>&,
-                                      Decisions* out) {
+void ModularPolicy::DecideKeepRunning(const ClusterView& view, Decisions* out) {
   ClusterState free = view.Resources();
   PlacePending(view, &free, out);
 }
@@ -112,8 +124,8 @@ void ModularPolicy::DecideKeepRunning(const ClusterView& view, const std::vector
 void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
                                    Decisions* out) {
   // Pass 1: choose by GPU count, walking running and queued jobs merged in key order.
-  int budget = view.Cluster().TotalGpus();
-  std::set<JobId> chosen_running;
+  int budget = view.Resources().total_gpus();
+  std::vector<char> chosen_running(running.size(), 0);
   std::vector<JobId> chosen_pending;
   auto r = running.begin();
   auto q = queue_.begin();
@@ -124,7 +136,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Ca
     if (gpus <= budget) {
       budget -= gpus;
       if (take_running) {
-        chosen_running.insert(id);
+        chosen_running[r - running.begin()] = 1;
       } else {
         chosen_pending.push_back(id);
       }
@@ -136,8 +148,9 @@ void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Ca
   // Pass 2: stop running jobs that were not chosen.
   ClusterState free = view.Resources();
   std::vector<const Candidate*> stopped;
-  for (const Candidate& c : running) {
-    if (chosen_running.count(c.order.id)) continue;
+  for (size_t i = 0; i < running.size(); ++i) {
+    const Candidate& c = running[i];
+    if (chosen_running[i]) continue;
     free.Release(*c.status.placement);
     stopped.push_back(&c);
   }
@@ -249,21 +262,15 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view,
   if (config_.scheduling->MultiLevelFifo()) RunningAheadInLevel(chosen);
 }
 
-void ModularPolicy::BookDecisions(const ClusterView& view, const std::vector<Candidate>& running,
-                                  Decisions* out) {
+void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   const Time now = view.Now();
-  Time wake = kNever;
-  std::set<JobId> preempted(out->preempt.begin(), out->preempt.end());
-  for (const Candidate& c : running) {
-    if (preempted.count(c.order.id)) {
-      if (config_.replace_all) continue;  // It never left the list.
-      JobStatus s = c.status;
-      s.state = JobState::kPending;
-      s.placement = nullptr;
-      Enqueue(s, now);
-    } else {
-      wake = Earlier(wake, config_.scheduling->NextKeyChange(c.status, now), now);
-    }
+  for (JobId id : out->preempt) {
+    ForgetWake(id);
+    if (config_.replace_all) continue;  // It never left the list.
+    JobStatus s = view.Status(id);
+    s.state = JobState::kPending;
+    s.placement = nullptr;
+    Enqueue(s, now);
   }
   for (const StartDecision& s : out->start) {
     auto it = queued_.find(s.job);
@@ -274,9 +281,28 @@ void ModularPolicy::BookDecisions(const ClusterView& view, const std::vector<Can
     JobStatus st = view.Status(s.job);
     st.state = JobState::kRunning;
     st.placement = &s.placement;
-    wake = Earlier(wake, config_.scheduling->NextKeyChange(st, now), now);
+    SetWake(s.job, config_.scheduling->NextKeyChange(st, now), now);
   }
-  out->wake_at = wake;
+  // Wake-ups that have come: ask the running job for its next key change.
+  while (!wakes_.empty() && !(wakes_.begin()->first > now)) {
+    const JobId id = wakes_.begin()->second;
+    SetWake(id, config_.scheduling->NextKeyChange(view.Status(id), now), now);
+  }
+  out->wake_at = wakes_.empty() ? kNever : wakes_.begin()->first;
+}
+
+void ModularPolicy::SetWake(JobId id, Time at, Time now) {
+  ForgetWake(id);
+  if (!(at > now) || at == kNever) return;  // Already seen, or never.
+  wakes_.emplace(at, id);
+  wake_of_[id] = at;
+}
+
+void ModularPolicy::ForgetWake(JobId id) {
+  auto it = wake_of_.find(id);
+  if (it == wake_of_.end()) return;
+  wakes_.erase({it->second, id});
+  wake_of_.erase(it);
 }
 
 }  // namespace schedkit
