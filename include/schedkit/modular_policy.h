@@ -86,6 +86,9 @@ class ModularPolicy final : public Policy {
   // Places every pending job beside the running ones; false (and `out` untouched) if
   // one does not fit.
   bool PlaceAllPending(const ClusterView& view, Decisions* out);
+  // True iff every running job's key is ahead of the best pending job's: then the
+  // priority walk cannot preempt anyone and reduces to backfilling. O(running), no sort.
+  bool RunningAllAheadOfPending(const ClusterView& view) const;
   void DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
                       Decisions* out);
   void DecideReplaceAll(const ClusterView& view, const std::vector<Candidate>& running,

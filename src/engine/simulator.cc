@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "engine/event_queue.h"
+#include "engine/job_index.h"
 
 namespace schedkit {
 
@@ -47,11 +48,14 @@ constexpr double kDoneEpsilon = 1e-9;
 class Simulator::Impl final : public ClusterView {
  public:
   Impl(const Trace* trace, const ClusterSpec* cluster, SimulatorOptions options)
-      : trace_(trace), cluster_(cluster), options_(std::move(options)), resources_(cluster) {
+      : trace_(trace),
+        cluster_(cluster),
+        options_(std::move(options)),
+        resources_(cluster),
+        index_(trace->jobs) {
     compat_muri_ = options_.compat == CompatMode::kMuri;
     if (compat_muri_) options_.runtime_factor = 1.015;
     jobs_.resize(trace->jobs.size());
-    index_.reserve(trace->jobs.size());
     for (size_t i = 0; i < trace->jobs.size(); ++i) {
       const JobSpec& spec = trace->jobs[i];
       JobRun& run = jobs_[i];
@@ -59,7 +63,6 @@ class Simulator::Impl final : public ClusterView {
       run.work_s = spec.SoloRuntime() * options_.runtime_factor;
       run.remaining_s = run.work_s;
       run.overhead_s = options_.overheads.For(spec.model, spec.gpus);
-      index_.emplace(spec.id, static_cast<int32_t>(i));
     }
   }
 
@@ -71,7 +74,7 @@ class Simulator::Impl final : public ClusterView {
   std::vector<JobId> PendingJobs() const override {
     std::vector<int32_t> idx;
     idx.reserve(pending_.size());
-    for (JobId id : pending_) idx.push_back(index_.at(id));
+    for (JobId id : pending_) idx.push_back(index_.At(id));
     std::sort(idx.begin(), idx.end());  // Trace order is (submit, id).
     std::vector<JobId> out;
     out.reserve(idx.size());
@@ -79,7 +82,7 @@ class Simulator::Impl final : public ClusterView {
     return out;
   }
   JobStatus Status(JobId id) const override {
-    const JobRun& j = jobs_[index_.at(id)];
+    const JobRun& j = jobs_[index_.At(id)];
     JobStatus s;
     s.spec = j.spec;
     s.state = j.state;
@@ -133,13 +136,13 @@ class Simulator::Impl final : public ClusterView {
   schedkit::Status Apply(const Decisions& d) {
     ++stats_.decisions;
     SCHEDKIT_RETURN_IF_ERROR(Validate(d));
-    for (JobId id : d.reject) Reject(jobs_[index_.at(id)]);
-    for (JobId id : d.preempt) Preempt(jobs_[index_.at(id)]);
+    for (JobId id : d.reject) Reject(jobs_[index_.At(id)]);
+    for (JobId id : d.preempt) Preempt(jobs_[index_.At(id)]);
     for (const StartDecision& s : d.start) {
-      JobRun& j = jobs_[index_.at(s.job)];
+      JobRun& j = jobs_[index_.At(s.job)];
       if (j.state == JobState::kRunning) Preempt(j);  // A move: stop, then restart.
     }
-    for (const StartDecision& s : d.start) Start(jobs_[index_.at(s.job)], s.placement);
+    for (const StartDecision& s : d.start) Start(jobs_[index_.At(s.job)], s.placement);
     wake_at_ = d.wake_at;
     if (compat_muri_) RepredictAllRunning();
     NotifyClusterState();
@@ -183,13 +186,13 @@ class Simulator::Impl final : public ClusterView {
   }
 
   void AdvanceAllRunning() {
-    for (JobId id : running_) Advance(jobs_[index_.at(id)]);
+    for (JobId id : running_) Advance(jobs_[index_.At(id)]);
   }
 
   // Compat muri: every event changed every running job's remaining work.
   void RepredictAllRunning() {
     for (JobId id : running_) {
-      const int32_t idx = index_.at(id);
+      const int32_t idx = index_.At(id);
       JobRun& j = jobs_[idx];
       events_.Push(PredictCompletion(j), idx, ++j.generation);
     }
@@ -283,9 +286,9 @@ class Simulator::Impl final : public ClusterView {
     };
     std::unordered_map<JobId, int> named;  // A job may appear in one list, once.
     auto state_of = [&](JobId id, JobState* state) {
-      auto it = index_.find(id);
-      if (it == index_.end() || !jobs_[it->second].arrived) return false;
-      *state = jobs_[it->second].state;
+      const int32_t i = index_.Find(id);
+      if (i < 0 || !jobs_[i].arrived) return false;
+      *state = jobs_[i].state;
       return ++named[id] == 1;
     };
     JobState st;
@@ -302,15 +305,15 @@ class Simulator::Impl final : public ClusterView {
     if (d.start.empty()) return schedkit::Status::Ok();
     // Resources as they will be after the stops, to check every start against.
     ClusterState after = resources_;
-    for (JobId id : d.preempt) after.Release(jobs_[index_.at(id)].placement);
+    for (JobId id : d.preempt) after.Release(jobs_[index_.At(id)].placement);
     for (const StartDecision& s : d.start) {
       if (!state_of(s.job, &st) || (st != JobState::kPending && st != JobState::kRunning)) {
         return fail("starts finished, unknown or repeated", s.job);
       }
-      if (st == JobState::kRunning) after.Release(jobs_[index_.at(s.job)].placement);
+      if (st == JobState::kRunning) after.Release(jobs_[index_.At(s.job)].placement);
     }
     for (const StartDecision& s : d.start) {
-      const JobSpec& spec = *jobs_[index_.at(s.job)].spec;
+      const JobSpec& spec = *jobs_[index_.At(s.job)].spec;
       if (s.placement.gpus() != spec.gpus) {
         return schedkit::Status::InvalidArgument(
             at() + "starts job " + std::to_string(s.job) + " on " +
@@ -366,7 +369,7 @@ class Simulator::Impl final : public ClusterView {
   void RemoveFrom(std::vector<JobId>* list, JobRun& j) {
     const JobId last = list->back();
     (*list)[j.list_pos] = last;
-    jobs_[index_.at(last)].list_pos = j.list_pos;
+    jobs_[index_.At(last)].list_pos = j.list_pos;
     list->pop_back();
     j.list_pos = -1;
   }
@@ -388,7 +391,7 @@ class Simulator::Impl final : public ClusterView {
   bool compat_muri_ = false;
   ClusterState resources_;
   std::vector<JobRun> jobs_;  // In trace order.
-  std::unordered_map<JobId, int32_t> index_;
+  JobIndex index_;
   std::vector<JobId> pending_;
   std::vector<JobId> running_;
   size_t next_arrival_ = 0;

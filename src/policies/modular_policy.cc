@@ -28,6 +28,9 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
   } else if (PlaceAllPending(view, out)) {
     // Fast path: every pending job fits beside the running ones, so every job runs
     // whatever the keys say; keys only matter when someone must wait.
+  } else if (RunningAllAheadOfPending(view)) {
+    // Nobody pending outranks anybody running: no preemption, just backfill.
+    DecideKeepRunning(view, out);
   } else {
     DecidePriority(view, RunningInOrder(view), out);
   }
@@ -83,16 +86,30 @@ void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
   queued_[e.id] = e;
 }
 
-std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const ClusterView& view) const {
-  std::vector<Candidate> running;
-  running.reserve(view.RunningJobs().size());
+bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) const {
+  if (queue_.empty()) return true;
+  const QueueEntry& best_pending = *queue_.begin();
   for (JobId id : view.RunningJobs()) {
-    JobStatus s = view.Status(id);
-    QueueEntry e{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id};
-    running.push_back(Candidate{e, std::move(s)});
+    const JobStatus s = view.Status(id);
+    const QueueEntry e{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id};
+    if (!(e < best_pending)) return false;
   }
-  std::sort(running.begin(), running.end(),
-            [](const Candidate& a, const Candidate& b) { return a.order < b.order; });
+  return true;
+}
+
+std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const ClusterView& view) const {
+  const std::vector<JobId>& ids = view.RunningJobs();
+  std::vector<QueueEntry> keys;
+  keys.reserve(ids.size());
+  for (JobId id : ids) {
+    const JobStatus s = view.Status(id);
+    keys.push_back(QueueEntry{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id});
+  }
+  // Sort the small keys, then fetch statuses in order: cheaper than sorting statuses.
+  std::sort(keys.begin(), keys.end());
+  std::vector<Candidate> running;
+  running.reserve(keys.size());
+  for (const QueueEntry& e : keys) running.push_back(Candidate{e, view.Status(e.id)});
   return running;
 }
 

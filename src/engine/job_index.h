@@ -1,0 +1,62 @@
+// JobId -> engine index. Trace ids are usually small and dense (0..n-1), so a flat
+// vector serves them; arbitrary ids fall back to a hash map. Every engine lookup of a
+// job goes through here, several per job per event.
+#ifndef SCHEDKIT_ENGINE_JOB_INDEX_H_
+#define SCHEDKIT_ENGINE_JOB_INDEX_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_map>
+#include <vector>
+
+#include "schedkit/job.h"
+
+namespace schedkit {
+
+class JobIndex {
+ public:
+  explicit JobIndex(const std::vector<JobSpec>& jobs) {
+    JobId max_id = -1;
+    bool non_negative = true;
+    for (const JobSpec& j : jobs) {
+      non_negative = non_negative && j.id >= 0;
+      if (j.id > max_id) max_id = j.id;
+    }
+    dense_ = non_negative && max_id < 4 * static_cast<JobId>(jobs.size()) + 64;
+    if (dense_) flat_.assign(max_id + 1, -1);
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (dense_) {
+        flat_[jobs[i].id] = static_cast<int32_t>(i);
+      } else {
+        map_.emplace(jobs[i].id, static_cast<int32_t>(i));
+      }
+    }
+  }
+
+  // The index of `id`, or -1 if no job has it.
+  int32_t Find(JobId id) const {
+    if (dense_) return id >= 0 && id < static_cast<JobId>(flat_.size()) ? flat_[id] : -1;
+    auto it = map_.find(id);
+    return it == map_.end() ? -1 : it->second;
+  }
+  // REQUIRES: a job has `id`; aborts otherwise (an engine bug).
+  int32_t At(JobId id) const {
+    const int32_t i = Find(id);
+    if (i < 0) {
+      std::fprintf(stderr, "schedkit: internal error: unknown job %lld\n",
+                   static_cast<long long>(id));
+      std::abort();
+    }
+    return i;
+  }
+
+ private:
+  bool dense_ = false;
+  std::vector<int32_t> flat_;
+  std::unordered_map<JobId, int32_t> map_;
+};
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_ENGINE_JOB_INDEX_H_
