@@ -91,10 +91,9 @@ class ModularPolicy final : public Policy {
   bool RunningAllAheadOfPending(const ClusterView& view) const;
   void DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
                       Decisions* out);
-  void DecideReplaceAll(const ClusterView& view, const std::vector<Candidate>& running,
-                        Decisions* out);
+  void DecideReplaceAll(const ClusterView& view, Decisions* out);
   void SortList(const ClusterView& view);
-  void RunningAheadInLevel(const std::set<JobId>& running_after);
+  void RunningAheadInLevel(const std::vector<JobId>& running_after);  // Sorted ids.
   // Places pending jobs from the queue, in order, on `free`; stops on the first
   // misfit without backfill. Skips jobs in `skip`.
   void PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,
@@ -112,6 +111,22 @@ class ModularPolicy final : public Policy {
   // replace_all only: every admitted unfinished job, in the persistent list order,
   // with the key it had at the previous decision.
   std::vector<std::pair<JobId, PriorityKey>> list_;
+  size_t sorted_size_ = 0;  // list_[0, sorted_size_) was sorted by key at the last decision.
+  // SortList re-keys only running and newly appended jobs and merges them back in.
+  struct ChangedEntry {
+    PriorityKey key;
+    size_t order;  // Old position, or past the end for a job moved to the back.
+    JobId id;
+    bool operator<(const ChangedEntry& o) const {
+      return key != o.key ? key < o.key : order < o.order;
+    }
+  };
+  struct SortScratch {  // Reused buffers: SortList runs at every decision.
+    std::vector<JobId> running;
+    std::vector<ChangedEntry> changed;
+    std::vector<char> is_changed;
+    std::vector<std::pair<JobId, PriorityKey>> merged;
+  } sort_scratch_;
   // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first.
   std::set<std::pair<Time, JobId>> wakes_;
   std::unordered_map<JobId, Time> wake_of_;

@@ -47,6 +47,8 @@ class ClusterView {
   virtual std::vector<JobId> PendingJobs() const = 0;
   // REQUIRES: `id` has arrived.
   virtual JobStatus Status(JobId id) const = 0;
+  // The job's static description; cheaper than Status(id).spec. REQUIRES: `id` has arrived.
+  virtual const JobSpec& Spec(JobId id) const = 0;
 };
 
 }  // namespace schedkit

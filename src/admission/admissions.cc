@@ -24,7 +24,7 @@ class LoadBased final : public AdmissionModule {
              std::vector<JobId>* admitted) override {
     const double limit = threshold_ * view.Resources().total_gpus();
     for (JobId id : waiting) {
-      const int gpus = view.Status(id).spec->gpus;
+      const int gpus = view.Spec(id).gpus;
       // An idle system admits the head even if it alone exceeds the limit.
       if (demand > 0 && demand + gpus > limit) break;
       demand += gpus;

@@ -63,6 +63,11 @@ bool Placement::operator==(const Placement& o) const {
 }
 
 ClusterState::ClusterState(const ClusterSpec* spec) : spec_(spec) {
+  const size_t n = spec->nodes.size();
+  free_gpu_mask_.reserve(n);
+  free_gpus_.reserve(n);
+  free_cpus_.reserve(n);
+  free_mem_gb_.reserve(n);
   for (const NodeSpec& n : spec->nodes) {
     free_gpu_mask_.push_back(n.gpus >= 64 ? ~uint64_t{0} : (uint64_t{1} << n.gpus) - 1);
     free_gpus_.push_back(n.gpus);

@@ -81,6 +81,7 @@ class Simulator::Impl final : public ClusterView {
     for (int32_t i : idx) out.push_back(jobs_[i].spec->id);
     return out;
   }
+  const JobSpec& Spec(JobId id) const override { return *jobs_[index_.At(id)].spec; }
   JobStatus Status(JobId id) const override {
     const JobRun& j = jobs_[index_.At(id)];
     JobStatus s;

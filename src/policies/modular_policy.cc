@@ -13,16 +13,19 @@ ModularPolicy::~ModularPolicy() = default;
 
 void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, Decisions* out) {
   for (JobId id : events.finished) {
-    admitted_gpu_demand_ -= view.Status(id).spec->gpus;
+    admitted_gpu_demand_ -= view.Spec(id).gpus;
     ForgetWake(id);
   }
   if (config_.replace_all && !events.finished.empty()) {
     std::set<JobId> gone(events.finished.begin(), events.finished.end());
+    size_t kept_sorted = 0;
+    for (size_t i = 0; i < sorted_size_; ++i) kept_sorted += gone.count(list_[i].first) == 0;
+    sorted_size_ = kept_sorted;
     std::erase_if(list_, [&](const auto& e) { return gone.count(e.first) > 0; });
   }
   AdmitArrivals(view, events, out);
   if (config_.replace_all) {
-    DecideReplaceAll(view, RunningInOrder(view), out);
+    DecideReplaceAll(view, out);
   } else if (config_.preemption == PreemptionMode::kNever) {
     DecideKeepRunning(view, out);
   } else if (PlaceAllPending(view, out)) {
@@ -42,7 +45,7 @@ bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
   ClusterState free = view.Resources();
   std::vector<StartDecision> starts;
   for (const QueueEntry& e : queue_) {
-    const JobSpec& spec = *view.Status(e.id).spec;
+    const JobSpec& spec = view.Spec(e.id);
     if (spec.gpus > free.total_free_gpus()) return false;
     Placement p = config_.placement->Place(spec, free);
     if (p.empty()) return false;
@@ -57,7 +60,7 @@ void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& eve
                                   Decisions* out) {
   const int total_gpus = view.Resources().total_gpus();
   for (JobId id : events.arrived) {
-    if (view.Status(id).spec->gpus > total_gpus) {
+    if (view.Spec(id).gpus > total_gpus) {
       out->reject.push_back(id);  // Could never run here.
     } else {
       waiting_.push_back(id);
@@ -118,12 +121,12 @@ void ModularPolicy::PlacePending(const ClusterView& view, ClusterState* free, De
   for (const QueueEntry& e : queue_) {
     if (free->total_free_gpus() == 0) break;
     if (skip.count(e.id)) continue;
-    const JobStatus s = view.Status(e.id);
-    if (s.spec->gpus > free->total_free_gpus()) {
+    const JobSpec& spec = view.Spec(e.id);
+    if (spec.gpus > free->total_free_gpus()) {
       if (!config_.backfill) break;
       continue;
     }
-    Placement p = config_.placement->Place(*s.spec, *free);
+    Placement p = config_.placement->Place(spec, *free);
     if (p.empty()) {
       if (!config_.backfill) break;
       continue;
@@ -149,7 +152,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Ca
   while ((r != running.end() || q != queue_.end()) && budget > 0) {
     const bool take_running = q == queue_.end() || (r != running.end() && r->order < *q);
     const JobId id = take_running ? r->order.id : q->id;
-    const int gpus = take_running ? r->status.spec->gpus : view.Status(id).spec->gpus;
+    const int gpus = take_running ? r->status.spec->gpus : view.Spec(id).gpus;
     if (gpus <= budget) {
       budget -= gpus;
       if (take_running) {
@@ -174,7 +177,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Ca
   // Pass 3: place chosen pending jobs in order.
   std::set<JobId> tried(chosen_pending.begin(), chosen_pending.end());
   for (JobId id : chosen_pending) {
-    const JobSpec& spec = *view.Status(id).spec;
+    const JobSpec& spec = view.Spec(id);
     Placement p = config_.placement->Place(spec, free);
     if (p.empty()) {  // Fragmentation: it waits; leftovers are backfilled below.
       if (!config_.backfill) break;
@@ -201,38 +204,72 @@ void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Ca
   if (config_.backfill) PlacePending(view, &free, out, tried);
 }
 
+// Equivalent to: re-key every job, move jobs whose level changed to the back, stable
+// sort by key. Only running jobs and jobs appended since the last sort can have new keys
+// or positions (pending keys are static), so those are re-keyed, sorted among
+// themselves and merged into the rest, which is still in order: O(n) with no lookups
+// for pending jobs, instead of O(n log n) with one per job.
 void ModularPolicy::SortList(const ClusterView& view) {
+  std::vector<JobId>& running = sort_scratch_.running;
+  running.assign(view.RunningJobs().begin(), view.RunningJobs().end());
+  std::sort(running.begin(), running.end());
   const bool multi_level = config_.scheduling->MultiLevelFifo();
-  std::vector<std::pair<JobId, PriorityKey>> stay, moved;
-  stay.reserve(list_.size());
-  for (auto& [id, key] : list_) {
+  const size_t n = list_.size();
+  std::vector<ChangedEntry>& changed = sort_scratch_.changed;
+  std::vector<char>& is_changed = sort_scratch_.is_changed;
+  changed.clear();
+  is_changed.assign(n, 0);
+  size_t moved = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& [id, key] = list_[i];
+    if (i < sorted_size_ && !std::binary_search(running.begin(), running.end(), id)) continue;
     const PriorityKey now_key = config_.scheduling->Key(view.Status(id), view.Now());
     const bool level_changed = multi_level && now_key[0] != key[0];
-    key = now_key;
-    (level_changed ? moved : stay).emplace_back(id, key);
+    changed.push_back(ChangedEntry{now_key, level_changed ? n + moved++ : i, id});
+    is_changed[i] = 1;
   }
-  stay.insert(stay.end(), moved.begin(), moved.end());
-  std::stable_sort(stay.begin(), stay.end(),
-                   [](const auto& a, const auto& b) { return a.second < b.second; });
-  list_ = std::move(stay);
+  if (changed.empty()) return;
+  std::sort(changed.begin(), changed.end());
+  std::vector<std::pair<JobId, PriorityKey>>& merged = sort_scratch_.merged;
+  merged.clear();
+  merged.reserve(n);
+  size_t i = 0;
+  auto next_unchanged = [&] {
+    while (i < n && is_changed[i]) ++i;
+  };
+  next_unchanged();
+  for (const ChangedEntry& c : changed) {
+    while (i < n && ChangedEntry{list_[i].second, i, 0} < c) {
+      merged.push_back(list_[i++]);
+      next_unchanged();
+    }
+    merged.emplace_back(c.id, c.key);
+  }
+  for (; i < n; ++i) {
+    if (!is_changed[i]) merged.push_back(list_[i]);
+  }
+  list_.swap(merged);
+  sorted_size_ = list_.size();
 }
 
-void ModularPolicy::RunningAheadInLevel(const std::set<JobId>& running_after) {
+void ModularPolicy::RunningAheadInLevel(const std::vector<JobId>& running_after) {
+  auto runs = [&](JobId id) {
+    return std::binary_search(running_after.begin(), running_after.end(), id);
+  };
   std::stable_sort(list_.begin(), list_.end(), [&](const auto& a, const auto& b) {
     if (a.second[0] != b.second[0]) return a.second[0] < b.second[0];
-    return running_after.count(a.first) > running_after.count(b.first);
+    return runs(a.first) && !runs(b.first);
   });
 }
 
-void ModularPolicy::DecideReplaceAll(const ClusterView& view,
-                                     const std::vector<Candidate>& running, Decisions* out) {
+void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
   SortList(view);
   // Who runs: a fresh greedy placement from an empty cluster, in list order.
   ClusterState fresh(&view.Cluster());
   std::vector<StartDecision> fresh_set;
   for (const auto& [id, key] : list_) {
     if (fresh.total_free_gpus() == 0) break;
-    const JobSpec& spec = *view.Status(id).spec;
+    const JobSpec& spec = view.Spec(id);
     Placement p;
     if (spec.gpus <= fresh.total_free_gpus()) p = config_.placement->Place(spec, fresh);
     if (p.empty()) {
@@ -242,20 +279,25 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view,
     fresh.Allocate(p);
     fresh_set.push_back(StartDecision{id, std::move(p)});
   }
-  std::map<JobId, const Candidate*> was_running;
-  for (const Candidate& c : running) was_running[c.order.id] = &c;
+  std::vector<JobId> chosen;
+  for (const StartDecision& s : fresh_set) chosen.push_back(s.job);
+  std::sort(chosen.begin(), chosen.end());
+  const std::vector<JobId>& running = sort_scratch_.running;  // Sorted by SortList.
+  auto was_running = [&](JobId id) { return std::binary_search(running.begin(), running.end(), id); };
+  auto is_chosen = [&](JobId id) { return std::binary_search(chosen.begin(), chosen.end(), id); };
   // Where: keep running jobs on their GPUs if the newcomers fit around them.
   ClusterState sticky = view.Resources();
-  std::set<JobId> chosen;
-  for (const StartDecision& s : fresh_set) chosen.insert(s.job);
-  for (const Candidate& c : running) {
-    if (!chosen.count(c.order.id)) sticky.Release(*c.status.placement);
+  for (JobId id : running) {
+    if (!is_chosen(id)) {
+      sticky.Release(*view.Status(id).placement);
+      out->preempt.push_back(id);
+    }
   }
   std::vector<StartDecision> starts;
   bool sticky_ok = true;
   for (const StartDecision& s : fresh_set) {
-    if (was_running.count(s.job)) continue;
-    Placement p = config_.placement->Place(*view.Status(s.job).spec, sticky);
+    if (was_running(s.job)) continue;
+    Placement p = config_.placement->Place(view.Spec(s.job), sticky);
     if (p.empty()) {
       sticky_ok = false;
       break;
@@ -263,17 +305,13 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view,
     sticky.Allocate(p);
     starts.push_back(StartDecision{s.job, std::move(p)});
   }
-  if (!sticky_ok) {
+  if (!sticky_ok) {  // Fall back to the fresh placement: running jobs may move.
     starts.clear();
     for (StartDecision& s : fresh_set) {
-      auto it = was_running.find(s.job);
-      if (it == was_running.end() || !(*it->second->status.placement == s.placement)) {
+      if (!was_running(s.job) || !(*view.Status(s.job).placement == s.placement)) {
         starts.push_back(std::move(s));
       }
     }
-  }
-  for (const Candidate& c : running) {
-    if (!chosen.count(c.order.id)) out->preempt.push_back(c.order.id);
   }
   out->start = std::move(starts);
   if (config_.scheduling->MultiLevelFifo()) RunningAheadInLevel(chosen);
