@@ -1,6 +1,8 @@
 // The `schedkit` command. Subcommands are thin: parse, call the library, print.
 // The contract is docs/cli.md.
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -25,7 +27,7 @@ struct SimulateArgs {
   std::string trace, cluster, format = "auto", policy = "tiresias", placement, admission;
   std::vector<std::string> opts;
   std::string compat = "none", out, overhead_table;
-  double overhead_s = -1;
+  std::optional<double> overhead_s;
   uint64_t seed = 0;
 };
 
@@ -42,13 +44,15 @@ sk::Result<std::map<std::string, std::string>> ParseOpts(const std::vector<std::
 }
 
 sk::Result<sk::RestartOverheads> Overheads(const SimulateArgs& a) {
-  if (a.overhead_s >= 0 && !a.overhead_table.empty()) {
+  if (a.overhead_s && !a.overhead_table.empty()) {
     return sk::Status::InvalidArgument("give --overhead-s or --overhead-table, not both");
   }
-  if (a.overhead_s != -1 && a.overhead_s < 0) {
-    return sk::Status::InvalidArgument("--overhead-s must be >= 0");
+  if (a.overhead_s) {
+    if (!std::isfinite(*a.overhead_s) || *a.overhead_s < 0) {
+      return sk::Status::InvalidArgument("--overhead-s must be a finite number >= 0");
+    }
+    return sk::RestartOverheads(*a.overhead_s);
   }
-  if (a.overhead_s >= 0) return sk::RestartOverheads(a.overhead_s);
   if (!a.overhead_table.empty()) return sk::RestartOverheads::Load(a.overhead_table, 10.0);
   return sk::DefaultRestartOverheads();
 }

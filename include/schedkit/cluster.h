@@ -77,7 +77,8 @@ class ClusterState {
   int total_free_gpus() const { return total_free_gpus_; }
   int total_gpus() const { return total_gpus_; }  // Free or not: the cluster's size.
 
-  // Returns true iff every share's GPUs are free and its CPUs and memory fit.
+  // Returns true iff the shares name distinct nodes in ascending order and every share's
+  // GPUs are free and its CPUs and memory fit.
   bool CanAllocate(const Placement& p) const;
   // REQUIRES: CanAllocate(p). Aborts on violation: a double booking is an engine bug.
   void Allocate(const Placement& p);

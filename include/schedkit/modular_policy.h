@@ -5,30 +5,32 @@
 // At every decision:
 //  1. Arrivals asking for more GPUs than the cluster has are rejected; the rest wait for
 //     admission. Admitted jobs enter the pending queue, ordered by (key, submit, id).
-//  2. Running jobs are re-keyed at `now` and merged with the pending queue into one
-//     priority order.
-//  3. Preemption kNever: running jobs keep their GPUs; pending jobs are placed in order.
-//     Preemption kPriority: walking the order, jobs are chosen while their GPU demand
-//     fits the cluster's GPU count; running jobs not chosen are preempted; chosen pending
-//     jobs are placed in order on what is free; then each running job not chosen keeps
-//     its GPUs if they are still free (no needless restart), or moves if it fits
-//     elsewhere, or is preempted.
+//  2. Preemption kNever, or kPriority when every pending job fits beside the running
+//     ones or no pending job's key is ahead of any running job's: nobody is preempted;
+//     pending jobs are placed greedily in queue order on what is free.
+//  3. Otherwise (kPriority, someone must wait and outranks someone running): running
+//     jobs are re-keyed at `now` and merged with the queue into one priority order.
+//     Walking it, jobs are chosen while their GPU demand fits the cluster's GPU count;
+//     chosen pending jobs are placed in order on what running jobs not chosen leave;
+//     then each running job not chosen keeps its GPUs if they are still free (no
+//     needless restart), or moves if it fits elsewhere, or is preempted; then the rest
+//     of the queue backfills.
 //  4. With backfill, a job that does not fit is skipped and later jobs may run; without
 //     it the walk stops at the first job that does not fit, by GPU count or by
-//     placement (head-of-line blocking), and nobody moves.
+//     placement (head-of-line blocking), and in steps 2-3 nobody moves.
 //  5. With replace_all (the Muri/Tiresias simulators' semantics), the schedule is
-//     rebuilt from an empty cluster at every decision. Jobs live in one persistent
-//     list, stable-sorted by key at every decision (ties keep their previous order;
-//     newcomers join the back); every job, running or not, is placed afresh in that
-//     order. The running set is exactly the one that fresh placement allows; running
-//     jobs keep their GPUs when the new set fits around them, else they are moved.
+//     rebuilt from an empty cluster at every decision instead. Jobs live in one
+//     persistent list, stable-sorted by key at every decision (ties keep their previous
+//     order; newcomers join the back); every job, running or not, is placed afresh in
+//     that order. The running set is exactly the one that fresh placement allows;
+//     running jobs keep their GPUs when the new set fits around them, else they move.
 //     SchedulingModule::MultiLevelFifo adds Tiresias' queue discipline to the list.
 //  6. The policy asks to be woken at the earliest SchedulingModule::NextKeyChange of a
 //     running job, asked when the job starts and again when that time comes. A key
 //     change is thus seen at most once per wake-up, never lost to rounding.
-// Running jobs are re-keyed only when it can matter: when some pending job does not
-// fit beside them. An event after which everyone pending can start costs no more than
-// placing those jobs, whatever the cluster's size.
+// So running jobs are re-keyed only when it can matter, and an event after which
+// everyone pending can start costs no more than placing those jobs, whatever the
+// cluster's size.
 // Jobs no placement could ever satisfy (e.g. more CPUs than any node has) are not
 // detected: they stay pending and end the run unfinished.
 #ifndef SCHEDKIT_MODULAR_POLICY_H_
@@ -86,8 +88,8 @@ class ModularPolicy final : public Policy {
   // Places every pending job beside the running ones; false (and `out` untouched) if
   // one does not fit.
   bool PlaceAllPending(const ClusterView& view, Decisions* out);
-  // True iff every running job's key is ahead of the best pending job's: then the
-  // priority walk cannot preempt anyone and reduces to backfilling. O(running), no sort.
+  // True iff every running job's key is ahead of the best pending job's: then nobody
+  // can be preempted (step 2). O(running), no sort.
   bool RunningAllAheadOfPending(const ClusterView& view) const;
   void DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
                       Decisions* out);

@@ -70,7 +70,8 @@ class SchedulingModule {
   virtual std::string_view Name() const = 0;
   // The key of `job` at `now`. For a pending job the key must not change while it
   // stays pending (the mechanism keeps pending jobs in an ordered set); a running
-  // job's key may change with time and is re-read at every decision.
+  // job's key may change with time and is re-read whenever the mechanism compares it
+  // with other keys (not necessarily at every decision).
   virtual PriorityKey Key(const JobStatus& job, Time now) const = 0;
   // The earliest time after `now` at which the key of running `job` changes in a way
   // that can reorder jobs (e.g. a Tiresias queue demotion), or kNever. The mechanism

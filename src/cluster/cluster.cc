@@ -79,8 +79,11 @@ ClusterState::ClusterState(const ClusterSpec* spec) : spec_(spec) {
 }
 
 bool ClusterState::CanAllocate(const Placement& p) const {
+  int previous_node = -1;
   for (const NodeShare& s : p.shares) {
-    if (s.node < 0 || s.node >= num_nodes()) return false;
+    // Shares name each node once, in ascending order (so no GPU is counted twice).
+    if (s.node <= previous_node || s.node >= num_nodes()) return false;
+    previous_node = s.node;
     if ((s.gpu_mask & free_gpu_mask_[s.node]) != s.gpu_mask) return false;
     if (s.cpus > free_cpus_[s.node] || s.mem_gb > free_mem_gb_[s.node] + 1e-9) return false;
   }

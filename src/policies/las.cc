@@ -1,7 +1,8 @@
 // LAS: least attained service first, with 2D attained service (GPU-seconds), as in
 // Tiresias' continuous 2D-LAS and Blox's LAS. Running jobs' service grows while pending
-// jobs' does not, so the order is re-examined every `quantum_s` seconds while jobs run
-// (Blox's round length); quantum_s=0 re-examines it only at arrivals and completions.
+// jobs' does not, so each running job's place is re-examined every `quantum_s` seconds
+// after it starts (like Blox's 300-s rounds, but per job rather than global);
+// quantum_s=0 re-examines the order only at arrivals and completions.
 #include "policies/ordering_policies.h"
 #include "registry/builtins.h"
 

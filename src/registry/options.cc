@@ -85,8 +85,11 @@ Result<OptionValues> OptionValues::Parse(const std::string& owner,
                                      (known.empty() ? "none" : known) + ")");
     }
     if (!Valid(spec->type, text)) {
-      return Status::InvalidArgument(owner + ": option '" + key + "': '" + text +
-                                     "' is not a finite " + OptionSpec::TypeName(spec->type));
+      const bool numeric = spec->type == OptionSpec::Type::kDouble ||
+                           spec->type == OptionSpec::Type::kDoubleList;
+      return Status::InvalidArgument(owner + ": option '" + key + "': '" + text + "' is not " +
+                                     (numeric ? "a finite " : "a valid ") +
+                                     OptionSpec::TypeName(spec->type));
     }
     values.values_[key] = text;
   }

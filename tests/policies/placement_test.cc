@@ -80,6 +80,9 @@ TEST(ClusterState, AllocateAndReleaseTrackFreeResources) {
   EXPECT_EQ(state.total_free_gpus(), 6);
   EXPECT_EQ(state.free_cpus(1), 4);
   EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{1, 0b0010, 0, 0}}}));
+  // A node named twice could count a GPU twice: refused.
+  EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{0, 0b1, 0, 0}, NodeShare{0, 0b1, 0, 0}}}));
+  EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{1, 0b1, 0, 0}, NodeShare{0, 0b1, 0, 0}}}));
   state.Release(p);
   EXPECT_EQ(state.total_free_gpus(), 8);
   EXPECT_EQ(state.free_mem_gb(1), 64);
