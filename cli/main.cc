@@ -1,15 +1,24 @@
 // The `schedkit` command. Subcommands are thin: parse, call the library, print.
 // The contract is docs/cli.md.
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+
+#include "schedkit/experiment.h"
 #include "schedkit/registry.h"
 #include "schedkit/run.h"
 #include "schedkit/trace.h"
@@ -157,6 +166,152 @@ int Policies() {
   return 0;
 }
 
+struct CompareArgs {
+  SimulateArgs base;
+  std::string policies = "fifo,sjf,srtf,srsf,las,tiresias";
+  int threads = 0;
+};
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+int Compare(const CompareArgs& a) {
+  sk::TraceOptions trace_options;
+  auto format = sk::ParseTraceFormat(a.base.format);
+  if (!format.ok()) return Fail(format.status().message());
+  trace_options.format = *format;
+  const std::string trace_path =
+      a.base.trace.empty() ? sk::DataDir() + "/traces/muri_trace3.csv" : a.base.trace;
+  const std::string cluster_path =
+      a.base.cluster.empty() ? sk::DataDir() + "/clusters/muri_n8g8.csv" : a.base.cluster;
+  auto trace = sk::LoadTrace(trace_path, trace_options);
+  if (!trace.ok()) return Fail(trace.status().message());
+  auto cluster = sk::LoadClusterSpec(cluster_path);
+  if (!cluster.ok()) return Fail(cluster.status().message());
+  auto opts = ParseOpts(a.base.opts);
+  if (!opts.ok()) return Fail(opts.status().message());
+  if (a.base.compat != "none" && a.base.compat != "muri") {
+    return Fail("--compat '" + a.base.compat + "': expected none or muri");
+  }
+  auto overheads = Overheads(a.base);
+  if (!overheads.ok()) return Fail(overheads.status().message());
+  const std::vector<std::string> names = SplitCommas(a.policies);
+  if (names.empty()) return Fail("--policies: give at least one policy");
+  std::vector<sk::PolicyRequest> requests;
+  for (const std::string& name : names) {
+    sk::PolicyRequest r;
+    r.policy = name;
+    r.seed = a.base.seed;
+    r.compat = a.base.compat == "muri" ? sk::CompatMode::kMuri : sk::CompatMode::kNone;
+    // Shared --opt keys go to every policy that declares them.
+    const auto* entry = sk::BuiltinRegistries().policies.Find(name);
+    if (entry == nullptr) return Fail("unknown policy '" + name + "'");
+    for (const auto& [k, v] : *opts) {
+      const bool routed = k.rfind("placement.", 0) == 0 || k.rfind("admission.", 0) == 0;
+      bool declared = routed;
+      for (const auto& o : entry->options) declared = declared || o.name == k;
+      if (declared) r.options[k] = v;
+    }
+    r.placement = a.base.placement;
+    r.admission = a.base.admission;
+    requests.push_back(std::move(r));
+  }
+  sk::SimulatorOptions options;
+  options.overheads = *overheads;
+  const auto start = std::chrono::steady_clock::now();
+  auto results = sk::RunAll(*trace, *cluster, requests, options, a.threads);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::vector<sk::Summary> summaries;
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].ok()) return Fail(names[i] + ": " + results[i].status().message());
+    summaries.push_back(results[i]->summary);
+  }
+  std::printf("%zu policies on %s (%zu jobs), cluster %s (%d GPUs), %.3f s wall\n", names.size(),
+              trace_path.c_str(), trace->jobs.size(), cluster_path.c_str(), cluster->TotalGpus(),
+              wall);
+  std::printf("%s", sk::FormatComparison(names, summaries).c_str());
+  return 0;
+}
+
+std::atomic<bool> g_stop{false};
+extern "C" void OnInterrupt(int) { g_stop.store(true); }
+
+struct SweepArgs {
+  std::string config, out, shard = "0/1";
+  int threads = 0;
+};
+
+int Sweep(const SweepArgs& a) {
+  auto config = sk::LoadSweepConfig(a.config);
+  if (!config.ok()) return Fail(config.status().message());
+  auto shard = sk::ParseShard(a.shard);
+  if (!shard.ok()) return Fail(shard.status().message());
+  sk::SweepOptions options;
+  options.out_dir = a.out.empty() ? "sweep-" + config->name : a.out;
+  options.threads = a.threads;
+  options.shard = shard->first;
+  options.num_shards = shard->second;
+  options.stop = &g_stop;
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (ec) return Fail(options.out_dir + ": " + ec.message());
+  const bool tty = isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+  size_t first_done = SIZE_MAX;
+  options.progress = [&](size_t done, size_t total, const sk::SweepRun& run) {
+    if (first_done == SIZE_MAX) first_done = done - 1;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double rate = (done - first_done) / std::max(elapsed, 1e-9);
+    const double eta = rate > 0 ? (total - done) / rate : 0;
+    const int width = 30, filled = static_cast<int>(width * done / std::max<size_t>(total, 1));
+    std::fprintf(stderr, "%s[%s%s] %zu/%zu runs, %.0f s elapsed, ETA %.0f s  %s%s",
+                 tty ? "\r" : "", std::string(filled, '#').c_str(),
+                 std::string(width - filled, ' ').c_str(), done, total, elapsed, eta,
+                 tty ? "" : run.id.c_str(), tty ? "" : "\n");
+  };
+  auto report = sk::RunSweep(*config, options);
+  if (tty) std::fprintf(stderr, "\n");
+  if (!report.ok()) return Fail(report.status().message());
+  std::printf("sweep %s: %zu runs in shard %d/%d: %zu ran, %zu already done, %zu failed%s\n",
+              config->name.c_str(), report->total, options.shard, options.num_shards, report->ran,
+              report->skipped, report->failed, report->interrupted ? ", interrupted" : "");
+  std::printf("results: %s/results.csv\n", options.out_dir.c_str());
+  for (const std::string& e : report->errors) std::fprintf(stderr, "schedkit: %s\n", e.c_str());
+  if (report->interrupted) {
+    std::fprintf(stderr, "schedkit: interrupted; finished runs are kept, run again to resume\n");
+    return 130;
+  }
+  return report->failed == 0 ? 0 : 1;
+}
+
+// `schedkit report` is the Python package python/schedkit_report (matplotlib), run with
+// Debian's interpreter; this only finds it and hands over the arguments.
+int Report(const std::vector<std::string>& args) {
+  const char* dir = std::getenv("SCHEDKIT_PYTHON_DIR");
+  const std::string python_dir = dir != nullptr ? dir : SCHEDKIT_DEFAULT_PYTHON_DIR;
+  const char* old_path = std::getenv("PYTHONPATH");
+  const std::string path = python_dir + (old_path != nullptr ? ":" + std::string(old_path) : "");
+  setenv("PYTHONPATH", path.c_str(), 1);
+  std::vector<std::string> argv_strings = {"/usr/bin/python3", "-m", "schedkit_report"};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv("/usr/bin/python3", argv.data());
+  return Fail(std::string("cannot run /usr/bin/python3: ") + std::strerror(errno));
+}
+
 struct GenerateArgs {
   sk::GeneratorConfig config;
   std::string durations = "blox", out;
@@ -203,6 +358,34 @@ int main(int argc, char** argv) {
 
   CLI::App* policies = app.add_subcommand("policies", "List policies, placements and admission modules");
 
+  CompareArgs cmp;
+  CLI::App* compare = app.add_subcommand("compare", "Run several policies on one trace, side by side");
+  compare->add_option("--trace", cmp.base.trace, "trace file (default: the shipped Muri trace3)");
+  compare->add_option("--cluster", cmp.base.cluster, "cluster spec (default: the shipped 8x8-GPU spec)");
+  compare->add_option("--format", cmp.base.format, "trace format");
+  compare->add_option("--policies", cmp.policies, "comma-separated policy names");
+  compare->add_option("--placement", cmp.base.placement, "placement module for every policy");
+  compare->add_option("--admission", cmp.base.admission, "admission module for every policy");
+  compare->add_option("--opt", cmp.base.opts, "key=value, given to each policy that has the option");
+  compare->add_option("--compat", cmp.base.compat, "none or muri");
+  compare->add_option("--seed", cmp.base.seed, "seed for randomised policies");
+  compare->add_option("--overhead-table", cmp.base.overhead_table, "restart overheads table");
+  compare->add_option("--overhead-s", cmp.base.overhead_s, "a fixed restart overhead");
+  compare->add_option("--threads", cmp.threads, "threads (default: one per core)");
+
+  std::vector<std::string> report_args;
+  CLI::App* report = app.add_subcommand("report", "Figures and an HTML report of a sweep (docs/report.md)");
+  report->add_option("args", report_args, "RESULTS_DIR [--out DIR]");
+  report->allow_extras();
+  report->prefix_command();
+
+  SweepArgs swp;
+  CLI::App* sweep = app.add_subcommand("sweep", "Run a grid of experiments from a TOML file");
+  sweep->add_option("config", swp.config, "sweep file (docs/sweep.md)")->required();
+  sweep->add_option("--out", swp.out, "output folder (default: sweep-<name>)");
+  sweep->add_option("--shard", swp.shard, "i/n: run only grid points with index % n == i");
+  sweep->add_option("--threads", swp.threads, "threads (default: one per core)");
+
   GenerateArgs gen;
   CLI::App* generate = app.add_subcommand("generate", "Write a synthetic trace (native format)");
   generate->add_option("--jobs", gen.config.num_jobs, "number of jobs");
@@ -224,6 +407,13 @@ int main(int argc, char** argv) {
   }
   if (simulate->parsed()) return Simulate(sim);
   if (policies->parsed()) return Policies();
+  if (compare->parsed()) return Compare(cmp);
+  if (sweep->parsed()) return Sweep(swp);
+  if (report->parsed()) {
+    std::vector<std::string> args = report_args;
+    for (const std::string& extra : report->remaining()) args.push_back(extra);
+    return Report(args);
+  }
   if (generate->parsed()) return Generate(gen);
   return 1;
 }

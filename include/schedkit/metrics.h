@@ -22,6 +22,7 @@ struct JobRecord {
   double executed_s = 0;        // Wall seconds it ran, overheads included; finished jobs only.
   int preemptions = 0;          // Times it was stopped (moves included).
   std::string placement;        // Last placement it ran on (Placement::ToString).
+  std::string vc;               // The job's virtual cluster; empty if none.
   Outcome outcome = Outcome::kUnfinished;
 
   double jct_s() const { return end_s - submit_s; }

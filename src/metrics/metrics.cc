@@ -32,6 +32,7 @@ MetricsRecorder::MetricsRecorder(const Trace* trace) {
     JobRecord r;
     r.id = spec.id;
     r.gpus = spec.gpus;
+    r.vc = spec.vc;
     r.submit_s = spec.submit_s;
     jobs_.push_back(r);
   }
@@ -137,14 +138,14 @@ Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path) {
   std::ofstream out(path);
   if (!out) return Status::IoError(path + ": cannot open for writing");
   out << "job_id,gpus,submit_s,first_start_s,end_s,jct_s,queue_s,executed_s,preemptions,"
-         "outcome,placement\n";
+         "outcome,placement,vc\n";
   for (const JobRecord& r : recorder.jobs()) {
     const bool done = r.outcome == JobRecord::Outcome::kFinished;
     out << r.id << ',' << r.gpus << ',' << Num(r.submit_s) << ',' << Num(r.first_start_s) << ','
         << Num(r.end_s) << ',' << (done ? Num(r.jct_s()) : "") << ','
         << (r.first_start_s == kNever ? "" : Num(r.queue_s())) << ',' << Num(r.executed_s) << ','
         << r.preemptions << ',' << OutcomeName(r.outcome) << ',' << workload::CsvField(r.placement)
-        << '\n';
+        << ',' << workload::CsvField(r.vc) << '\n';
   }
   return out ? Status::Ok() : Status::IoError(path + ": write failed");
 }

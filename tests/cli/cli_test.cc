@@ -106,4 +106,37 @@ TEST(Cli, BadInputGivesOneLineErrorAndNonZeroExit) {
   EXPECT_NE(opt.output.find("expected key=value"), std::string::npos);
 }
 
+TEST(Cli, CompareRunsPoliciesSideBySide) {
+  const Outcome o = RunCli("compare --policies fifo,srtf,tiresias --trace " + kSource +
+                           "/data/traces/tiny.csv --cluster " + kSource +
+                           "/data/clusters/tiny.csv --overhead-s 10");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  for (const char* s : {"fifo", "srtf", "tiresias", "x best", "avg JCT s"}) {
+    EXPECT_NE(o.output.find(s), std::string::npos) << s << "\n" << o.output;
+  }
+  EXPECT_NE(RunCli("compare --policies fifo,nope").exit_code, 0);
+}
+
+TEST(Cli, SweepWritesResultsAndShardsResume) {
+  const std::string dir = ::testing::TempDir() + "/cli_sweep";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/s.toml") << "name = \"cli\"\nseeds = [1, 2]\n[workload]\njobs = 40\n"
+                                    "jobs_per_hour = [3]\n[[policy]]\nname = \"fifo\"\n"
+                                    "[[policy]]\nname = \"srtf\"\n";
+  const std::string base = "sweep " + dir + "/s.toml --out " + dir + "/out";
+  const Outcome shard0 = RunCli(base + " --shard 0/2");
+  ASSERT_EQ(shard0.exit_code, 0) << shard0.output;
+  EXPECT_NE(shard0.output.find("2 runs in shard 0/2: 2 ran"), std::string::npos) << shard0.output;
+  const Outcome all = RunCli(base);
+  ASSERT_EQ(all.exit_code, 0) << all.output;
+  EXPECT_NE(all.output.find("4 runs in shard 0/1: 2 ran, 2 already done"), std::string::npos)
+      << all.output;
+  EXPECT_NE(ReadFile(dir + "/out/results.csv").find("srtf__muri_n8g8__load3__seed2"),
+            std::string::npos);
+  const Outcome bad = RunCli("sweep " + dir + "/missing.toml");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("schedkit: "), std::string::npos) << bad.output;
+}
+
 }  // namespace

@@ -1,0 +1,376 @@
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "schedkit/experiment.h"
+#include "workload/csv.h"
+
+namespace schedkit {
+namespace fs = std::filesystem;
+
+namespace {
+
+// "FILE:LINE: key 'K': what".
+Status KeyError(const std::string& file, const toml::node* node, const std::string& key,
+                const std::string& what) {
+  const int line = node != nullptr ? static_cast<int>(node->source().begin.line) : 0;
+  return Status::InvalidArgument(file + ":" + std::to_string(line) + ": key '" + key + "': " + what);
+}
+
+// A path from the config: relative to the config's folder; else under the data dir.
+std::string ResolvePath(const std::string& config_dir, const std::string& path,
+                        const std::string& data_subdir) {
+  fs::path p(path);
+  if (p.is_absolute()) return p.string();
+  if (fs::exists(fs::path(config_dir) / p)) return fs::weakly_canonical(fs::path(config_dir) / p).string();
+  const fs::path in_data = fs::path(DataDir()) / data_subdir / p;
+  if (fs::exists(in_data)) return fs::weakly_canonical(in_data).string();
+  return (fs::path(config_dir) / p).string();  // Fails later, naming this path.
+}
+
+Result<std::vector<std::string>> StringList(const std::string& file, const toml::table& t,
+                                            const std::string& key) {
+  std::vector<std::string> out;
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return out;
+  if (auto s = node->value<std::string>()) return std::vector<std::string>{*s};
+  const toml::array* arr = node->as_array();
+  if (arr == nullptr) return KeyError(file, node, key, "expected a string or a list of strings");
+  for (const toml::node& e : *arr) {
+    auto s = e.value<std::string>();
+    if (!s) return KeyError(file, &e, key, "expected strings");
+    out.push_back(*s);
+  }
+  return out;
+}
+
+Result<std::vector<double>> NumberList(const std::string& file, const toml::table& t,
+                                       const std::string& key) {
+  std::vector<double> out;
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return out;
+  if (auto v = node->value<double>()) return std::vector<double>{*v};
+  const toml::array* arr = node->as_array();
+  if (arr == nullptr) return KeyError(file, node, key, "expected a number or a list of numbers");
+  for (const toml::node& e : *arr) {
+    auto v = e.value<double>();
+    if (!v) return KeyError(file, &e, key, "expected numbers");
+    out.push_back(*v);
+  }
+  return out;
+}
+
+// A TOML option value as the text the option parser takes.
+Result<std::string> OptionText(const std::string& file, const toml::node& v, const std::string& key) {
+  if (auto s = v.value_exact<std::string>()) return *s;
+  if (auto b = v.value_exact<bool>()) return std::string(*b ? "true" : "false");
+  if (auto i = v.value_exact<int64_t>()) return std::to_string(*i);
+  if (auto d = v.value_exact<double>()) return workload::FormatDouble(*d);
+  if (const toml::array* arr = v.as_array()) {
+    std::string out;
+    for (const toml::node& e : *arr) {
+      auto d = e.value<double>();
+      if (!d) return KeyError(file, &e, key, "expected a list of numbers");
+      out += (out.empty() ? "" : ":") + workload::FormatDouble(*d);
+    }
+    return out;
+  }
+  return KeyError(file, &v, key, "expected a string, number, bool or list of numbers");
+}
+
+Status ParsePolicies(const std::string& file, const toml::table& root, SweepConfig* config) {
+  const toml::node* node = root.get("policy");
+  const toml::array* arr = node != nullptr ? node->as_array() : nullptr;
+  if (arr == nullptr || arr->empty()) {
+    return KeyError(file, node, "policy", "give at least one [[policy]] table");
+  }
+  for (const toml::node& entry : *arr) {
+    const toml::table* t = entry.as_table();
+    if (t == nullptr) return KeyError(file, &entry, "policy", "expected [[policy]] tables");
+    SweepPolicy p;
+    auto name = (*t)["name"].value<std::string>();
+    if (!name) return KeyError(file, &entry, "policy.name", "missing");
+    p.request.policy = *name;
+    p.label = (*t)["label"].value_or(*name);
+    p.request.placement = (*t)["placement"].value_or(std::string());
+    p.request.admission = (*t)["admission"].value_or(std::string());
+    p.request.compat = config->compat;
+    if (const toml::table* opts = (*t)["options"].as_table()) {
+      for (const auto& [k, v] : *opts) {
+        const std::string key(k.str());
+        auto text = OptionText(file, v, "policy.options." + key);
+        if (!text.ok()) return text.status();
+        p.request.options[key] = *text;
+      }
+    }
+    // Build it once now so that a typo fails before hours of runs.
+    auto made = MakePolicy(p.request);
+    if (!made.ok()) return KeyError(file, &entry, "policy", made.status().message());
+    for (const SweepPolicy& other : config->policies) {
+      if (other.label == p.label) {
+        return KeyError(file, &entry, "policy.label", "'" + p.label + "' is used twice");
+      }
+    }
+    config->policies.push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+std::string Sanitize(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  }
+  return s;
+}
+
+std::string Stem(const std::string& path) { return fs::path(path).stem().string(); }
+
+}  // namespace
+
+Result<SweepConfig> LoadSweepConfig(const std::string& path) {
+  if (!fs::is_regular_file(path)) return Status::NotFound(path + ": no such sweep file");
+  toml::table root;
+  try {
+    root = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    return Status::InvalidArgument(path + ":" + std::to_string(e.source().begin.line) + ": " +
+                                   std::string(e.description()));
+  }
+  SweepConfig config;
+  config.source = path;
+  const std::string dir = fs::path(path).parent_path().string();
+  config.name = root["name"].value_or(Stem(path));
+  const std::string compat = root["compat"].value_or(std::string("none"));
+  if (compat != "none" && compat != "muri") {
+    return KeyError(path, root.get("compat"), "compat", "'" + compat + "' is not none or muri");
+  }
+  config.compat = compat == "muri" ? CompatMode::kMuri : CompatMode::kNone;
+  config.overhead_s = root["overhead_s"].value_or(-1.0);
+
+  auto clusters = StringList(path, root, "clusters");
+  if (!clusters.ok()) return clusters.status();
+  if (clusters->empty()) clusters->push_back("muri_n8g8.csv");
+  for (const std::string& c : *clusters) config.clusters.push_back(ResolvePath(dir, c, "clusters"));
+
+  auto seeds = NumberList(path, root, "seeds");
+  if (!seeds.ok()) return seeds.status();
+  for (double s : *seeds) {
+    if (s < 0 || s != static_cast<double>(static_cast<uint64_t>(s))) {
+      return KeyError(path, root.get("seeds"), "seeds", "seeds are whole numbers >= 0");
+    }
+    config.seeds.push_back(static_cast<uint64_t>(s));
+  }
+  if (config.seeds.empty()) config.seeds.push_back(0);
+
+  const toml::table* workload = root["workload"].as_table();
+  if (workload == nullptr) return KeyError(path, nullptr, "workload", "missing [workload] table");
+  auto traces = StringList(path, *workload, "traces");
+  if (!traces.ok()) return traces.status();
+  for (const std::string& t : *traces) config.traces.push_back(ResolvePath(dir, t, "traces"));
+  if (config.traces.empty()) {
+    auto loads = NumberList(path, *workload, "jobs_per_hour");
+    if (!loads.ok()) return loads.status();
+    if (loads->empty()) {
+      return KeyError(path, workload, "workload", "give traces, or jobs_per_hour for the generator");
+    }
+    config.loads = *loads;
+    config.generator.num_jobs = (*workload)["jobs"].value_or(int64_t{1000});
+    const std::string durations = (*workload)["durations"].value_or(std::string("blox"));
+    if (durations == "philly") {
+      config.generator.durations = GeneratorConfig::Durations::kPhilly;
+      config.generator.philly_distribution_path = DataDir() + "/gavel/philly_job_distribution.csv";
+    } else if (durations != "blox") {
+      return KeyError(path, workload->get("durations"), "workload.durations",
+                      "'" + durations + "' is not blox or philly");
+    }
+  }
+  SCHEDKIT_RETURN_IF_ERROR(ParsePolicies(path, root, &config));
+  return config;
+}
+
+std::vector<SweepRun> ExpandGrid(const SweepConfig& config) {
+  struct Workload {
+    std::string trace;
+    double load;
+    uint64_t seed;
+  };
+  std::vector<Workload> workloads;
+  for (uint64_t seed : config.seeds) {
+    if (config.traces.empty()) {
+      for (double load : config.loads) workloads.push_back({"", load, seed});
+    } else {
+      for (const std::string& t : config.traces) workloads.push_back({t, 0, seed});
+    }
+  }
+  std::vector<SweepRun> runs;
+  for (const std::string& cluster : config.clusters) {
+    for (const Workload& w : workloads) {
+      for (const SweepPolicy& p : config.policies) {
+        SweepRun r;
+        r.index = runs.size();
+        r.policy = &p;
+        r.cluster = cluster;
+        r.trace = w.trace;
+        r.load = w.load;
+        r.seed = w.seed;
+        const std::string load = w.trace.empty() ? workload::FormatDouble(w.load) : "";
+        std::string options;
+        for (const auto& [k, v] : p.request.options) options += (options.empty() ? "" : ";") + k + "=" + v;
+        r.id = Sanitize(p.label + "__" + Stem(cluster) + "__" +
+                        (w.trace.empty() ? "load" + load : Stem(w.trace)) + "__seed" +
+                        std::to_string(w.seed));
+        r.params = {{"run_id", r.id},
+                    {"policy", p.label},
+                    {"policy_name", p.request.policy},
+                    {"placement", p.request.placement},
+                    {"admission", p.request.admission},
+                    {"options", options},
+                    {"cluster", Stem(cluster)},
+                    {"trace", w.trace.empty() ? "generated" : Stem(w.trace)},
+                    {"jobs_per_hour", load},
+                    {"seed", std::to_string(w.seed)},
+                    {"compat", config.compat == CompatMode::kMuri ? "muri" : "none"}};
+        runs.push_back(std::move(r));
+      }
+    }
+  }
+  return runs;
+}
+
+Result<std::pair<int, int>> ParseShard(const std::string& text) {
+  const size_t slash = text.find('/');
+  int64_t i = -1, n = -1;
+  if (slash == std::string::npos || !workload::ParseInt64(text.substr(0, slash), &i) ||
+      !workload::ParseInt64(text.substr(slash + 1), &n) || n < 1 || i < 0 || i >= n) {
+    return Status::InvalidArgument("--shard '" + text + "': expected i/n with 0 <= i < n");
+  }
+  return std::make_pair(static_cast<int>(i), static_cast<int>(n));
+}
+
+namespace {
+
+std::string RunDir(const std::string& out, const SweepRun& r) {
+  return (fs::path(out) / "runs" / r.id).string();
+}
+
+bool Finished(const std::string& out, const SweepRun& r) {
+  return fs::exists(fs::path(RunDir(out, r)) / "summary.json");
+}
+
+Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string& out) {
+  Result<Trace> trace = Status::Internal("unset");
+  if (run.trace.empty()) {
+    GeneratorConfig gen = config.generator;
+    gen.jobs_per_hour = run.load;
+    gen.seed = run.seed;
+    trace = GenerateTrace(gen);
+  } else {
+    trace = LoadTrace(run.trace);
+  }
+  if (!trace.ok()) return trace.status();
+  auto cluster = LoadClusterSpec(run.cluster);
+  if (!cluster.ok()) return cluster.status();
+  SimulatorOptions options;
+  if (config.overhead_s >= 0) {
+    options.overheads = RestartOverheads(config.overhead_s);
+  } else {
+    auto table = DefaultRestartOverheads();
+    if (!table.ok()) return table.status();
+    options.overheads = *table;
+  }
+  PolicyRequest request = run.policy->request;
+  request.seed = run.seed;
+  auto result = RunSimulation(*trace, *cluster, request, options);
+  if (!result.ok()) return result.status();
+  const std::string dir = RunDir(out, run);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError(dir + ": " + ec.message());
+  SCHEDKIT_RETURN_IF_ERROR(WriteJobsCsv(*result->recorder, dir + "/jobs.csv"));
+  SCHEDKIT_RETURN_IF_ERROR(WriteTimeSeriesCsv(*result->recorder, dir + "/timeseries.csv"));
+  // summary.json last, by rename: its presence means the run is complete.
+  SCHEDKIT_RETURN_IF_ERROR(WriteSummaryJson(result->summary, run.params, dir + "/summary.json.tmp"));
+  fs::rename(dir + "/summary.json.tmp", dir + "/summary.json", ec);
+  if (ec) return Status::IoError(dir + "/summary.json: " + ec.message());
+  return Status::Ok();
+}
+
+const char* const kMetrics[] = {"jobs",        "rejected",        "unfinished",  "avg_jct_s",
+                                "p50_jct_s",   "p95_jct_s",       "p99_jct_s",   "makespan_s",
+                                "avg_queue_s", "p999_queue_s",    "gpu_utilization",
+                                "preemptions", "events",          "wall_s"};
+
+}  // namespace
+
+Status WriteSweepResults(const SweepConfig& config, const std::string& out_dir) {
+  const std::vector<SweepRun> grid = ExpandGrid(config);
+  const std::string path = out_dir + "/results.csv";
+  std::ofstream out(path + ".tmp");
+  if (!out) return Status::IoError(path + ": cannot open for writing");
+  bool header = false;
+  for (const SweepRun& r : grid) {
+    if (!header) {
+      for (const auto& [k, v] : r.params) out << k << ',';
+      for (size_t m = 0; m < std::size(kMetrics); ++m) out << (m ? "," : "") << kMetrics[m];
+      out << '\n';
+      header = true;
+    }
+    if (!Finished(out_dir, r)) continue;
+    std::ifstream in(RunDir(out_dir, r) + "/summary.json");
+    const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Status::IoError(RunDir(out_dir, r) + "/summary.json: not JSON");
+    for (const auto& [k, v] : r.params) out << workload::CsvField(v) << ',';
+    for (size_t m = 0; m < std::size(kMetrics); ++m) {
+      out << (m ? "," : "");
+      if (j.contains(kMetrics[m])) out << j[kMetrics[m]].dump();
+    }
+    out << '\n';
+  }
+  out.close();
+  if (!out) return Status::IoError(path + ": write failed");
+  std::error_code ec;
+  fs::rename(path + ".tmp", path, ec);
+  return ec ? Status::IoError(path + ": " + ec.message()) : Status::Ok();
+}
+
+Result<SweepReport> RunSweep(const SweepConfig& config, const SweepOptions& options) {
+  const std::vector<SweepRun> grid = ExpandGrid(config);
+  std::vector<const SweepRun*> todo;
+  SweepReport report;
+  for (const SweepRun& r : grid) {
+    if (static_cast<int>(r.index % options.num_shards) != options.shard) continue;
+    ++report.total;
+    if (Finished(options.out_dir, r)) {
+      ++report.skipped;
+    } else {
+      todo.push_back(&r);
+    }
+  }
+  std::mutex mu;
+  size_t done = report.skipped;
+  ParallelFor(
+      todo.size(), options.threads,
+      [&](size_t i) {
+        const Status st = RunOne(config, *todo[i], options.out_dir);
+        std::lock_guard<std::mutex> lock(mu);
+        ++done;
+        if (st.ok()) {
+          ++report.ran;
+        } else {
+          ++report.failed;
+          report.errors.push_back(todo[i]->id + ": " + st.message());
+        }
+        if (options.progress) options.progress(done, report.total, *todo[i]);
+      },
+      options.stop);
+  report.interrupted = options.stop != nullptr && options.stop->load() &&
+                       report.ran + report.failed + report.skipped < report.total;
+  SCHEDKIT_RETURN_IF_ERROR(WriteSweepResults(config, options.out_dir));
+  return report;
+}
+
+}  // namespace schedkit
