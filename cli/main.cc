@@ -247,11 +247,35 @@ extern "C" void OnInterrupt(int) { g_stop.store(true); }
 struct SweepArgs {
   std::string config, out, shard = "0/1";
   int threads = 0;
+  bool slurm = false;
+  int slurm_tasks = 4;
+  std::string sbatch_args;
 };
+
+int SweepOnSlurm(const SweepArgs& a, const sk::SweepConfig& config) {
+  sk::SlurmSweepOptions options;
+  options.config_path = a.config;
+  options.out_dir = a.out.empty() ? "sweep-" + config.name : a.out;
+  options.schedkit = std::filesystem::read_symlink("/proc/self/exe").string();
+  options.tasks = a.slurm_tasks;
+  options.cpus_per_task = a.threads > 0 ? a.threads : 1;
+  options.sbatch_args = a.sbatch_args;
+  options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  auto report = sk::RunSweepOnSlurm(config, options);
+  if (!report.ok()) return Fail(report.status().message());
+  std::printf("sweep %s on Slurm (job %s): %zu of %zu runs finished\n", config.name.c_str(),
+              report->job_id.c_str(), report->finished, report->total);
+  std::printf("results: %s/results.csv\n", options.out_dir.c_str());
+  if (report->finished < report->total) {
+    return Fail("some runs did not finish; see " + options.out_dir + "/slurm/task-*.out");
+  }
+  return 0;
+}
 
 int Sweep(const SweepArgs& a) {
   auto config = sk::LoadSweepConfig(a.config);
   if (!config.ok()) return Fail(config.status().message());
+  if (a.slurm) return SweepOnSlurm(a, *config);
   auto shard = sk::ParseShard(a.shard);
   if (!shard.ok()) return Fail(shard.status().message());
   sk::SweepOptions options;
@@ -384,7 +408,10 @@ int main(int argc, char** argv) {
   sweep->add_option("config", swp.config, "sweep file (docs/sweep.md)")->required();
   sweep->add_option("--out", swp.out, "output folder (default: sweep-<name>)");
   sweep->add_option("--shard", swp.shard, "i/n: run only grid points with index % n == i");
-  sweep->add_option("--threads", swp.threads, "threads (default: one per core)");
+  sweep->add_option("--threads", swp.threads, "threads (default: one per core; per task with --slurm)");
+  sweep->add_flag("--slurm", swp.slurm, "submit the grid as a Slurm job array and merge when done");
+  sweep->add_option("--slurm-tasks", swp.slurm_tasks, "array size with --slurm (default 4)");
+  sweep->add_option("--sbatch-args", swp.sbatch_args, "extra sbatch arguments with --slurm");
 
   GenerateArgs gen;
   CLI::App* generate = app.add_subcommand("generate", "Write a synthetic trace (native format)");

@@ -102,6 +102,33 @@ Result<SweepReport> RunSweep(const SweepConfig& config, const SweepOptions& opti
 // Rewrites OUT/results.csv from the finished runs found under OUT/runs.
 Status WriteSweepResults(const SweepConfig& config, const std::string& out_dir);
 
+// ---- Sweeps on a Slurm cluster ----------------------------------------------------
+
+struct SlurmSweepOptions {
+  std::string config_path;  // The sweep file, as given to `schedkit sweep`.
+  std::string out_dir;      // Must be on a filesystem every node sees.
+  std::string schedkit;     // The schedkit binary the array tasks run (absolute path).
+  int tasks = 4;            // Array size; each task runs shard i/tasks.
+  int cpus_per_task = 1;    // Threads per task.
+  std::string sbatch_args;  // Extra sbatch arguments (e.g. "-p gpu --time=60"), split on spaces.
+  double poll_s = 1;        // How often squeue is asked whether the array is done.
+  std::function<void(const std::string&)> log;  // Progress lines; may be empty.
+};
+
+struct SlurmSweepReport {
+  std::string job_id;    // The array's Slurm job id.
+  size_t finished = 0;   // Grid points with a result after the array ended.
+  size_t total = 0;      // Grid points.
+};
+
+// Submits the grid as one Slurm job array (`sbatch --array=0-(tasks-1)`, task i runs
+// `schedkit sweep CONFIG --out OUT --shard i/tasks`), waits until squeue no longer lists
+// it, then merges every shard's runs into OUT/results.csv. Task logs go to
+// OUT/slurm/task-<i>.out, each starting with "node=<node name>". Uses the Slurm clients
+// on PATH (and $SLURM_CONF). Fails if sbatch fails; missing runs are reported in
+// `finished` < `total`, not as an error.
+Result<SlurmSweepReport> RunSweepOnSlurm(const SweepConfig& config, const SlurmSweepOptions& options);
+
 }  // namespace schedkit
 
 #endif  // SCHEDKIT_EXPERIMENT_H_
