@@ -397,11 +397,9 @@ int main(int argc, char** argv) {
   compare->add_option("--overhead-s", cmp.base.overhead_s, "a fixed restart overhead");
   compare->add_option("--threads", cmp.threads, "threads (default: one per core)");
 
-  std::vector<std::string> report_args;
   CLI::App* report = app.add_subcommand("report", "Figures and an HTML report of a sweep (docs/report.md)");
-  report->add_option("args", report_args, "RESULTS_DIR [--out DIR]");
-  report->allow_extras();
-  report->prefix_command();
+  report->prefix_command();  // Everything after `report` goes to the Python tool, in order.
+  report->set_help_flag();
 
   SweepArgs swp;
   CLI::App* sweep = app.add_subcommand("sweep", "Run a grid of experiments from a TOML file");
@@ -436,11 +434,7 @@ int main(int argc, char** argv) {
   if (policies->parsed()) return Policies();
   if (compare->parsed()) return Compare(cmp);
   if (sweep->parsed()) return Sweep(swp);
-  if (report->parsed()) {
-    std::vector<std::string> args = report_args;
-    for (const std::string& extra : report->remaining()) args.push_back(extra);
-    return Report(args);
-  }
+  if (report->parsed()) return Report(report->remaining());
   if (generate->parsed()) return Generate(gen);
   return 1;
 }

@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           libbenchmark-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
-          slurmctld slurmd slurm-client)
+          slurmctld slurmd slurm-client
+          python3-matplotlib python3-numpy chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -40,7 +40,8 @@ struct JobRun {
 };
 
 // Relative tolerance for "the job's work is done": completion times are computed from
-// remaining/rate, so the remainder at that instant may be a few ulps off zero.
+// remaining/rate, so the remainder at that instant may be a few ulps (of the work or of
+// the clock) off zero.
 constexpr double kDoneEpsilon = 1e-9;
 
 }  // namespace
@@ -226,7 +227,9 @@ class Simulator::Impl final : public ClusterView {
         j.last_update = now_;
       } else {
         Advance(j);
-        if (j.remaining_s > kDoneEpsilon * std::max(1.0, j.work_s)) {
+        // The event was predicted from remaining/rate at an earlier time; the clock's
+        // rounding at `now` bounds how far from zero the remainder can be.
+        if (j.remaining_s > kDoneEpsilon * std::max({1.0, j.work_s, now_})) {
           Die("job " + std::to_string(j.spec->id) + " has work left at its completion event");
         }
       }

@@ -70,6 +70,19 @@ TEST(Simulator, RefusesConflictingDecisionsWithoutApplyingAny) {
   EXPECT_EQ(sim.view().Resources().total_free_gpus(), 4);
 }
 
+// Regression: a sub-second job late in a long trace (issue 2 review: trace3 on the tiny
+// cluster, job 709 at t ~ 3e7 s) left a few ulps of the clock as "work" at its own
+// completion event, and the invariant check aborted.
+TEST(Simulator, TinyJobsLateInALongTraceComplete) {
+  std::vector<JobSpec> jobs;
+  for (int i = 0; i < 200; ++i) {
+    jobs.push_back(JobBuilder(i).Gpus(1).Submit(3.3e7 + i * 0.7071).Duration(0.957 + i * 1e-3).Build());
+  }
+  auto r = RunScenario(jobs, ClusterSpec::Uniform(1, 1, 1, 0, 0), Request("fifo"), 30);
+  EXPECT_EQ(r.summary.jobs, 200);
+  EXPECT_NEAR(r.Jct(0), 30 + 0.957, 1e-6);
+}
+
 TEST(Simulator, StepInterfaceDrivesAPolicyLikeRun) {
   const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 4, 0, 0);
   Trace trace;
