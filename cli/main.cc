@@ -142,15 +142,15 @@ template <typename R>
 void PrintEntries(const char* heading, const R& registry) {
   std::printf("%s\n", heading);
   for (const auto& e : registry.entries()) {
-    std::printf("  %-12s %s\n", e.name.c_str(), e.description.c_str());
+    std::printf("  %-17s %s\n", e.name.c_str(), e.description.c_str());
     if constexpr (requires { e.default_placement; }) {
       if (!e.default_placement.empty()) {
-        std::printf("  %-12s   default placement: %s, admission: %s\n", "",
+        std::printf("  %-17s   default placement: %s, admission: %s\n", "",
                     e.default_placement.c_str(), e.default_admission.c_str());
       }
     }
     for (const sk::OptionSpec& o : e.options) {
-      std::printf("  %-12s   --opt %s=<%s> (default %s): %s\n", "", o.name.c_str(),
+      std::printf("  %-17s   --opt %s=<%s> (default %s): %s\n", "", o.name.c_str(),
                   sk::OptionSpec::TypeName(o.type), o.default_value.c_str(), o.help.c_str());
     }
   }

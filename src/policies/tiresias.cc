@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "policies/ordering_policies.h"
+#include "policies/queue_levels.h"
 #include "registry/builtins.h"
 
 namespace schedkit {
@@ -16,8 +17,9 @@ namespace {
 
 class TiresiasOrder final : public SchedulingModule {
  public:
-  TiresiasOrder(std::vector<double> thresholds, bool compat_muri)
-      : thresholds_(std::move(thresholds)), compat_muri_(compat_muri) {}
+  // Compat muri compares thresholds exactly, as Muri does (QueueLevels::Make).
+  TiresiasOrder(QueueLevels levels, bool compat_muri)
+      : levels_(std::move(levels)), compat_muri_(compat_muri) {}
   std::string_view Name() const override { return "tiresias"; }
 
   // (queue, not running, time the job entered that queue): jobs are preempted only by
@@ -25,31 +27,21 @@ class TiresiasOrder final : public SchedulingModule {
   // queue are FIFO by entry time. Compat muri orders within a queue by its list
   // discipline instead (MultiLevelFifo), so only the queue is in the key.
   PriorityKey Key(const JobStatus& job, Time now) const override {
-    const size_t q = QueueOf(job);
+    const size_t q = levels_.LevelOf(job.attained_gpu_s);
     if (compat_muri_) return {static_cast<double>(q), 0, 0};
     return {static_cast<double>(q), job.running() ? 0.0 : 1.0, EntryTime(job, q, now)};
   }
 
   Time NextKeyChange(const JobStatus& job, Time now) const override {
-    const size_t q = QueueOf(job);
-    if (q >= thresholds_.size()) return kNever;
-    const int gpus = job.spec->gpus;
-    if (compat_muri_) return (std::ceil(thresholds_[q] / gpus) - job.executed_s) + now;
-    return now + (thresholds_[q] - job.attained_gpu_s) / gpus;
+    if (!compat_muri_) return levels_.NextDemotion(job, now);
+    const size_t q = levels_.LevelOf(job.attained_gpu_s);
+    if (levels_.IsLast(q)) return kNever;
+    return (std::ceil(levels_.UpperBound(q) / job.spec->gpus) - job.executed_s) + now;
   }
 
   bool MultiLevelFifo() const override { return true; }
 
  private:
-  size_t QueueOf(const JobStatus& job) const {
-    // Compat muri compares exactly, as Muri does; the clean model forgives the few ulps
-    // by which a job woken at its computed crossing time may fall short.
-    const double slack = compat_muri_ ? 0 : 1e-9;
-    size_t q = 0;
-    while (q < thresholds_.size() && job.attained_gpu_s >= thresholds_[q] * (1 - slack)) ++q;
-    return q;
-  }
-
   // When the job's attained service crossed the threshold of queue q (its submit time for
   // queue 0). A crossing is seen while the job runs (it asks to be woken then) and
   // remembered, since a pending job's history is not in its status.
@@ -57,13 +49,13 @@ class TiresiasOrder final : public SchedulingModule {
     if (q == 0) return job.spec->submit_s;
     auto it = entered_.find(job.spec->id);
     if (it != entered_.end() && it->second.first == q) return it->second.second;
-    const Time crossed = job.running() ? now - (job.attained_gpu_s - thresholds_[q - 1]) / job.spec->gpus
-                                       : now;
+    const Time crossed =
+        job.running() ? now - (job.attained_gpu_s - levels_.LowerBound(q)) / job.spec->gpus : now;
     entered_[job.spec->id] = {q, crossed};
     return crossed;
   }
 
-  std::vector<double> thresholds_;  // GPU-seconds, ascending.
+  QueueLevels levels_;
   bool compat_muri_;
   // Job -> (queue, entry time). Derived only from statuses seen, so runs stay deterministic.
   mutable std::unordered_map<JobId, std::pair<size_t, Time>> entered_;
@@ -75,20 +67,16 @@ Status RegisterTiresias(Registries* r) {
   return RegisterOrderingPolicy(
       {.name = "tiresias",
        .description = "Discretised 2D-LAS: multi-level queues by attained GPU-time, FIFO within a queue",
-       .options = {{"thresholds", OptionSpec::Type::kDoubleList, "3250:7200",
-                    "queue thresholds in GPU-seconds, ascending (Muri's dlas-gpu: 3250:7200)"}},
+       .options = {QueueLevels::Option()},
        .default_placement = "gpu-count",
        .default_preemption = PreemptionMode::kPriority,
        .make = [](const PolicyContext& ctx) -> Result<std::unique_ptr<SchedulingModule>> {
-         std::vector<double> t = ctx.options.DoubleList("thresholds");
-         for (size_t i = 0; i < t.size(); ++i) {
-           if (t[i] <= 0 || (i > 0 && t[i] <= t[i - 1])) {
-             return Status::InvalidArgument(
-                 "tiresias: option 'thresholds' must be positive and strictly ascending");
-           }
-         }
+         const bool compat_muri = ctx.compat == CompatMode::kMuri;
+         Result<QueueLevels> levels =
+             QueueLevels::Make("tiresias", ctx.options.DoubleList("thresholds"), compat_muri);
+         if (!levels.ok()) return levels.status();
          return std::unique_ptr<SchedulingModule>(
-             std::make_unique<TiresiasOrder>(std::move(t), ctx.compat == CompatMode::kMuri));
+             std::make_unique<TiresiasOrder>(std::move(levels).value(), compat_muri));
        }},
       r);
 }

@@ -13,6 +13,8 @@ Status RegisterBuiltins(Registries* r) {
   SCHEDKIT_RETURN_IF_ERROR(RegisterSrsf(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterLas(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterTiresias(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterGittins(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterTiresiasGittins(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterPlacements(r));
   return RegisterAdmissions(r);
 }

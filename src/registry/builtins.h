@@ -12,6 +12,8 @@ Status RegisterSrtf(Registries* r);
 Status RegisterSrsf(Registries* r);
 Status RegisterLas(Registries* r);
 Status RegisterTiresias(Registries* r);
+Status RegisterGittins(Registries* r);
+Status RegisterTiresiasGittins(Registries* r);
 Status RegisterPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);
 
