@@ -1,6 +1,8 @@
 // Golden runs of the `schedkit` binary on the tiny shipped trace, and its error contract.
 #include <gtest/gtest.h>
 
+#include "test_files.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 namespace {
+using schedkit::testing::ReadFile;
 
 const std::string kSource = SCHEDKIT_SOURCE_DIR;
 
@@ -32,12 +35,6 @@ Outcome RunCli(const std::string& args) {
   return o;
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 std::string TinyArgs(const std::string& policy) {
   return "simulate --trace " + kSource + "/data/traces/tiny.csv --cluster " + kSource +

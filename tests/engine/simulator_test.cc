@@ -11,6 +11,7 @@
 #include "schedkit/run.h"
 #include "schedkit/trace.h"
 #include "sim_test_util.h"
+#include "test_files.h"
 
 namespace schedkit::testing {
 namespace {
@@ -132,14 +133,8 @@ TEST(Simulator, ViewReportsLiveProgressOfRunningJobs) {
   EXPECT_EQ(sim.view().PendingJobs(), std::vector<JobId>{2});
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-TEST(Simulator, SameInputsGiveByteIdenticalOutputs) {
+TEST(Simulator, EveryPolicyGivesByteIdenticalOutputsForTheSameInputs) {
   GeneratorConfig gen;
   gen.num_jobs = 400;
   gen.jobs_per_hour = 8;
@@ -149,21 +144,20 @@ TEST(Simulator, SameInputsGiveByteIdenticalOutputs) {
   const ClusterSpec cluster = ClusterSpec::Uniform(1, 4, 8, 0, 0);
   const std::string dir = ::testing::TempDir() + "/determinism";
   std::filesystem::create_directories(dir);
-  for (const char* policy : {"tiresias", "las", "srtf"}) {
+  for (const auto& policy : BuiltinRegistries().policies.entries()) {
     std::string outputs[2];
     for (int run = 0; run < 2; ++run) {
-      PolicyRequest req;
-      req.policy = policy;
       SimulatorOptions options;
       options.overheads = RestartOverheads(10);
-      auto out = RunSimulation(*trace, cluster, req, options);
+      auto out = RunSimulation(*trace, cluster, Request(policy.name), options);
       ASSERT_TRUE(out.ok()) << out.status().message();
+      EXPECT_EQ(out->summary.jobs, 400) << policy.name;
       ASSERT_TRUE(WriteJobsCsv(*out->recorder, dir + "/jobs.csv").ok());
       ASSERT_TRUE(WriteTimeSeriesCsv(*out->recorder, dir + "/ts.csv").ok());
       outputs[run] = ReadFile(dir + "/jobs.csv") + ReadFile(dir + "/ts.csv");
     }
-    EXPECT_EQ(outputs[0], outputs[1]) << policy;
-    EXPECT_GT(outputs[0].size(), 1000u);
+    EXPECT_EQ(outputs[0], outputs[1]) << policy.name;
+    EXPECT_GT(outputs[0].size(), 1000u) << policy.name;
   }
 }
 

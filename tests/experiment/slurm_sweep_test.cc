@@ -2,6 +2,8 @@
 // starts itself (tests/slurm/test_cluster.sh; the packages come from scripts/setup.sh).
 #include <gtest/gtest.h>
 
+#include "test_files.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -9,16 +11,11 @@
 #include <sstream>
 
 namespace {
+using schedkit::testing::ReadFile;
 namespace fs = std::filesystem;
 
 const std::string kSource = SCHEDKIT_SOURCE_DIR;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Starts the cluster in its own folder and stops it however the test ends.
 class SlurmCluster {

@@ -6,30 +6,17 @@
 #include <sstream>
 
 #include "schedkit/experiment.h"
+#include "test_files.h"
 
 namespace schedkit {
 namespace {
 namespace fs = std::filesystem;
+using testing::Lines;
+using testing::ReadFile;
+using testing::WriteTempFile;
 
-std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  for (std::string line; std::getline(ss, line);) out.push_back(line);
-  return out;
-}
 
 const char* kSmallSweep = R"(name = "small"
 seeds = [1, 2]
@@ -51,7 +38,7 @@ options = { quantum_s = 600 }
 // Each test writes its own copy: ctest runs tests as parallel processes.
 SweepConfig LoadSmall() {
   const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  auto config = LoadSweepConfig(Write(name + ".toml", kSmallSweep));
+  auto config = LoadSweepConfig(WriteTempFile(name + ".toml", kSmallSweep));
   EXPECT_TRUE(config.ok()) << config.status().message();
   return *config;
 }
@@ -151,11 +138,11 @@ TEST(Sweep, ResultsTableSchema) {
 }
 
 TEST(Sweep, ConfigErrorsNameFileLineAndKey) {
-  auto syntax = LoadSweepConfig(Write("bad1.toml", "name = \"x\"\nseeds = [1,\n[workload\n"));
+  auto syntax = LoadSweepConfig(WriteTempFile("bad1.toml", "name = \"x\"\nseeds = [1,\n[workload\n"));
   ASSERT_FALSE(syntax.ok());
   EXPECT_NE(syntax.status().message().find("bad1.toml:"), std::string::npos);
 
-  auto policy = LoadSweepConfig(Write(
+  auto policy = LoadSweepConfig(WriteTempFile(
       "bad2.toml", "[workload]\njobs_per_hour = [1]\n\n[[policy]]\nname = \"fifo\"\n\n"
                    "[[policy]]\nname = \"nope\"\n"));
   ASSERT_FALSE(policy.ok());
@@ -163,13 +150,13 @@ TEST(Sweep, ConfigErrorsNameFileLineAndKey) {
             std::string::npos)
       << policy.status().message();
 
-  auto option = LoadSweepConfig(Write(
+  auto option = LoadSweepConfig(WriteTempFile(
       "bad3.toml", "[workload]\njobs_per_hour = 2\n[[policy]]\nname = \"las\"\n"
                    "options = { quantum_s = \"soon\" }\n"));
   ASSERT_FALSE(option.ok());
   EXPECT_NE(option.status().message().find("'quantum_s': 'soon'"), std::string::npos);
 
-  auto loads = LoadSweepConfig(Write("bad4.toml", "[workload]\njobs_per_hour = [\"x\"]\n"));
+  auto loads = LoadSweepConfig(WriteTempFile("bad4.toml", "[workload]\njobs_per_hour = [\"x\"]\n"));
   ASSERT_FALSE(loads.ok());
   EXPECT_NE(loads.status().message().find("bad4.toml:2: key 'jobs_per_hour'"), std::string::npos)
       << loads.status().message();

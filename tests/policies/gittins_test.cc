@@ -209,40 +209,8 @@ TEST(TiresiasGittins, LevelsComeBeforeTheIndex) {
   EXPECT_DOUBLE_EQ(g.Jct(2), 70);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
-TEST(Gittins, SameInputsGiveByteIdenticalOutputs) {
-  // The shipped distribution (default options) on a generated trace, twice.
-  GeneratorConfig gen;
-  gen.num_jobs = 300;
-  gen.jobs_per_hour = 8;
-  gen.seed = 11;
-  auto trace = GenerateTrace(gen);
-  ASSERT_TRUE(trace.ok()) << trace.status().message();
-  const ClusterSpec cluster = ClusterSpec::Uniform(1, 4, 8, 0, 0);
-  const std::string dir = ::testing::TempDir() + "/gittins_determinism";
-  std::filesystem::create_directories(dir);
-  for (const char* policy : {"gittins", "tiresias-gittins"}) {
-    std::string outputs[2];
-    for (int run = 0; run < 2; ++run) {
-      SimulatorOptions options;
-      options.overheads = RestartOverheads(10);
-      auto out = RunSimulation(*trace, cluster, Request(policy), options);
-      ASSERT_TRUE(out.ok()) << out.status().message();
-      EXPECT_EQ(out->summary.jobs, 300) << policy;
-      ASSERT_TRUE(WriteJobsCsv(*out->recorder, dir + "/jobs.csv").ok());
-      ASSERT_TRUE(WriteTimeSeriesCsv(*out->recorder, dir + "/ts.csv").ok());
-      outputs[run] = ReadFile(dir + "/jobs.csv") + ReadFile(dir + "/ts.csv");
-    }
-    EXPECT_EQ(outputs[0], outputs[1]) << policy;
-    EXPECT_GT(outputs[0].size(), 1000u) << policy;
-  }
-}
+// Determinism of every registered policy, these included: tests/engine/simulator_test.cc.
 
 TEST(Gittins, RegisteredWithValidatedOptions) {
   const Registries& reg = BuiltinRegistries();
