@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
-          libbenchmark-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev
+          libbenchmark-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev liblemon-dev
           slurmctld slurmd slurm-client
           python3-matplotlib python3-numpy chromium)
 missing=()

@@ -17,9 +17,21 @@ struct EventBatch {
   bool woken = false;           // A wake-up the policy asked for has come.
 };
 
+// Starts (or moves) one job. Co-location (Muri's multi-resource interleaving): the
+// starts in one Decisions that carry the same nonzero `group` form a group that shares
+// ONE placement; every member must name the identical placement, which is booked once
+// and freed when the last member stops or finishes. A group's members may have
+// different rates. Joining a running job's resources requires restarting that job in
+// the same group (a change of co-location is a restart).
 struct StartDecision {
   JobId job = 0;
   Placement placement;
+  // Speed relative to running alone on `placement`: the job does `rate` seconds of its
+  // solo work per wall second (Muri: solo iteration time / group iteration time).
+  // REQUIRES: rate > 0 and finite. 1 = alone; it stays until the job is stopped or
+  // started again.
+  double rate = 1.0;
+  int64_t group = 0;  // 0 = alone; else members of one group share one placement.
 };
 
 // The policy's orders. The engine applies them in this order: reject, preempt, start.

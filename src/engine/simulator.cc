@@ -33,7 +33,13 @@ struct JobRun {
   Time first_start = kNever;
   Time last_start = kNever;
   int preemptions = 0;
+  double own_overhead_s = 0;  // Its restart overhead when it runs alone.
   double overhead_s = 0;  // Restart overhead this job pays (per start, or per interval in compat).
+  double rate = 1;        // Solo seconds of work per wall second while running.
+  double max_rate = 1;    // Highest rate it ever ran at (for the solo-runtime invariant).
+  double gpu_share = 1;   // 1 / members of its group at start: its share of the GPUs.
+  double charged_gpu_s = 0;  // executed_s x GPUs x gpu_share, summed over intervals.
+  int64_t alloc = -1;     // Key of its booking in alloc_refs_ (shared by a group).
   Placement placement;
   uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
   int32_t list_pos = -1;    // Index in pending_ or running_.
@@ -63,7 +69,8 @@ class Simulator::Impl final : public ClusterView {
       run.spec = &spec;
       run.work_s = spec.SoloRuntime() * options_.runtime_factor;
       run.remaining_s = run.work_s;
-      run.overhead_s = options_.overheads.For(spec.model, spec.gpus);
+      run.own_overhead_s = options_.overheads.For(spec.model, spec.gpus);
+      run.overhead_s = run.own_overhead_s;
     }
   }
 
@@ -144,7 +151,7 @@ class Simulator::Impl final : public ClusterView {
       JobRun& j = jobs_[index_.At(s.job)];
       if (j.state == JobState::kRunning) Preempt(j);  // A move: stop, then restart.
     }
-    for (const StartDecision& s : d.start) Start(jobs_[index_.At(s.job)], s.placement);
+    StartAll(d.start);
     wake_at_ = d.wake_at;
     if (compat_muri_) RepredictAllRunning();
     NotifyClusterState();
@@ -170,7 +177,7 @@ class Simulator::Impl final : public ClusterView {
   double RemainingAt(const JobRun& j, Time t) const {
     if (compat_muri_) return j.remaining_s;  // Progress is booked at events only.
     Time from = std::max(j.last_update, j.overhead_until);
-    return std::max(0.0, j.remaining_s - std::max(0.0, t - from));
+    return std::max(0.0, j.remaining_s - std::max(0.0, t - from) * j.rate);
   }
 
   // Books progress of running job `j` up to `now_`.
@@ -179,12 +186,17 @@ class Simulator::Impl final : public ClusterView {
     if (compat_muri_) {
       // Muri: every interval in which a job runs costs its restart overhead, whether or
       // not it was restarted; progress is the rest of the interval.
-      j.remaining_s -= std::max(0.0, dt - j.overhead_s);
+      j.remaining_s -= std::max(0.0, dt - j.overhead_s) * j.rate;
     } else {
       j.remaining_s = RemainingAt(j, now_);
     }
-    j.executed_s += dt;
+    AddExecuted(j, dt);
     j.last_update = now_;
+  }
+
+  void AddExecuted(JobRun& j, double dt) {
+    j.executed_s += dt;
+    j.charged_gpu_s += dt * j.spec->gpus * j.gpu_share;
   }
 
   void AdvanceAllRunning() {
@@ -203,8 +215,8 @@ class Simulator::Impl final : public ClusterView {
   // When running job `j` finishes if nothing changes. Compat muri ignores the
   // overhead here, as Muri does, and re-predicts at the next event.
   Time PredictCompletion(const JobRun& j) const {
-    if (compat_muri_) return now_ + j.remaining_s;
-    return std::max(now_, j.overhead_until) + j.remaining_s;
+    if (compat_muri_) return now_ + j.remaining_s / j.rate;
+    return std::max(now_, j.overhead_until) + j.remaining_s / j.rate;
   }
 
   void DropStaleEvents() {
@@ -223,7 +235,7 @@ class Simulator::Impl final : public ClusterView {
       JobRun& j = jobs_[idx];
       // Muri: the interval that ends with a job's own completion costs no overhead.
       if (compat_muri_) {
-        j.executed_s += now_ - j.last_update;
+        AddExecuted(j, now_ - j.last_update);
         j.last_update = now_;
       } else {
         Advance(j);
@@ -239,8 +251,19 @@ class Simulator::Impl final : public ClusterView {
     }
   }
 
+  // Drops `j`'s hold on its booking; the resources are freed with the last holder.
+  void ReleaseShare(JobRun& j) {
+    auto it = alloc_refs_.find(j.alloc);
+    if (it == alloc_refs_.end()) Die("job " + std::to_string(j.spec->id) + " holds no booking");
+    if (--it->second == 0) {
+      resources_.Release(j.placement);
+      alloc_refs_.erase(it);
+    }
+    j.alloc = -1;
+  }
+
   void Complete(JobRun& j) {
-    resources_.Release(j.placement);
+    ReleaseShare(j);
     RemoveFrom(&running_, j);
     j.state = JobState::kFinished;
     ++j.generation;
@@ -258,7 +281,7 @@ class Simulator::Impl final : public ClusterView {
 
   void Preempt(JobRun& j) {
     Advance(j);
-    resources_.Release(j.placement);
+    ReleaseShare(j);
     j.placement = Placement();
     RemoveFrom(&running_, j);
     AddTo(&pending_, j);
@@ -269,8 +292,42 @@ class Simulator::Impl final : public ClusterView {
     for (SimulationObserver* o : observers_) o->OnJobPreempt(*j.spec, now_);
   }
 
+  // Books each group's placement once; a group's members share the booking and, in
+  // compat muri, each pays the summed restart overhead of the group's members.
+  void StartAll(const std::vector<StartDecision>& starts) {
+    std::unordered_map<int64_t, std::pair<int64_t, double>> groups;  // group -> booking, overhead.
+    for (const StartDecision& s : starts) {
+      if (s.group == 0) continue;
+      auto& g = groups[s.group];
+      g.second += jobs_[index_.At(s.job)].own_overhead_s;
+    }
+    for (const StartDecision& s : starts) {
+      JobRun& j = jobs_[index_.At(s.job)];
+      j.rate = s.rate;
+      j.max_rate = std::max(j.max_rate, s.rate);
+      j.overhead_s = j.own_overhead_s;
+      j.gpu_share = 1;
+      if (s.group != 0) {
+        auto& g = groups.at(s.group);
+        if (compat_muri_) j.overhead_s = g.second;
+        j.alloc = g.first;
+      }
+      if (s.group == 0 || j.alloc == 0) {
+        j.alloc = next_alloc_++;
+        resources_.Allocate(s.placement);
+        if (s.group != 0) groups.at(s.group).first = j.alloc;
+      }
+      ++alloc_refs_[j.alloc];
+      Start(j, s.placement);
+    }
+    for (const StartDecision& s : starts) {
+      if (s.group == 0) continue;
+      JobRun& j = jobs_[index_.At(s.job)];
+      j.gpu_share = 1.0 / alloc_refs_.at(j.alloc);
+    }
+  }
+
   void Start(JobRun& j, const Placement& p) {
-    resources_.Allocate(p);
     RemoveFrom(&pending_, j);
     AddTo(&running_, j);
     j.state = JobState::kRunning;
@@ -307,17 +364,41 @@ class Simulator::Impl final : public ClusterView {
                                                " is not after now");
     }
     if (d.start.empty()) return schedkit::Status::Ok();
-    // Resources as they will be after the stops, to check every start against.
+    // Resources as they will be after the stops, to check every start against. A shared
+    // booking is freed only when all its holders stop.
     ClusterState after = resources_;
-    for (JobId id : d.preempt) after.Release(jobs_[index_.At(id)].placement);
+    std::unordered_map<int64_t, int> refs;
+    auto stop = [&](const JobRun& j) {
+      auto it = refs.find(j.alloc);
+      const int left = (it == refs.end() ? alloc_refs_.at(j.alloc) : it->second) - 1;
+      refs[j.alloc] = left;
+      if (left == 0) after.Release(j.placement);
+    };
+    for (JobId id : d.preempt) stop(jobs_[index_.At(id)]);
     for (const StartDecision& s : d.start) {
       if (!state_of(s.job, &st) || (st != JobState::kPending && st != JobState::kRunning)) {
         return fail("starts finished, unknown or repeated", s.job);
       }
-      if (st == JobState::kRunning) after.Release(jobs_[index_.At(s.job)].placement);
+      if (st == JobState::kRunning) stop(jobs_[index_.At(s.job)]);
     }
+    std::unordered_map<int64_t, const Placement*> group_placement;
     for (const StartDecision& s : d.start) {
       const JobSpec& spec = *jobs_[index_.At(s.job)].spec;
+      if (!(s.rate > 0) || !std::isfinite(s.rate)) {
+        return fail("starts with a rate that is not positive and finite", s.job);
+      }
+      if (s.group != 0) {
+        auto [it, first] = group_placement.emplace(s.group, &s.placement);
+        if (!first) {
+          if (!(*it->second == s.placement)) {
+            return fail("starts with a placement other than its group's:", s.job);
+          }
+          if (s.placement.gpus() != spec.gpus) {
+            return fail("starts on a group placement of another size:", s.job);
+          }
+          continue;  // Booked with the group's first member.
+        }
+      }
       if (s.placement.gpus() != spec.gpus) {
         return schedkit::Status::InvalidArgument(
             at() + "starts job " + std::to_string(s.job) + " on " +
@@ -338,7 +419,7 @@ class Simulator::Impl final : public ClusterView {
     double gpu_seconds = 0;
     for (const JobRun& j : jobs_) {
       if (j.state != JobState::kFinished) ++unfinished;
-      gpu_seconds += j.executed_s * j.spec->gpus;
+      gpu_seconds += j.charged_gpu_s;  // Co-located jobs split their GPUs.
     }
     stats_.unfinished = unfinished;
     if (options_.check_invariants) {
@@ -354,7 +435,7 @@ class Simulator::Impl final : public ClusterView {
   void CheckFinishedJob(const JobRun& j) const {
     const std::string who = "job " + std::to_string(j.spec->id);
     if (j.first_start < j.spec->submit_s) Die(who + " started before it was submitted");
-    if (now_ - j.spec->submit_s + 1e-6 < j.work_s * (1 - 1e-12)) {
+    if (now_ - j.spec->submit_s + 1e-6 < j.work_s / std::max(1.0, j.max_rate) * (1 - 1e-12)) {
       Die(who + " finished faster than its solo runtime");
     }
     if (j.executed_s > now_ - j.first_start + 1e-6) Die(who + " ran longer than it existed");
@@ -402,6 +483,8 @@ class Simulator::Impl final : public ClusterView {
   EventQueue events_;
   Time now_ = 0;
   Time wake_at_ = kNever;
+  std::unordered_map<int64_t, int> alloc_refs_;  // Booking -> jobs holding it.
+  int64_t next_alloc_ = 1;
   std::vector<SimulationObserver*> observers_;
   SimulationStats stats_;
   int last_pending_ = -1, last_running_ = -1, last_busy_ = -1;

@@ -1,0 +1,71 @@
+// MaxWeightMatching against brute force on small random graphs.
+#include "mechanisms/matching.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace schedkit {
+namespace {
+
+// Best total weight over all matchings of nodes >= `from` not in `used`.
+double BruteForce(int n, const std::vector<std::vector<double>>& w, std::vector<bool>& used, int from) {
+  while (from < n && used[from]) ++from;
+  if (from >= n) return 0;
+  used[from] = true;
+  double best = BruteForce(n, w, used, from + 1);  // `from` stays single.
+  for (int v = from + 1; v < n; ++v) {
+    if (used[v] || !(w[from][v] > 0)) continue;
+    used[v] = true;
+    best = std::max(best, w[from][v] + BruteForce(n, w, used, from + 1));
+    used[v] = false;
+  }
+  used[from] = false;
+  return best;
+}
+
+TEST(Matching, EmptyAndTrivial) {
+  EXPECT_EQ(MaxWeightMatching(0, {}), std::vector<int>{});
+  EXPECT_EQ(MaxWeightMatching(3, {}), (std::vector<int>{-1, -1, -1}));
+  EXPECT_EQ(MaxWeightMatching(2, {{0, 1, 0.5}}), (std::vector<int>{1, 0}));
+  EXPECT_EQ(MaxWeightMatching(2, {{0, 1, -0.5}}), (std::vector<int>{-1, -1}));
+}
+
+// A path a-b-c-d with weights 1, 1.5, 1: the heavy middle edge loses to the two outer ones.
+TEST(Matching, MaximisesWeightNotGreedy) {
+  EXPECT_EQ(MaxWeightMatching(4, {{0, 1, 1}, {1, 2, 1.5}, {2, 3, 1}}), (std::vector<int>{1, 0, 3, 2}));
+  // With a heavier middle, one edge wins.
+  EXPECT_EQ(MaxWeightMatching(4, {{0, 1, 1}, {1, 2, 2.5}, {2, 3, 1}}),
+            (std::vector<int>{-1, 2, 1, -1}));
+}
+
+TEST(Matching, AgreesWithBruteForceOnRandomGraphs) {
+  std::mt19937_64 rng(12345);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 9);
+    std::uniform_real_distribution<double> weight(0.0, 1.0);
+    std::vector<std::vector<double>> w(n, std::vector<double>(n, 0));
+    std::vector<WeightedEdge> edges;
+    for (int u = 0; u < n; ++u) {
+      for (int v = u + 1; v < n; ++v) {
+        if (rng() % 3 == 0) continue;  // Sparse-ish.
+        const double x = weight(rng);
+        w[u][v] = w[v][u] = x;
+        edges.push_back({u, v, x});
+      }
+    }
+    const std::vector<int> mate = MaxWeightMatching(n, edges);
+    double total = 0;
+    for (int u = 0; u < n; ++u) {
+      if (mate[u] < 0) continue;
+      ASSERT_EQ(mate[mate[u]], u) << "trial " << trial;
+      ASSERT_GT(w[u][mate[u]], 0) << "trial " << trial << ": matched along a missing edge";
+      if (u < mate[u]) total += w[u][mate[u]];
+    }
+    std::vector<bool> used(n, false);
+    EXPECT_NEAR(total, BruteForce(n, w, used, 0), 1e-9) << "trial " << trial << " n=" << n;
+  }
+}
+
+}  // namespace
+}  // namespace schedkit
