@@ -136,4 +136,32 @@ TEST(Cli, SweepWritesResultsAndShardsResume) {
   EXPECT_NE(bad.output.find("schedkit: "), std::string::npos) << bad.output;
 }
 
+TEST(Cli, SweepInterruptedBySigintKeepsFinishedRunsAndResumes) {
+  const std::string dir = ::testing::TempDir() + "/cli_sigint";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // Sixteen LAS runs of ~0.4 s each on one thread (~6 s): SIGINT comes after 2 s.
+  std::ofstream(dir + "/s.toml") << "name = \"int\"\nseeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]\n"
+                                    "[workload]\njobs = 1200\njobs_per_hour = [2]\n"
+                                    "[[policy]]\nname = \"las\"\n";
+  const std::string sweep = std::string(SCHEDKIT_CLI) + " sweep " + dir + "/s.toml --out " + dir +
+                            "/out --threads 1";
+  // A real SIGINT, as Ctrl-C would send.
+  const int status = std::system(("timeout --preserve-status -s INT 2 " + sweep + " > " + dir +
+                                  "/first.log 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << ReadFile(dir + "/first.log");
+  EXPECT_NE(ReadFile(dir + "/first.log").find("interrupted"), std::string::npos);
+  const std::string partial = ReadFile(dir + "/out/results.csv");
+  const size_t kept = std::count(partial.begin(), partial.end(), '\n') - 1;
+  EXPECT_GT(kept, 0u);
+  EXPECT_LT(kept, 16u);
+  const Outcome resumed = RunCli("sweep " + dir + "/s.toml --out " + dir + "/out");
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find(std::to_string(kept) + " already done"), std::string::npos)
+      << resumed.output;
+  const std::string full = ReadFile(dir + "/out/results.csv");
+  EXPECT_EQ(std::count(full.begin(), full.end(), '\n'), 17);
+}
+
 }  // namespace
