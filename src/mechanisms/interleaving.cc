@@ -82,9 +82,12 @@ double GroupIterationTime(const std::vector<const JobSpec*>& jobs) {
 }
 
 double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs) {
+  // Per-job sums first, then their sum, in member order (Muri's rounding).
   double total = 0;
   for (const JobSpec* j : jobs) {
-    for (double t : j->stage_times_s) total += t;
+    double own = 0;
+    for (double t : j->stage_times_s) own += t;
+    total += own;
   }
   const double tt = GroupIterationTime(jobs);
   return tt > 0 ? total / (tt * 4) : 0;

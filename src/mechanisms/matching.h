@@ -18,7 +18,8 @@ struct WeightedEdge {
 // maximises the total weight of its edges (not the number of edges); edges with weight
 // <= 0 are never useful and are ignored. Among matchings of equal weight, which one is
 // returned is deterministic but unspecified (it need not be the one Muri's hand-written
-// blossom returns). REQUIRES: 0 <= u, v < num_nodes, u != v.
+// blossom returns; --compat muri uses MuriBlossomMatching, muri_matching.h).
+// REQUIRES: 0 <= u, v < num_nodes, u != v.
 std::vector<int> MaxWeightMatching(int num_nodes, const std::vector<WeightedEdge>& edges);
 
 }  // namespace schedkit

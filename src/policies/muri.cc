@@ -16,6 +16,7 @@
 
 #include "mechanisms/interleaving.h"
 #include "mechanisms/matching.h"
+#include "mechanisms/muri_matching.h"
 #include "registry/builtins.h"
 
 namespace schedkit {
@@ -160,19 +161,32 @@ class MuriPolicy final : public Policy {
   void MatchOnce(const ClusterView& view, int g, int total_gpus, int64_t* required,
                  std::vector<Group>* packs) const {
     const int n = static_cast<int>(packs->size());
-    std::vector<WeightedEdge> edges;
+    // Directed weights: w[u][v] sums u's jobs then v's (Muri builds both directions).
+    std::vector<std::vector<double>> w(n, std::vector<double>(n, 0.0));
     for (int u = 0; u < n; ++u) {
-      for (int v = u + 1; v < n; ++v) {
+      for (int v = 0; v < n; ++v) {
         const auto& a = (*packs)[u].members;
         const auto& b = (*packs)[v].members;
-        if (a.size() + b.size() > static_cast<size_t>(kMaxGroupSize)) continue;
+        if (u == v || a.size() + b.size() > static_cast<size_t>(kMaxGroupSize)) continue;
+        if (compat_ != CompatMode::kMuri && v < u) continue;
         std::vector<JobId> both = a;
         both.insert(both.end(), b.begin(), b.end());
-        const double w = InterleavingEfficiency(Specs(view, both));
-        if (w > 0) edges.push_back({u, v, w});
+        w[u][v] = InterleavingEfficiency(Specs(view, both));
       }
     }
-    const std::vector<int> mate = MaxWeightMatching(n, edges);
+    std::vector<int> mate;
+    if (compat_ == CompatMode::kMuri) {
+      // Muri's own blossom: its choice among (near-)equal-weight matchings decides the groups.
+      mate = MuriBlossomMatching(w);
+    } else {
+      std::vector<WeightedEdge> edges;
+      for (int u = 0; u < n; ++u) {
+        for (int v = u + 1; v < n; ++v) {
+          if (w[u][v] > 0) edges.push_back({u, v, w[u][v]});
+        }
+      }
+      mate = MaxWeightMatching(n, edges);
+    }
     std::vector<Group> next;
     for (int u = 0; u < n; ++u) {
       const int v = mate[u];
