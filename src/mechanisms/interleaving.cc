@@ -82,6 +82,10 @@ double GroupIterationTime(const std::vector<const JobSpec*>& jobs) {
 }
 
 double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs) {
+  return InterleavingEfficiency(jobs, GroupIterationTime(jobs));
+}
+
+double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs, double group_tt) {
   // Per-job sums first, then their sum, in member order (Muri's rounding).
   double total = 0;
   for (const JobSpec* j : jobs) {
@@ -89,8 +93,7 @@ double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs) {
     for (double t : j->stage_times_s) own += t;
     total += own;
   }
-  const double tt = GroupIterationTime(jobs);
-  return tt > 0 ? total / (tt * 4) : 0;
+  return group_tt > 0 ? total / (group_tt * 4) : 0;
 }
 
 double GroupRate(const JobSpec& job, double group_tt) {

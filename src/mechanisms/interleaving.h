@@ -48,6 +48,9 @@ double GroupIterationTime(const std::vector<const JobSpec*>& jobs);
 
 // Interleaving efficiency of the group: total stage time / (4 x TT(G)).
 double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs);
+// The same with TT(G) already known (it depends only on the set of jobs, not their order,
+// so callers may cache it); the stage times are summed in member order.
+double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs, double group_tt);
 
 // Fraction of its solo speed at which `job` progresses in a group whose iteration time
 // is `group_tt`: job.iteration_time_s x 1.015 / group_tt; 1 for a job with no iteration

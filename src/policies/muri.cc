@@ -6,6 +6,7 @@
 // The schedule is rebuilt from an empty cluster at every decision, as in Muri's
 // simulator (multi_resource_blossom_same_sim_jobs); docs/interleaving.md walks through it.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -151,6 +152,18 @@ class MuriPolicy final : public Policy {
     return remaining * spec.gpus;
   }
 
+  // TT of a group, memoised by its (sorted) members: stage times never change, TT does
+  // not depend on member order, and the matching asks for the same groups at every event.
+  double CachedIterationTime(const ClusterView& view, const std::vector<JobId>& members) const {
+    std::array<JobId, kMaxGroupSize> key;
+    key.fill(-1);
+    std::copy(members.begin(), members.end(), key.begin());
+    std::sort(key.begin(), key.begin() + members.size());
+    auto [it, inserted] = tt_cache_.try_emplace(key, 0.0);
+    if (inserted) it->second = GroupIterationTime(Specs(view, members));
+    return it->second;
+  }
+
   std::vector<const JobSpec*> Specs(const ClusterView& view, const std::vector<JobId>& ids) const {
     std::vector<const JobSpec*> specs;
     specs.reserve(ids.size());
@@ -171,7 +184,7 @@ class MuriPolicy final : public Policy {
         if (compat_ != CompatMode::kMuri && v < u) continue;
         std::vector<JobId> both = a;
         both.insert(both.end(), b.begin(), b.end());
-        w[u][v] = InterleavingEfficiency(Specs(view, both));
+        w[u][v] = InterleavingEfficiency(Specs(view, both), CachedIterationTime(view, both));
       }
     }
     std::vector<int> mate;
@@ -214,7 +227,7 @@ class MuriPolicy final : public Policy {
       const std::vector<const JobSpec*> specs = Specs(view, p.members);
       double solo_sum = 0;
       for (const JobSpec* s : specs) solo_sum += s->iteration_time_s * GroupSizeFactor(1);
-      if (p.members.size() > 1 && GroupIterationTime(specs) / solo_sum > 1) {
+      if (p.members.size() > 1 && CachedIterationTime(view, p.members) / solo_sum > 1) {
         for (JobId id : p.members) keyed.emplace_back(key.at(id), Group{{id}});
       } else {
         double k = INFINITY;
@@ -244,7 +257,7 @@ class MuriPolicy final : public Policy {
     std::unordered_map<JobId, Running> next;
     for (size_t gi = 0; gi < groups.size(); ++gi) {
       if (members[gi].empty()) continue;
-      const double tt = GroupIterationTime(Specs(view, groups[gi].members));
+      const double tt = CachedIterationTime(view, groups[gi].members);
       std::vector<JobId> sorted = members[gi];
       std::sort(sorted.begin(), sorted.end());
       bool unchanged = true;
@@ -278,6 +291,14 @@ class MuriPolicy final : public Policy {
   std::unique_ptr<PlacementModule> placement_;
   std::vector<JobId> list_;  // Admitted unfinished jobs, in the persistent sorted order.
   std::unordered_map<JobId, Running> current_;  // What each running job was last given.
+  struct GroupHash {
+    size_t operator()(const std::array<JobId, kMaxGroupSize>& k) const {
+      size_t h = 0;
+      for (JobId id : k) h = h * 1000003u ^ std::hash<JobId>()(id);
+      return h;
+    }
+  };
+  mutable std::unordered_map<std::array<JobId, kMaxGroupSize>, double, GroupHash> tt_cache_;
   int64_t next_group_ = 1;
 };
 
