@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "mechanisms/interleaving.h"
+#include "schedkit/trace.h"
 #include "sim_test_util.h"
 
 namespace schedkit {
@@ -35,6 +36,38 @@ TEST(Muri, AutopackSplitsSlowGroups) {
   auto r = RunScenario({a, b}, cluster, Request("muri-s", {{"autopack", "true"}}));
   EXPECT_NEAR(r.Jct(1), 50, 1e-6);
   EXPECT_NEAR(r.Jct(2), 150, 1e-6);
+}
+
+}  // namespace
+}  // namespace schedkit
+
+namespace schedkit {
+namespace {
+
+// Muri's 400-job cluster testbed trace runs on each of its testbed specs.
+TEST(MuriTestbed, TestbedTraceRunsOnEveryTestbedSpec) {
+  const std::string shared = SCHEDKIT_SHARED_DIR;
+  auto trace = LoadTrace(shared + "/data/muri/traces/testbed_cluster_trace.csv");
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ASSERT_EQ(trace->jobs.size(), 400u);
+  for (const char* spec : {"testbed_n1g8", "testbed_n2g8", "testbed_n4g8", "testbed_n8g8"}) {
+    auto cluster = LoadClusterSpec(shared + "/data/muri/specs/" + spec + ".csv");
+    ASSERT_TRUE(cluster.ok()) << cluster.status().message();
+    for (const char* policy : {"muri-s", "muri-l", "srtf"}) {
+      PolicyRequest req;
+      req.policy = policy;
+      req.compat = CompatMode::kMuri;
+      SimulatorOptions options;
+      options.overheads = RestartOverheads(10);
+      auto run = RunSimulation(*trace, *cluster, req, options);
+      ASSERT_TRUE(run.ok()) << spec << "/" << policy << ": " << run.status().message();
+      // Jobs wider than the spec's GPUs are rejected; every other job finishes.
+      int64_t fits = 0;
+      for (const JobSpec& j : trace->jobs) fits += j.gpus <= cluster->TotalGpus();
+      EXPECT_EQ(run->summary.jobs, fits) << spec << "/" << policy;
+      EXPECT_EQ(run->summary.unfinished, 0) << spec << "/" << policy;
+    }
+  }
 }
 
 }  // namespace
