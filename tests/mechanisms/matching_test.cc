@@ -3,26 +3,14 @@
 
 #include <gtest/gtest.h>
 
+#include "mechanisms/brute_force_matching.h"
+
 #include <random>
 
 namespace schedkit {
 namespace {
 
-// Best total weight over all matchings of nodes >= `from` not in `used`.
-double BruteForce(int n, const std::vector<std::vector<double>>& w, std::vector<bool>& used, int from) {
-  while (from < n && used[from]) ++from;
-  if (from >= n) return 0;
-  used[from] = true;
-  double best = BruteForce(n, w, used, from + 1);  // `from` stays single.
-  for (int v = from + 1; v < n; ++v) {
-    if (used[v] || !(w[from][v] > 0)) continue;
-    used[v] = true;
-    best = std::max(best, w[from][v] + BruteForce(n, w, used, from + 1));
-    used[v] = false;
-  }
-  used[from] = false;
-  return best;
-}
+using testing::BruteForceMatchingWeight;
 
 TEST(Matching, EmptyAndTrivial) {
   EXPECT_EQ(MaxWeightMatching(0, {}), std::vector<int>{});
@@ -63,7 +51,7 @@ TEST(Matching, AgreesWithBruteForceOnRandomGraphs) {
       if (u < mate[u]) total += w[u][mate[u]];
     }
     std::vector<bool> used(n, false);
-    EXPECT_NEAR(total, BruteForce(n, w, used, 0), 1e-9) << "trial " << trial << " n=" << n;
+    EXPECT_NEAR(total, BruteForceMatchingWeight(n, w, used, 0), 1e-9) << "trial " << trial << " n=" << n;
   }
 }
 

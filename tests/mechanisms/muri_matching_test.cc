@@ -4,26 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include "mechanisms/brute_force_matching.h"
+
 #include <random>
 
 namespace schedkit {
 namespace {
 
-double BruteForce(int n, const std::vector<std::vector<double>>& w, std::vector<bool>& used,
-                  int from) {
-  while (from < n && used[from]) ++from;
-  if (from >= n) return 0;
-  used[from] = true;
-  double best = BruteForce(n, w, used, from + 1);
-  for (int v = from + 1; v < n; ++v) {
-    if (used[v] || !(w[from][v] > 0)) continue;
-    used[v] = true;
-    best = std::max(best, w[from][v] + BruteForce(n, w, used, from + 1));
-    used[v] = false;
-  }
-  used[from] = false;
-  return best;
-}
+using testing::BruteForceMatchingWeight;
 
 using Matrix = std::vector<std::vector<double>>;
 
@@ -65,7 +53,7 @@ TEST(MuriMatching, AgreesWithBruteForceOnRandomGraphs) {
       if (u < mate[u]) total += w[u][mate[u]];
     }
     std::vector<bool> used(n, false);
-    const double best = BruteForce(n, w, used, 0);
+    const double best = BruteForceMatchingWeight(n, w, used, 0);
     EXPECT_NEAR(total, best, 1e-4 * (best + 1)) << "trial " << trial << " n=" << n;
   }
 }
