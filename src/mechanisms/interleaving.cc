@@ -85,15 +85,21 @@ double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs) {
   return InterleavingEfficiency(jobs, GroupIterationTime(jobs));
 }
 
+double StageTotal(const JobSpec& job) {
+  double own = 0;
+  for (double t : job.stage_times_s) own += t;
+  return own;
+}
+
 double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs, double group_tt) {
   // Per-job sums first, then their sum, in member order (Muri's rounding).
   double total = 0;
-  for (const JobSpec* j : jobs) {
-    double own = 0;
-    for (double t : j->stage_times_s) own += t;
-    total += own;
-  }
-  return group_tt > 0 ? total / (group_tt * 4) : 0;
+  for (const JobSpec* j : jobs) total += StageTotal(*j);
+  return InterleavingEfficiency(total, group_tt);
+}
+
+double InterleavingEfficiency(double stage_total, double group_tt) {
+  return group_tt > 0 ? stage_total / (group_tt * 4) : 0;
 }
 
 double GroupRate(const JobSpec& job, double group_tt) {

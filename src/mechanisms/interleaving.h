@@ -51,6 +51,11 @@ double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs);
 // The same with TT(G) already known (it depends only on the set of jobs, not their order,
 // so callers may cache it); the stage times are summed in member order.
 double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs, double group_tt);
+// The same from the members' stage-time total (StageTotal of each member, added left to
+// right in member order, as Muri rounds) and TT(G).
+double InterleavingEfficiency(double stage_total, double group_tt);
+// One job's stage times added in stage order.
+double StageTotal(const JobSpec& job);
 
 // Fraction of its solo speed at which `job` progresses in a group whose iteration time
 // is `group_tt`: job.iteration_time_s x 1.015 / group_tt; 1 for a job with no iteration

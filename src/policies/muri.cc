@@ -154,13 +154,19 @@ class MuriPolicy final : public Policy {
 
   // TT of a group, memoised by its (sorted) members: stage times never change, TT does
   // not depend on member order, and the matching asks for the same groups at every event.
-  double CachedIterationTime(const ClusterView& view, const std::vector<JobId>& members) const {
+  // The group is `members` followed by `more`.
+  double CachedIterationTime(const ClusterView& view, const std::vector<JobId>& members,
+                             const std::vector<JobId>& more = {}) const {
     std::array<JobId, kMaxGroupSize> key;
     key.fill(-1);
-    std::copy(members.begin(), members.end(), key.begin());
-    std::sort(key.begin(), key.begin() + members.size());
+    const size_t size = members.size() + more.size();
+    std::copy(more.begin(), more.end(), std::copy(members.begin(), members.end(), key.begin()));
+    std::sort(key.begin(), key.begin() + size);
     auto [it, inserted] = tt_cache_.try_emplace(key, 0.0);
-    if (inserted) it->second = GroupIterationTime(Specs(view, members));
+    if (inserted) {
+      std::vector<JobId> all(key.begin(), key.begin() + size);
+      it->second = GroupIterationTime(Specs(view, all));
+    }
     return it->second;
   }
 
@@ -176,15 +182,19 @@ class MuriPolicy final : public Policy {
     const int n = static_cast<int>(packs->size());
     // Directed weights: w[u][v] sums u's jobs then v's (Muri builds both directions).
     std::vector<std::vector<double>> w(n, std::vector<double>(n, 0.0));
+    std::vector<double> total(n, 0.0);  // Each pack's stage total, in member order.
+    for (int u = 0; u < n; ++u) {
+      for (JobId id : (*packs)[u].members) total[u] += StageTotal(view.Spec(id));
+    }
     for (int u = 0; u < n; ++u) {
       for (int v = 0; v < n; ++v) {
         const auto& a = (*packs)[u].members;
         const auto& b = (*packs)[v].members;
         if (u == v || a.size() + b.size() > static_cast<size_t>(kMaxGroupSize)) continue;
         if (compat_ != CompatMode::kMuri && v < u) continue;
-        std::vector<JobId> both = a;
-        both.insert(both.end(), b.begin(), b.end());
-        w[u][v] = InterleavingEfficiency(Specs(view, both), CachedIterationTime(view, both));
+        double both_total = total[u];  // Continues left to right through b's members.
+        for (JobId id : b) both_total += StageTotal(view.Spec(id));
+        w[u][v] = InterleavingEfficiency(both_total, CachedIterationTime(view, a, b));
       }
     }
     std::vector<int> mate;
