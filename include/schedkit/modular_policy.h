@@ -42,6 +42,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "schedkit/persistent_order.h"
 #include "schedkit/policy.h"
 
 namespace schedkit {
@@ -94,8 +95,6 @@ class ModularPolicy final : public Policy {
   void DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
                       Decisions* out);
   void DecideReplaceAll(const ClusterView& view, Decisions* out);
-  void SortList(const ClusterView& view);
-  void RunningAheadInLevel(const std::vector<JobId>& running_after);  // Sorted ids.
   // Places pending jobs from the queue, in order, on `free`; stops on the first
   // misfit without backfill. Skips jobs in `skip`.
   void PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,
@@ -110,25 +109,8 @@ class ModularPolicy final : public Policy {
   int64_t admitted_gpu_demand_ = 0;
   std::set<QueueEntry> queue_;  // Admitted pending jobs.
   std::unordered_map<JobId, QueueEntry> queued_;
-  // replace_all only: every admitted unfinished job, in the persistent list order,
-  // with the key it had at the previous decision.
-  std::vector<std::pair<JobId, PriorityKey>> list_;
-  size_t sorted_size_ = 0;  // list_[0, sorted_size_) was sorted by key at the last decision.
-  // SortList re-keys only running and newly appended jobs and merges them back in.
-  struct ChangedEntry {
-    PriorityKey key;
-    size_t order;  // Old position, or past the end for a job moved to the back.
-    JobId id;
-    bool operator<(const ChangedEntry& o) const {
-      return key != o.key ? key < o.key : order < o.order;
-    }
-  };
-  struct SortScratch {  // Reused buffers: SortList runs at every decision.
-    std::vector<JobId> running;
-    std::vector<ChangedEntry> changed;
-    std::vector<char> is_changed;
-    std::vector<std::pair<JobId, PriorityKey>> merged;
-  } sort_scratch_;
+  // replace_all only: every admitted unfinished job, in the persistent list order.
+  PersistentOrder list_;
   // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first.
   std::set<std::pair<Time, JobId>> wakes_;
   std::unordered_map<JobId, Time> wake_of_;

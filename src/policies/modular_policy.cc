@@ -16,13 +16,7 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
     admitted_gpu_demand_ -= view.Spec(id).gpus;
     ForgetWake(id);
   }
-  if (config_.replace_all && !events.finished.empty()) {
-    std::set<JobId> gone(events.finished.begin(), events.finished.end());
-    size_t kept_sorted = 0;
-    for (size_t i = 0; i < sorted_size_; ++i) kept_sorted += gone.count(list_[i].first) == 0;
-    sorted_size_ = kept_sorted;
-    std::erase_if(list_, [&](const auto& e) { return gone.count(e.first) > 0; });
-  }
+  if (config_.replace_all) list_.Remove(events.finished);
   AdmitArrivals(view, events, out);
   if (config_.replace_all) {
     DecideReplaceAll(view, out);
@@ -81,7 +75,7 @@ void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& eve
 
 void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
   if (config_.replace_all) {
-    list_.emplace_back(pending.spec->id, config_.scheduling->Key(pending, now));
+    list_.Append(pending.spec->id, config_.scheduling->Key(pending, now));
     return;
   }
   QueueEntry e{config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id};
@@ -204,70 +198,15 @@ void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Ca
   if (config_.backfill) PlacePending(view, &free, out, tried);
 }
 
-// Equivalent to: re-key every job, move jobs whose level changed to the back, stable
-// sort by key. Only running jobs and jobs appended since the last sort can have new keys
-// or positions (pending keys are static), so those are re-keyed, sorted among
-// themselves and merged into the rest, which is still in order: O(n) with no lookups
-// for pending jobs, instead of O(n log n) with one per job.
-void ModularPolicy::SortList(const ClusterView& view) {
-  std::vector<JobId>& running = sort_scratch_.running;
-  running.assign(view.RunningJobs().begin(), view.RunningJobs().end());
-  std::sort(running.begin(), running.end());
-  const bool multi_level = config_.scheduling->MultiLevelFifo();
-  const size_t n = list_.size();
-  std::vector<ChangedEntry>& changed = sort_scratch_.changed;
-  std::vector<char>& is_changed = sort_scratch_.is_changed;
-  changed.clear();
-  is_changed.assign(n, 0);
-  size_t moved = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const auto& [id, key] = list_[i];
-    if (i < sorted_size_ && !std::binary_search(running.begin(), running.end(), id)) continue;
-    const PriorityKey now_key = config_.scheduling->Key(view.Status(id), view.Now());
-    const bool level_changed = multi_level && now_key[0] != key[0];
-    changed.push_back(ChangedEntry{now_key, level_changed ? n + moved++ : i, id});
-    is_changed[i] = 1;
-  }
-  if (changed.empty()) return;
-  std::sort(changed.begin(), changed.end());
-  std::vector<std::pair<JobId, PriorityKey>>& merged = sort_scratch_.merged;
-  merged.clear();
-  merged.reserve(n);
-  size_t i = 0;
-  auto next_unchanged = [&] {
-    while (i < n && is_changed[i]) ++i;
-  };
-  next_unchanged();
-  for (const ChangedEntry& c : changed) {
-    while (i < n && ChangedEntry{list_[i].second, i, 0} < c) {
-      merged.push_back(list_[i++]);
-      next_unchanged();
-    }
-    merged.emplace_back(c.id, c.key);
-  }
-  for (; i < n; ++i) {
-    if (!is_changed[i]) merged.push_back(list_[i]);
-  }
-  list_.swap(merged);
-  sorted_size_ = list_.size();
-}
-
-void ModularPolicy::RunningAheadInLevel(const std::vector<JobId>& running_after) {
-  auto runs = [&](JobId id) {
-    return std::binary_search(running_after.begin(), running_after.end(), id);
-  };
-  std::stable_sort(list_.begin(), list_.end(), [&](const auto& a, const auto& b) {
-    if (a.second[0] != b.second[0]) return a.second[0] < b.second[0];
-    return runs(a.first) && !runs(b.first);
-  });
-}
-
 void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
-  SortList(view);
+  list_.Sort(
+      view.RunningJobs(),
+      [&](JobId id) { return config_.scheduling->Key(view.Status(id), view.Now()); },
+      config_.scheduling->MultiLevelFifo());
   // Who runs: a fresh greedy placement from an empty cluster, in list order.
   ClusterState fresh(&view.Cluster());
   std::vector<StartDecision> fresh_set;
-  for (const auto& [id, key] : list_) {
+  for (const auto& [id, key] : list_.entries()) {
     if (fresh.total_free_gpus() == 0) break;
     const JobSpec& spec = view.Spec(id);
     Placement p;
@@ -282,7 +221,7 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
   std::vector<JobId> chosen;
   for (const StartDecision& s : fresh_set) chosen.push_back(s.job);
   std::sort(chosen.begin(), chosen.end());
-  const std::vector<JobId>& running = sort_scratch_.running;  // Sorted by SortList.
+  const std::vector<JobId>& running = list_.last_running();  // Sorted by id.
   auto was_running = [&](JobId id) { return std::binary_search(running.begin(), running.end(), id); };
   auto is_chosen = [&](JobId id) { return std::binary_search(chosen.begin(), chosen.end(), id); };
   // Where: keep running jobs on their GPUs if the newcomers fit around them.
@@ -314,7 +253,7 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
     }
   }
   out->start = std::move(starts);
-  if (config_.scheduling->MultiLevelFifo()) RunningAheadInLevel(chosen);
+  if (config_.scheduling->MultiLevelFifo()) list_.RunningAheadInLevel(chosen);
 }
 
 void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {

@@ -19,6 +19,7 @@
 #include "mechanisms/matching.h"
 #include "mechanisms/muri_matching.h"
 #include "registry/builtins.h"
+#include "schedkit/persistent_order.h"
 
 namespace schedkit {
 namespace {
@@ -40,25 +41,23 @@ class MuriPolicy final : public Policy {
       if (view.Spec(id).gpus > total_gpus) {
         out->reject.push_back(id);
       } else {
-        list_.push_back(id);
+        list_.Append(id, {Key(view.Status(id)), 0, 0});
       }
     }
-    if (!events.finished.empty()) {
-      const std::unordered_set<JobId> done(events.finished.begin(), events.finished.end());
-      std::erase_if(list_, [&](JobId id) { return done.count(id) > 0; });
-      for (JobId id : events.finished) current_.erase(id);
-    }
+    list_.Remove(events.finished);
+    for (JobId id : events.finished) current_.erase(id);
     // 1. Stable sort of the persistent list by key (ties keep their previous order).
+    list_.Sort(view.RunningJobs(), [&](JobId id) { return PriorityKey{Key(view.Status(id)), 0, 0}; },
+               /*multi_level=*/false);
     std::unordered_map<JobId, double> key;
-    key.reserve(list_.size());
-    for (JobId id : list_) key[id] = Key(view.Status(id));
-    std::stable_sort(list_.begin(), list_.end(), [&](JobId a, JobId b) { return key[a] < key[b]; });
+    key.reserve(list_.entries().size());
+    for (const auto& [id, k] : list_.entries()) key[id] = k[0];
 
     // 2. Candidates: each job that fits on what earlier ones leave reserves itself and
     //    the next jobs of its size, up to kMaxGroupSize per fitting job.
     std::vector<int> sizes;                    // GPU counts, in order of first appearance.
     std::map<int, std::vector<JobId>> by_size;  // Sorted jobs of each GPU count.
-    for (JobId id : list_) {
+    for (const auto& [id, unused_key] : list_.entries()) {
       const int g = view.Spec(id).gpus;
       auto [it, fresh] = by_size.try_emplace(g);
       if (fresh) sizes.push_back(g);
@@ -68,7 +67,7 @@ class MuriPolicy final : public Policy {
     std::unordered_set<JobId> used;
     {
       ClusterState free(&view.Cluster());
-      for (JobId id : list_) {
+      for (const auto& [id, unused_key] : list_.entries()) {
         if (used.count(id)) continue;
         const JobSpec& spec = view.Spec(id);
         const Placement p = placement_->Place(spec, free);
@@ -110,7 +109,8 @@ class MuriPolicy final : public Policy {
     for (size_t i = 0; i < final_groups.size(); ++i) {
       for (JobId id : final_groups[i].members) group_of[id] = i;
     }
-    std::vector<JobId> order = list_;
+    std::vector<JobId> order;
+    for (const auto& [id, unused_key] : list_.entries()) order.push_back(id);
     std::stable_sort(order.begin(), order.end(),
                      [&](JobId a, JobId b) { return view.Spec(a).gpus > view.Spec(b).gpus; });
     std::vector<Placement> placed(final_groups.size());
@@ -299,7 +299,7 @@ class MuriPolicy final : public Policy {
   bool autopack_;
   CompatMode compat_;
   std::unique_ptr<PlacementModule> placement_;
-  std::vector<JobId> list_;  // Admitted unfinished jobs, in the persistent sorted order.
+  PersistentOrder list_;  // Admitted unfinished jobs, in the persistent sorted order.
   std::unordered_map<JobId, Running> current_;  // What each running job was last given.
   struct GroupHash {
     size_t operator()(const std::array<JobId, kMaxGroupSize>& k) const {

@@ -1,0 +1,74 @@
+#include "schedkit/persistent_order.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace schedkit {
+
+void PersistentOrder::Remove(const std::vector<JobId>& gone) {
+  if (gone.empty()) return;
+  const std::unordered_set<JobId> drop(gone.begin(), gone.end());
+  size_t kept_sorted = 0;
+  for (size_t i = 0; i < sorted_size_; ++i) kept_sorted += drop.count(list_[i].first) == 0;
+  sorted_size_ = kept_sorted;
+  std::erase_if(list_, [&](const Entry& e) { return drop.count(e.first) > 0; });
+}
+
+// Equivalent to: re-key every job, move jobs whose level changed to the back, stable
+// sort by key. Only running jobs and jobs appended since the last sort can have new keys
+// or positions, so those are re-keyed, sorted among themselves and merged into the rest,
+// which is still in order.
+void PersistentOrder::Sort(const std::vector<JobId>& running,
+                           const std::function<PriorityKey(JobId)>& key, bool multi_level) {
+  scratch_.running.assign(running.begin(), running.end());
+  std::sort(scratch_.running.begin(), scratch_.running.end());
+  const std::vector<JobId>& run = scratch_.running;
+  const size_t n = list_.size();
+  std::vector<Changed>& changed = scratch_.changed;
+  std::vector<char>& is_changed = scratch_.is_changed;
+  changed.clear();
+  is_changed.assign(n, 0);
+  size_t moved = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& [id, old_key] = list_[i];
+    if (i < sorted_size_ && !std::binary_search(run.begin(), run.end(), id)) continue;
+    const PriorityKey now_key = key(id);
+    const bool level_changed = multi_level && now_key[0] != old_key[0];
+    changed.push_back(Changed{now_key, level_changed ? n + moved++ : i, id});
+    is_changed[i] = 1;
+  }
+  sorted_size_ = n;
+  if (changed.empty()) return;
+  std::sort(changed.begin(), changed.end());
+  std::vector<Entry>& merged = scratch_.merged;
+  merged.clear();
+  merged.reserve(n);
+  size_t i = 0;
+  auto next_unchanged = [&] {
+    while (i < n && is_changed[i]) ++i;
+  };
+  next_unchanged();
+  for (const Changed& c : changed) {
+    while (i < n && Changed{list_[i].second, i, 0} < c) {
+      merged.push_back(list_[i++]);
+      next_unchanged();
+    }
+    merged.emplace_back(c.id, c.key);
+  }
+  for (; i < n; ++i) {
+    if (!is_changed[i]) merged.push_back(list_[i]);
+  }
+  list_.swap(merged);
+}
+
+void PersistentOrder::RunningAheadInLevel(const std::vector<JobId>& running_after) {
+  auto runs = [&](JobId id) {
+    return std::binary_search(running_after.begin(), running_after.end(), id);
+  };
+  std::stable_sort(list_.begin(), list_.end(), [&](const Entry& a, const Entry& b) {
+    if (a.second[0] != b.second[0]) return a.second[0] < b.second[0];
+    return runs(a.first) && !runs(b.first);
+  });
+}
+
+}  // namespace schedkit
