@@ -18,6 +18,7 @@
 #include <chrono>
 #include <csignal>
 
+#include "commands.h"
 #include "schedkit/experiment.h"
 #include "schedkit/registry.h"
 #include "schedkit/run.h"
@@ -27,10 +28,8 @@ namespace sk = schedkit;
 
 namespace {
 
-int Fail(const std::string& message) {
-  std::fprintf(stderr, "schedkit: %s\n", message.c_str());
-  return 1;
-}
+using sk::cli::Fail;
+using sk::cli::ParseOpts;
 
 struct SimulateArgs {
   std::string trace, cluster, format = "auto", policy = "tiresias", placement, admission;
@@ -39,18 +38,6 @@ struct SimulateArgs {
   std::optional<double> overhead_s;
   uint64_t seed = 0;
 };
-
-sk::Result<std::map<std::string, std::string>> ParseOpts(const std::vector<std::string>& opts) {
-  std::map<std::string, std::string> out;
-  for (const std::string& o : opts) {
-    const size_t eq = o.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return sk::Status::InvalidArgument("--opt '" + o + "': expected key=value");
-    }
-    out[o.substr(0, eq)] = o.substr(eq + 1);
-  }
-  return out;
-}
 
 sk::Result<sk::RestartOverheads> Overheads(const SimulateArgs& a) {
   if (a.overhead_s && !a.overhead_table.empty()) {
@@ -421,6 +408,9 @@ int main(int argc, char** argv) {
   generate->add_option("--seed", gen.config.seed, "random seed");
   generate->add_option("--out", gen.out, "output trace file")->required();
 
+  // Areas with their own file (cli/<area>_commands.cc), one line each.
+  std::vector<sk::cli::Subcommand> area_commands;
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -436,5 +426,8 @@ int main(int argc, char** argv) {
   if (sweep->parsed()) return Sweep(swp);
   if (report->parsed()) return Report(report->remaining());
   if (generate->parsed()) return Generate(gen);
+  for (const sk::cli::Subcommand& c : area_commands) {
+    if (c.command->parsed()) return c.run();
+  }
   return 1;
 }

@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           libbenchmark-dev nlohmann-json3-dev libcli11-dev libtomlplusplus-dev liblemon-dev
+          coinor-libclp-dev libxgboost-dev libeigen3-dev
+          libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libsqlite3-dev
+          pybind11-dev python3-dev python3-pybind11 python3-torch
           slurmctld slurmd slurm-client
           python3-matplotlib python3-numpy chromium)
 missing=()

@@ -1,0 +1,30 @@
+// What every `schedkit` subcommand file shares. Subcommands live one area per file
+// (cli/<area>_commands.cc); an area adds its subcommands to the app and says, for each, what
+// to run when it is the one parsed. main.cc lists the areas, one line each.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "schedkit/status.h"
+
+namespace schedkit::cli {
+
+// Prints "schedkit: MESSAGE" on stderr and returns the exit code 1.
+int Fail(const std::string& message);
+
+// Parses repeated `--opt key=value` arguments.
+Result<std::map<std::string, std::string>> ParseOpts(const std::vector<std::string>& opts);
+
+// One subcommand: its parser node and what it does once parsed (the exit code). `run` owns the
+// parsed arguments (capture them by shared_ptr), since `command` writes into them at parse time.
+struct Subcommand {
+  CLI::App* command;
+  std::function<int()> run;
+};
+
+}  // namespace schedkit::cli
