@@ -27,4 +27,7 @@ struct Subcommand {
   std::function<int()> run;
 };
 
+// Spark DAG scheduling: `schedkit dag simulate|collect` (cli/dag_commands.cc).
+void AddDagCommands(CLI::App& app, std::vector<Subcommand>& out);
+
 }  // namespace schedkit::cli

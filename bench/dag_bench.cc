@@ -1,0 +1,63 @@
+// DAG simulator speed: default-config episodes (200 jobs, 50 executors) with a heuristic
+// scheduler. Prints per-episode wall time (best and median), decisions, events/s and peak
+// RSS. Nothing asserts on time; numbers go to docs/performance.md.
+//   schedkit_dag_bench [scheduler=fair] [episodes=20] [first_seed=0]
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "schedkit/dag.h"
+
+int main(int argc, char** argv) {
+  const std::string name = argc > 1 ? argv[1] : "fair";
+  const int episodes = argc > 2 ? std::atoi(argv[2]) : 20;
+  const uint64_t first_seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 0;
+  schedkit::DagConfig config;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto workload = schedkit::LoadDagWorkload(std::string(SCHEDKIT_SOURCE_DIR) + "/data/tpch/tpch.json");
+  if (!workload.ok()) {
+    std::fprintf(stderr, "%s\n", workload.status().message().c_str());
+    return 1;
+  }
+  const double load_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  auto scheduler = schedkit::MakeDagScheduler(name, config);
+  if (!scheduler.ok()) {
+    std::fprintf(stderr, "%s\n", scheduler.status().message().c_str());
+    return 1;
+  }
+  std::vector<double> walls;
+  int64_t events = 0, decisions = 0;
+  double jct = 0;
+  for (int k = 0; k < episodes; ++k) {
+    auto run = schedkit::RunDagSimulation(config, *workload, **scheduler, first_seed + k);
+    if (!run.ok()) {
+      std::fprintf(stderr, "%s\n", run.status().message().c_str());
+      return 1;
+    }
+    walls.push_back(run->summary.wall_s);
+    events += run->summary.events;
+    decisions += run->summary.decisions;
+    jct += run->summary.avg_jct_s;
+  }
+  std::vector<double> sorted = walls;
+  std::sort(sorted.begin(), sorted.end());
+  double total = 0;
+  for (double w : walls) total += w;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("dag bench %s: %d episodes (seeds %llu..%llu), load %.3f s\n", name.c_str(), episodes,
+              static_cast<unsigned long long>(first_seed),
+              static_cast<unsigned long long>(first_seed + episodes - 1), load_s);
+  std::printf("  per episode: best %.2f ms, median %.2f ms, mean %.2f ms\n", sorted.front() * 1e3,
+              sorted[sorted.size() / 2] * 1e3, total / episodes * 1e3);
+  std::printf("  %.0f decisions and %.0f events per episode, %.2f M events/s, mean avg JCT %.3f s\n",
+              static_cast<double>(decisions) / episodes, static_cast<double>(events) / episodes,
+              events / total / 1e6, jct / episodes);
+  std::printf("  peak RSS %.1f MiB\n", usage.ru_maxrss / 1024.0);
+  return 0;
+}

@@ -1,0 +1,268 @@
+// Loading DAG workloads: tpch.json (spark-sched-sim's TPC-H profiles) and the native format.
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "schedkit/dag.h"
+#include "schedkit/trace.h"
+
+namespace schedkit {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+class Loader {
+ public:
+  explicit Loader(std::string file) : file_(std::move(file)) {}
+
+  Status Error(const std::string& field, const std::string& what) const {
+    return Status::InvalidArgument(file_ + ": field '" + field + "': " + what);
+  }
+
+  // Reads one wave map {"level": [ms, ...]}. `first_level` receives the first key in file
+  // order (spark-sched-sim counts tasks at that level).
+  Status ReadWave(const Json& j, const std::string& field, std::vector<DagDurations>* out,
+                  int* first_level) const {
+    if (!j.is_object()) return Error(field, "expected an object {level: [durations]}");
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      const std::string key_field = field + "." + it.key();
+      char* end = nullptr;
+      const long level = std::strtol(it.key().c_str(), &end, 10);
+      if (it.key().empty() || *end != '\0' || level <= 0 || level > 1000000) {
+        return Error(key_field, "level must be a positive integer");
+      }
+      if (!it.value().is_array()) return Error(key_field, "expected an array of durations");
+      DagDurations d;
+      d.level = static_cast<int>(level);
+      for (size_t i = 0; i < it.value().size(); ++i) {
+        const Json& v = it.value()[i];
+        if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
+          return Error(key_field + "[" + std::to_string(i) + "]",
+                       "expected a finite duration >= 0 (ms)");
+        }
+        d.ms.push_back(v.get<double>());
+      }
+      if (first_level != nullptr && it == j.begin()) *first_level = d.level;
+      for (const DagDurations& other : *out) {
+        if (other.level == d.level) return Error(key_field, "level given twice");
+      }
+      out->push_back(std::move(d));
+    }
+    std::sort(out->begin(), out->end(),
+              [](const DagDurations& a, const DagDurations& b) { return a.level < b.level; });
+    return Status::Ok();
+  }
+
+  static size_t LevelSize(const std::vector<DagDurations>& wave, int level) {
+    for (const DagDurations& d : wave) {
+      if (d.level == level) return d.ms.size();
+    }
+    return 0;
+  }
+
+  Status ReadStage(const Json& j, const std::string& field, bool explicit_tasks,
+                   DagStageProfile* stage) const {
+    if (!j.is_object()) return Error(field, "expected an object");
+    static const char* kWaves[] = {"first_wave", "rest_wave", "fresh_durations"};
+    std::vector<DagDurations>* waves[] = {&stage->first_wave, &stage->rest_wave,
+                                          &stage->fresh_durations};
+    int first_level = -1;
+    for (int w = 0; w < 3; ++w) {
+      auto it = j.find(kWaves[w]);
+      if (it == j.end()) return Error(field + "." + kWaves[w], "missing");
+      SCHEDKIT_RETURN_IF_ERROR(ReadWave(*it, field + "." + kWaves[w], waves[w],
+                                        w == 0 ? &first_level : nullptr));
+    }
+    if (stage->first_wave.empty()) return Error(field + ".first_wave", "has no level");
+    auto nt = j.find("num_tasks");
+    if (nt != j.end()) {
+      if (!nt->is_number_integer() || nt->get<int64_t>() < 1 || nt->get<int64_t>() > 1000000) {
+        return Error(field + ".num_tasks", "expected an integer in 1..1000000");
+      }
+      stage->num_tasks = static_cast<int>(nt->get<int64_t>());
+    } else if (explicit_tasks) {
+      return Error(field + ".num_tasks", "missing");
+    } else {
+      // spark-sched-sim: tasks = first_wave + rest_wave sizes at the data's first level,
+      // counted before preprocessing.
+      stage->num_tasks = static_cast<int>(LevelSize(stage->first_wave, first_level) +
+                                          LevelSize(stage->rest_wave, first_level));
+      if (stage->num_tasks < 1) {
+        return Error(field, "no task at the first level " + std::to_string(first_level));
+      }
+    }
+    PreprocessStageProfile(stage);
+    bool any = false;
+    for (auto* w : waves) {
+      for (const DagDurations& d : *w) any = any || !d.ms.empty();
+    }
+    if (!any) return Error(field, "no task duration at any level");
+    return Status::Ok();
+  }
+
+  // A DAG {parents: [[...]], stages: [...]}.
+  Status ReadDag(const Json& j, const std::string& field, bool explicit_tasks,
+                 DagTemplate* dag) const {
+    if (!j.is_object()) return Error(field, "expected an object");
+    auto stages = j.find("stages");
+    if (stages == j.end() || !stages->is_array() || stages->empty()) {
+      return Error(field + ".stages", "expected a non-empty array");
+    }
+    auto parents = j.find("parents");
+    if (parents == j.end() || !parents->is_array() || parents->size() != stages->size()) {
+      return Error(field + ".parents", "expected an array with one list per stage");
+    }
+    const int n = static_cast<int>(stages->size());
+    dag->stages.resize(n);
+    dag->parents.resize(n);
+    for (int s = 0; s < n; ++s) {
+      const std::string sf = field + ".stages[" + std::to_string(s) + "]";
+      SCHEDKIT_RETURN_IF_ERROR(ReadStage((*stages)[s], sf, explicit_tasks, &dag->stages[s]));
+      const Json& p = (*parents)[s];
+      const std::string pf = field + ".parents[" + std::to_string(s) + "]";
+      if (!p.is_array()) return Error(pf, "expected an array of stage ids");
+      for (const Json& v : p) {
+        if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() >= s) {
+          return Error(pf, "parents must be stage ids below " + std::to_string(s) +
+                               " (stages in topological order)");
+        }
+        const int parent = static_cast<int>(v.get<int64_t>());
+        if (std::find(dag->parents[s].begin(), dag->parents[s].end(), parent) !=
+            dag->parents[s].end()) {
+          return Error(pf, "parent " + std::to_string(parent) + " given twice");
+        }
+        dag->parents[s].push_back(parent);
+      }
+      std::sort(dag->parents[s].begin(), dag->parents[s].end());
+    }
+    return Status::Ok();
+  }
+
+  Result<DagWorkload> LoadTpch(const Json& root) const {
+    DagWorkload w;
+    w.source = file_;
+    const Json& jobs = root["jobs"];
+    if (!jobs.is_object()) return Error("jobs", "expected an object {size: {query: dag}}");
+    std::vector<std::string> sizes;
+    for (auto it = jobs.begin(); it != jobs.end(); ++it) sizes.push_back(it.key());
+    // Templates in (query, size) order; a job draws one uniformly, i.e. a uniform query and
+    // an independent uniform size, as spark-sched-sim does.
+    std::vector<std::string> queries;
+    for (const std::string& size : sizes) {
+      const Json& q = jobs[size];
+      if (!q.is_object()) return Error("jobs." + size, "expected an object {query: dag}");
+      for (auto it = q.begin(); it != q.end(); ++it) {
+        if (std::find(queries.begin(), queries.end(), it.key()) == queries.end()) {
+          queries.push_back(it.key());
+        }
+      }
+    }
+    std::stable_sort(queries.begin(), queries.end(), [](const std::string& a, const std::string& b) {
+      return std::atol(a.c_str()) < std::atol(b.c_str());
+    });
+    for (const std::string& query : queries) {
+      for (const std::string& size : sizes) {
+        const Json& q = jobs[size];
+        auto it = q.find(query);
+        if (it == q.end()) return Error("jobs." + size + "." + query, "missing");
+        DagTemplate dag;
+        dag.name = "tpch-q" + query + "-" + size;
+        SCHEDKIT_RETURN_IF_ERROR(ReadDag(*it, "jobs." + size + "." + query, false, &dag));
+        w.dags.push_back(std::move(dag));
+      }
+    }
+    if (w.dags.empty()) return Error("jobs", "no DAG");
+    return w;
+  }
+
+  Result<DagWorkload> LoadNative(const Json& root) const {
+    if (!root["schedkit_dag"].is_number_integer() || root["schedkit_dag"].get<int64_t>() != 1) {
+      return Error("schedkit_dag", "unsupported version (expected 1)");
+    }
+    const Json& dags = root["dags"];
+    if (!dags.is_array() || dags.empty()) return Error("dags", "expected a non-empty array");
+    DagWorkload w;
+    w.source = file_;
+    for (size_t i = 0; i < dags.size(); ++i) {
+      const std::string field = "dags[" + std::to_string(i) + "]";
+      DagTemplate dag;
+      const Json& name = dags[i].is_object() && dags[i].contains("name") ? dags[i]["name"] : Json();
+      if (!name.is_string() || name.get<std::string>().empty()) {
+        return Error(field + ".name", "expected a non-empty string");
+      }
+      dag.name = name.get<std::string>();
+      SCHEDKIT_RETURN_IF_ERROR(ReadDag(dags[i], field, true, &dag));
+      w.dags.push_back(std::move(dag));
+    }
+    return w;
+  }
+
+  Result<DagWorkload> Load() const {
+    std::ifstream in(file_, std::ios::binary);
+    if (!in) return Status::NotFound(file_ + ": cannot open DAG workload");
+    std::stringstream buf;
+    buf << in.rdbuf();
+    Json root;
+    try {
+      root = Json::parse(buf.str());
+    } catch (const Json::parse_error& e) {
+      return Status::InvalidArgument(file_ + ": not valid JSON: " + e.what());
+    }
+    if (!root.is_object()) return Error("(root)", "expected an object");
+    if (root.contains("schedkit_dag")) return LoadNative(root);
+    if (root.contains("jobs")) return LoadTpch(root);
+    return Error("(root)", "neither a native DAG file ('schedkit_dag') nor tpch.json ('jobs')");
+  }
+
+ private:
+  std::string file_;
+};
+
+}  // namespace
+
+void PreprocessStageProfile(DagStageProfile* stage) {
+  // Drop from first_wave the values that also appear in fresh_durations at the same level,
+  // as a multiset: each fresh value cancels one equal first-wave value.
+  for (DagDurations& fw : stage->first_wave) {
+    std::map<double, int> fresh;
+    for (const DagDurations& f : stage->fresh_durations) {
+      if (f.level != fw.level) continue;
+      for (double v : f.ms) ++fresh[v];
+    }
+    std::vector<double> kept;
+    for (double v : fw.ms) {
+      auto it = fresh.find(v);
+      if (it == fresh.end()) {
+        kept.push_back(v);
+      } else if (--it->second == 0) {
+        fresh.erase(it);
+      }
+    }
+    fw.ms = std::move(kept);
+  }
+  // Empty levels take the list of the nearest lower level (levels are sorted).
+  const std::vector<double>* last = nullptr;
+  for (DagDurations& fw : stage->first_wave) {
+    if (fw.ms.empty() && last != nullptr) fw.ms = *last;
+    last = &fw.ms;
+  }
+  double sum = 0;
+  size_t count = 0;
+  for (const auto* wave : {&stage->fresh_durations, &stage->first_wave, &stage->rest_wave}) {
+    for (const DagDurations& d : *wave) {
+      for (double v : d.ms) sum += v;
+      count += d.ms.size();
+    }
+  }
+  stage->rough_duration_ms = count > 0 ? sum / static_cast<double>(count) : 0.0;
+}
+
+Result<DagWorkload> LoadDagWorkload(const std::string& path) { return Loader(path).Load(); }
+
+std::string DefaultDagWorkloadPath() { return DataDir() + "/tpch/tpch.json"; }
+
+}  // namespace schedkit
