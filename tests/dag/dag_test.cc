@@ -156,6 +156,28 @@ TEST(DagWorkloadTest, NativeFormatAndErrorsNameTheField) {
   EXPECT_EQ(LoadDagWorkload("/nonexistent/dag.json").status().code(), Status::Code::kNotFound);
 }
 
+// data/dags/example.json's "etl" alone, 10 executors (docs/formats.md). Stage 0 (40 tasks):
+// 2000 moving + 1500 fresh + 3 x 600 rest = 5300. Executors finishing early are committed to
+// stage 1 before stage 0 completes, so they wait idle in the job's pool and start stage 1
+// fresh: no fresh value, so first wave + warm-up = 4000; stage 2 likewise 500 + 1000.
+TEST(DagSimulationTest, NativeExampleChainByHand) {
+  auto w = LoadDagWorkload(std::string(SCHEDKIT_SOURCE_DIR) + "/data/dags/example.json");
+  ASSERT_TRUE(w.ok()) << w.status().message();
+  ASSERT_EQ(w->dags.size(), 2u);
+  DagConfig config;
+  config.num_executors = 10;
+  DagRunOptions options;
+  options.arrivals = {{0, 0}};
+  options.record_tasks = true;
+  auto fair = MakeDagScheduler("fair", config).value();
+  auto run = RunDagSimulation(config, *w, *fair, 0, options);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_DOUBLE_EQ(run->jobs[0].completion_ms, 5300 + 4000 + 1500);
+  int rest = 0;
+  for (const DagTaskRecord& t : run->tasks) rest += t.kind == DagTaskRecord::Kind::kRestWave;
+  EXPECT_EQ(rest, 30);
+}
+
 TEST(DagDurationTest, PreprocessingDropsFreshValuesAndFillsEmptyLevels) {
   DagStageProfile s;
   s.first_wave = {{2, {}}, {5, {10, 20, 20, 30}}, {10, {40}}, {20, {}}};
