@@ -215,6 +215,7 @@ void Engine::Reset(uint64_t seed, const std::vector<DagArrival>* arrivals) {
   active_jobs_.clear();
   schedulable_.clear();
   selected_.clear();
+  stalled_ = false;
   source_ = kCommon;
   now_ = 0;
   completed_jobs_ = 0;
@@ -311,6 +312,7 @@ void Engine::BuildObservation() {
 
 Result<StepOutcome> Engine::Step(const DagAction& action) {
   if (done()) return Status::InvalidArgument("dag: step after the episode ended");
+  if (stalled_) return Status::InvalidArgument("dag: the episode stalled; Reset to start again");
   const int committable = NumCommittable();
   if (action.stage != -1) {
     if (action.stage < 0 || action.stage >= static_cast<int>(schedulable_.size())) {
@@ -361,7 +363,15 @@ Result<StepOutcome> Engine::Step(const DagAction& action) {
   out.reward = -(job_time_ms_ - before);
   out.done = done();
   if (!out.done && (NumCommittable() == 0 || schedulable_.empty())) {
-    Die("events ran out before the end");
+    // Only a scheduler that keeps executors away from runnable work gets here (spark-sched-sim
+    // fails an assertion): the episode cannot go on.
+    stalled_ = true;
+    char at[64];
+    std::snprintf(at, sizeof(at), "%.3f", now_);
+    return Status::InvalidArgument(std::string("dag: no event left at t=") + at + " ms with " +
+                                   std::to_string(num_jobs() - completed_jobs_) +
+                                   " jobs unfinished: the scheduler left their stages without "
+                                   "executors; Reset to start again");
   }
   BuildObservation();  // Empty once done.
   return out;

@@ -73,7 +73,9 @@ class Engine {
   const DagObservation& observation() const { return obs_; }
 
   // Applies one commitment; if the round ends, runs the simulation to the next decision point.
-  // An illegal action is an InvalidArgument and changes nothing.
+  // An illegal action is an InvalidArgument and changes nothing. If the simulation runs out of
+  // events with jobs unfinished (the scheduler kept executors away from every runnable stage),
+  // the step fails and the episode is over until the next Reset.
   Result<StepOutcome> Step(const DagAction& action);
 
   bool done() const { return completed_jobs_ == static_cast<int>(jobs_.size()); }
@@ -202,6 +204,7 @@ class Engine {
   std::vector<int> schedulable_;     // Global stage ids, in node order.
   std::vector<int> selected_;        // Stages picked this round.
   int source_ = kNone;
+  bool stalled_ = false;
   double now_ = 0;
   int completed_jobs_ = 0;
   int jobs_in_system_ = 0;

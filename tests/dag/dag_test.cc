@@ -359,6 +359,24 @@ TEST(DagEngineTest, CommitmentsCountInSupplyAndMovingExecutorsInDemand) {
   EXPECT_EQ(next.exec_supply, (std::vector<int>{3, 0}));
 }
 
+// A scheduler that never commits starves the jobs: the run fails naming it, no abort.
+TEST(DagEngineTest, SchedulerThatNeverCommitsStallsWithAnError) {
+  class Idle final : public DagScheduler {
+   public:
+    const char* Name() const override { return "idle"; }
+    DagAction Decide(const DagObservation&) override { return {-1, 1}; }
+  } idle;
+  DagWorkload w;
+  w.dags.push_back(DagBuilder("A").Add(Flat(2, 1000)).Build());
+  DagRunOptions options;
+  options.arrivals = {{0, 0}, {500, 0}};
+  auto run = RunDagSimulation(SmallConfig(2), w, idle, 0, options);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("idle: decision at t=500"), std::string::npos)
+      << run.status().message();
+  EXPECT_NE(run.status().message().find("2 jobs unfinished"), std::string::npos);
+}
+
 // Two one-stage jobs of 2 tasks x 1000 ms at t=0, 2 executors, moving 2000 ms.
 // Fair (cap 1 each): both jobs run in parallel, 2000 + 2 x 1000: JCTs 4 and 4 s.
 // FIFO (cap 2): both executors to A (done at 3000), then both move to B (done at 6000).
