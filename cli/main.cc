@@ -355,7 +355,7 @@ int main(int argc, char** argv) {
   CLI::App* simulate = app.add_subcommand("simulate", "Simulate a policy on a trace and cluster");
   simulate->add_option("--trace", sim.trace, "trace file (default: the shipped Muri trace3)");
   simulate->add_option("--cluster", sim.cluster, "cluster spec (default: the shipped 8x8-GPU spec)");
-  simulate->add_option("--format", sim.format, "trace format: auto, native, muri, gavel, gavel-legacy");
+  simulate->add_option("--format", sim.format, "trace format: auto, native, muri, gavel, gavel-legacy, lucid");
   simulate->add_option("--policy", sim.policy, "policy name (see `schedkit policies`)");
   simulate->add_option("--placement", sim.placement, "placement module (default: the policy's)");
   simulate->add_option("--admission", sim.admission, "admission module (default: the policy's)");
