@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lucid/float_steps.h"
 #include "lucid/forecast.h"
 #include "lucid/vc_nodes.h"
 #include "schedkit/experiment.h"
@@ -54,17 +55,11 @@ int64_t CeilTicks(double remain) {
 // reaches <= 0; and the value after `ticks` decrements.
 int64_t TicksToFinish(double remain, double rate) {
   if (rate == 1.0) return CeilTicks(remain);
-  int64_t k = 0;
-  while (remain > 0) {
-    remain -= rate;
-    ++k;
-  }
-  return k;
+  return SubtractRepeatedly(remain, rate, kInf, /*stop_at_nonpositive=*/true).taken;
 }
 double Advance(double remain, double rate, int64_t ticks) {
   if (rate == 1.0) return remain - static_cast<double>(ticks);
-  for (int64_t i = 0; i < ticks; ++i) remain -= rate;
-  return remain;
+  return SubtractRepeatedly(remain, rate, ticks, /*stop_at_nonpositive=*/false).value;
 }
 
 // Shared by every policy's VC loop.
