@@ -420,15 +420,20 @@ Status VcSim::RunLucid() {
     if (!started.empty()) {
       std::erase_if(queue_, [this](int j) { return jobs_[j].end != kInf; });
     }
+    bool grew = false;
     for (; lend < lender_.size() && lender_[lend].first == t; ++lend) {
       if (lender_[lend].second > 0) {
+        const int before = nodes_.node_count();
         nodes_.AddTempNode();
+        grew = grew || nodes_.node_count() > before;
       } else {
         nodes_.RemoveIdleNode();
       }
     }
     if (ended == jobs_.size()) break;
     int64_t next = NextArrival();
+    // A node added after this tick's placement is first used on the next tick.
+    if (grew && !queue_.empty()) next = t + 1;
     for (int j : running_) next = std::min(next, jobs_[j].end);
     // Skip lender events that fall at or before the next tick ... they are processed there.
     for (size_t l = lend; l < lender_.size(); ++l) {
@@ -510,9 +515,11 @@ Status RunProfiler(const Trace& trace, const ProfilerConfig& cfg, const Forecast
       ends.emplace(t + std::min(duration, cfg.time_limit_s), i);
     }
     queue.erase(queue.begin(), queue.begin() + static_cast<long>(placed));
+    bool grew = false;
     if (t % 10 == 0 && up_armed()) {
       pool.AddTempNode();
       lender->emplace_back(t, +1);
+      grew = true;
     }
     if (t % 100 == 0 && down_armed()) {
       const double v = forecast.Mean(forecast.data().pred_gpu_num, t, last_call, -1.0);
@@ -525,6 +532,7 @@ Status RunProfiler(const Trace& trace, const ProfilerConfig& cfg, const Forecast
     if (ended == jobs.size()) break;
     int64_t n = next < jobs.size() ? submit(jobs[next]) : kInf;
     if (!ends.empty()) n = std::min(n, ends.top().first);
+    if (grew) n = std::min(n, t + 1);  // The new node is first used on the next tick.
     if (up_armed()) n = std::min(n, (t / 10 + 1) * 10);
     if (down_armed()) n = std::min(n, (t / 100 + 1) * 100);
     if (n == kInf) {
