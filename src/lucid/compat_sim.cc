@@ -545,6 +545,14 @@ Status RunProfiler(const Trace& trace, const ProfilerConfig& cfg, const Forecast
 
 }  // namespace
 
+double QuantileLinear(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+}
+
 MetricSummary Summarize(const std::vector<const JobResult*>& jobs) {
   MetricSummary s;
   s.jobs = static_cast<int64_t>(jobs.size());
@@ -559,11 +567,7 @@ MetricSummary Summarize(const std::vector<const JobResult*>& jobs) {
   }
   s.avg_jct_s = jct / static_cast<double>(jobs.size());
   s.avg_queue_s = q / static_cast<double>(jobs.size());
-  std::sort(queue.begin(), queue.end());
-  const double pos = 0.999 * static_cast<double>(queue.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, queue.size() - 1);
-  s.p999_queue_s = queue[lo] + (queue[hi] - queue[lo]) * (pos - static_cast<double>(lo));
+  s.p999_queue_s = QuantileLinear(std::move(queue), 0.999);
   return s;
 }
 

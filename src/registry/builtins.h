@@ -14,6 +14,7 @@ Status RegisterLas(Registries* r);
 Status RegisterTiresias(Registries* r);
 Status RegisterGittins(Registries* r);
 Status RegisterTiresiasGittins(Registries* r);
+Status RegisterQssf(Registries* r);
 Status RegisterMuri(Registries* r);  // muri-s, muri-l
 Status RegisterPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);
