@@ -189,6 +189,7 @@ int Compare(const CompareArgs& a) {
     return sk::cli::RunLucidCompat(a.base.trace, a.base.format, SplitCommas(a.policies),
                                    a.base.opts, a.base.out);
   }
+  if (!a.base.out.empty()) return Fail("compare: --out is only for --compat lucid");
   sk::TraceOptions trace_options;
   auto format = sk::ParseTraceFormat(a.base.format);
   if (!format.ok()) return Fail(format.status().message());
@@ -404,6 +405,7 @@ int main(int argc, char** argv) {
   compare->add_option("--overhead-table", cmp.base.overhead_table, "restart overheads table");
   compare->add_option("--overhead-s", cmp.base.overhead_s, "a fixed restart overhead");
   compare->add_option("--threads", cmp.threads, "threads (default: one per core)");
+  compare->add_option("--out", cmp.base.out, "with --compat lucid: write DIR/<policy>/jobs.csv, vcs.csv");
 
   CLI::App* report = app.add_subcommand("report", "Figures and an HTML report of a sweep (docs/report.md)");
   report->prefix_command();  // Everything after `report` goes to the Python tool, in order.
