@@ -249,3 +249,41 @@ TEST(LucidCompatTest, ProfilerBorrowsANodeWhenBusyAndReturnsItWhenIdle) {
 
 }  // namespace
 }  // namespace schedkit::lucid
+
+namespace schedkit::lucid {
+namespace {
+
+TEST(LucidCompatTest, ResultsDoNotDependOnTheThreadCount) {
+  std::vector<JobSpec> jobs;
+  std::vector<JobId> ids;
+  for (int i = 1; i <= 60; ++i) {
+    const char* vc = i % 3 == 0 ? "a" : (i % 3 == 1 ? "b" : "c");
+    jobs.push_back(Job(i, vc, 1 << (i % 4), i * 37 % 500, 100 + (i * 7919) % 2000,
+                       i % 2 ? "A" : "B"));
+    ids.push_back(i);
+  }
+  std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& x, const JobSpec& y) {
+    return x.submit_s != y.submit_s ? x.submit_s < y.submit_s : x.id < y.id;
+  });
+  Config c = LucidConfig({{"a", 2}, {"b", 2}, {"c", 1}}, std::vector<double>(40, 10.0), ids);
+  c.profiler.enabled = true;
+  c.profiler.donor_vcs = {"a", "b"};
+  c.profiler.lender_vc = "c";
+  c.colocate_speeds[{Key("A"), Key("A")}] = {0.7, 0.7};
+  c.colocate_speeds[{Key("B"), Key("B")}] = {0.9, 0.6};
+  c.threads = 1;
+  Result<RunResult> one = RunCompat(MakeTrace(jobs), c);
+  c.threads = 3;
+  Result<RunResult> three = RunCompat(MakeTrace(jobs), c);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  ASSERT_TRUE(three.ok());
+  ASSERT_EQ(one->jobs.size(), three->jobs.size());
+  for (size_t i = 0; i < one->jobs.size(); ++i) {
+    EXPECT_EQ(one->jobs[i].end_s, three->jobs[i].end_s);
+    EXPECT_EQ(one->jobs[i].queue_s, three->jobs[i].queue_s);
+  }
+  EXPECT_GT(one->colocated_jobs, 0);  // The scenario exercises sharing.
+}
+
+}  // namespace
+}  // namespace schedkit::lucid
