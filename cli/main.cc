@@ -186,7 +186,10 @@ std::vector<std::string> SplitCommas(const std::string& text) {
 int Compare(const CompareArgs& a) {
   if (a.base.compat == "lucid") {
     if (a.base.trace.empty()) return Fail("--compat lucid: give --trace (a Lucid/Helios log)");
-    return sk::cli::RunLucidCompat(a.base.trace, a.base.format, SplitCommas(a.policies),
+    // The default list names clean-model policies; under compat lucid it means Lucid's five.
+    const std::string policies =
+        a.policies == CompareArgs{}.policies ? "fifo,sjf,qssf,tiresias,lucid" : a.policies;
+    return sk::cli::RunLucidCompat(a.base.trace, a.base.format, SplitCommas(policies),
                                    a.base.opts, a.base.out);
   }
   if (!a.base.out.empty()) return Fail("compare: --out is only for --compat lucid");
