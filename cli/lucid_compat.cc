@@ -145,8 +145,8 @@ int RunVirtualClusterSimulation(const std::string& trace_path, const std::string
     const Summary& s = r.run.summary;
     char buf[200];
     std::snprintf(buf, sizeof buf, "%s,%lld,%d,%.3f,%.3f,%.3f,%lld\n", r.vc.c_str(),
-                  static_cast<long long>(s.jobs), r.cluster.TotalGpus(), s.avg_jct_s,
-                  s.avg_queue_s, s.p999_queue_s, static_cast<long long>(s.preemptions));
+                  static_cast<long long>(s.jobs), r.cluster.TotalGpus(), s.avg_jct_s, s.avg_queue_s,
+                  s.p999_queue_s, static_cast<long long>(s.preemptions));
     f << buf;
     const std::string dir = out + "/" + r.vc;
     std::filesystem::create_directories(dir, ec);

@@ -72,10 +72,10 @@ struct ProfilerConfig {
   bool enabled = true;  // Lucid only.
   int nodes = 2;        // The profiling pool ("profvc"), taken one node each from donor_vcs.
   std::vector<std::string> donor_vcs = {"vc8Gr", "vcefl"};
-  int64_t time_limit_s = 200;  // Jobs run at most this long in the profiler.
-  int max_gpus = 8;            // Larger jobs are not profiled (scale x factor = 2 x 4).
-  int scale_up_queue = 10;     // Add a node when more jobs wait (checked every 10 s).
-  int scale_down_queue = 5;    // Remove it when fewer wait (checked every 100 s) ...
+  int64_t time_limit_s = 200;       // Jobs run at most this long in the profiler.
+  int max_gpus = 8;                 // Larger jobs are not profiled (scale x factor = 2 x 4).
+  int scale_up_queue = 10;          // Add a node when more jobs wait (checked every 10 s).
+  int scale_down_queue = 5;         // Remove it when fewer wait (checked every 100 s) ...
   double scale_down_max_gpus = 40;  // ... and the forecast pred_gpu_num mean is <= this.
   std::string lender_vc = "vcYVn";  // The VC that lends the extra node.
 };

@@ -295,7 +295,6 @@ Status VcSim::RunTiresias() {
   return Status::Ok();
 }
 
-
 void VcSim::SyncRate(int j, int64_t tick, double rate) {
   SimJob& job = jobs_[j];
   job.remain = Advance(job.remain, job.rate, tick - job.since);
@@ -343,8 +342,8 @@ Status VcSim::RunLucid() {
   ForecastView forecast(config_.forecast);
   auto packing_at = [&](int64_t t) {
     const int64_t m = t / kPackingInterval * kPackingInterval;
-    const double v = forecast.Mean(forecast.data().pred_gpu_job, m,
-                                   m == 0 ? -1 : m - kPackingInterval, 10.0);
+    const double v =
+        forecast.Mean(forecast.data().pred_gpu_job, m, m == 0 ? -1 : m - kPackingInterval, 10.0);
     return !(v <= 2);
   };
   size_t ended = 0, lend = 0;
@@ -388,10 +387,10 @@ Status VcSim::RunLucid() {
       if (host >= 0) {
         const PairSpeeds s = Speeds(job, jobs_[host]);
         if (!(s.speed1 > 0 && s.speed2 > 0)) {
-          return Status::InvalidArgument(
-              "lucid: colocate_info has no speeds for jobs " + std::to_string(job.spec->id) +
-              " and " + std::to_string(jobs_[host].spec->id) + " (" + job.spec->model + ", " +
-              jobs_[host].spec->model + ")");
+          return Status::InvalidArgument("lucid: colocate_info has no speeds for jobs " +
+                                         std::to_string(job.spec->id) + " and " +
+                                         std::to_string(jobs_[host].spec->id) + " (" +
+                                         job.spec->model + ", " + jobs_[host].spec->model + ")");
         }
         SyncRate(host, t + 1, s.speed2);
         jobs_[host].exclusive = false;
@@ -581,11 +580,16 @@ Result<Policy> ParsePolicy(const std::string& name) {
 
 const char* PolicyName(Policy p) {
   switch (p) {
-    case Policy::kFifo: return "fifo";
-    case Policy::kSjf: return "sjf";
-    case Policy::kQssf: return "qssf";
-    case Policy::kTiresias: return "tiresias";
-    case Policy::kLucid: return "lucid";
+    case Policy::kFifo:
+      return "fifo";
+    case Policy::kSjf:
+      return "sjf";
+    case Policy::kQssf:
+      return "qssf";
+    case Policy::kTiresias:
+      return "tiresias";
+    case Policy::kLucid:
+      return "lucid";
   }
   return "unknown";
 }
@@ -661,11 +665,10 @@ Result<RunResult> RunCompat(const Trace& trace, const Config& config) {
       if (lucid) {
         auto sc = config.share_scores.find(KeyOf(spec));
         if (sc == config.share_scores.end()) {
-          return Status::InvalidArgument("job " + std::to_string(spec.id) +
-                                         ": no share score in single_data for (" + spec.model +
-                                         ", " + spec.dataset + ", " +
-                                         std::to_string(spec.batch_size) + ", " +
-                                         (spec.amp ? "1" : "0") + ")");
+          return Status::InvalidArgument(
+              "job " + std::to_string(spec.id) + ": no share score in single_data for (" +
+              spec.model + ", " + spec.dataset + ", " + std::to_string(spec.batch_size) + ", " +
+              (spec.amp ? "1" : "0") + ")");
         }
         s.share_score = sc->second;
       }

@@ -77,7 +77,8 @@ Result<Config> ConfigFromOptions(Policy policy, const std::map<std::string, std:
       c.threads = std::stoi(it->second, &used);
       if (used != it->second.size() || c.threads < 1) throw std::invalid_argument("");
     } catch (const std::exception&) {
-      return Status::InvalidArgument("--opt threads='" + it->second + "': expected an integer >= 1");
+      return Status::InvalidArgument("--opt threads='" + it->second +
+                                     "': expected an integer >= 1");
     }
   }
   return c;

@@ -104,7 +104,8 @@ void VcNodes::AddTempNode() {
 bool VcNodes::RemoveIdleNode() {
   int victim = -1;
   for (int o : order_) {
-    if (objects_[o].free == kGpusPerNode && (victim < 0 || objects_[o].name > objects_[victim].name)) {
+    if (objects_[o].free == kGpusPerNode &&
+        (victim < 0 || objects_[o].name > objects_[victim].name)) {
       victim = o;
     }
   }

@@ -12,10 +12,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <string>
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -80,12 +80,15 @@ class LucidPolicy final : public Policy {
       const JobSpec& spec = view.Spec(id);
       JobId host = -1;
       lucid::PairSpeeds speeds;
-      if (packing && spec.gpus <= lucid::kGpusPerNode) host = PickHost(view, spec, restarted, &speeds);
+      if (packing && spec.gpus <= lucid::kGpusPerNode)
+        host = PickHost(view, spec, restarted, &speeds);
       if (host >= 0) {
         const Placement& shared = *view.Status(host).placement;
         const int64_t group = next_group_++;
-        out->start.push_back({.job = host, .placement = shared, .rate = speeds.speed2, .group = group});
-        out->start.push_back({.job = id, .placement = shared, .rate = speeds.speed1, .group = group});
+        out->start.push_back(
+            {.job = host, .placement = shared, .rate = speeds.speed2, .group = group});
+        out->start.push_back(
+            {.job = id, .placement = shared, .rate = speeds.speed1, .group = group});
         partner_[host] = id;
         partner_[id] = host;
         restarted.push_back(host);
@@ -106,7 +109,8 @@ class LucidPolicy final : public Policy {
     // The switch can flip when a forecast row passes.
     if (!pending_.empty() && t_.have_forecast) {
       const auto& times = t_.forecast.time_s;
-      auto next = std::upper_bound(times.begin(), times.end(), static_cast<int64_t>(std::floor(view.Now())));
+      auto next = std::upper_bound(times.begin(), times.end(),
+                                   static_cast<int64_t>(std::floor(view.Now())));
       if (next != times.end()) out->wake_at = static_cast<Time>(*next);
     }
   }
@@ -126,8 +130,8 @@ class LucidPolicy final : public Policy {
 
   bool PackingOn(Time now) const {
     if (!t_.have_forecast) return true;
-    const double v = forecast_.Mean(t_.forecast.pred_gpu_job, static_cast<int64_t>(std::floor(now)),
-                                    -1, 10.0);
+    const double v =
+        forecast_.Mean(t_.forecast.pred_gpu_job, static_cast<int64_t>(std::floor(now)), -1, 10.0);
     return !(v <= 2);
   }
 
@@ -180,13 +184,21 @@ Status RegisterLucid(Registries* r) {
       "pair speeds; no preemption (the simulator's exact semantics: --compat lucid)";
   e.default_placement = "best-fit";
   e.options = {
-      {.name = "estimates", .type = OptionSpec::Type::kString, .default_value = "",
+      {.name = "estimates",
+       .type = OptionSpec::Type::kString,
+       .default_value = "",
        .help = "per-job estimates job_id,priority|estimate_s (empty: order by GPU count)"},
-      {.name = "share_scores", .type = OptionSpec::Type::kString, .default_value = "",
+      {.name = "share_scores",
+       .type = OptionSpec::Type::kString,
+       .default_value = "",
        .help = "single_data.csv share scores (empty: no job shares)"},
-      {.name = "colocate", .type = OptionSpec::Type::kString, .default_value = "",
+      {.name = "colocate",
+       .type = OptionSpec::Type::kString,
+       .default_value = "",
        .help = "colocate_info.csv pair speeds (empty: only unmeasured models share, at speed 1)"},
-      {.name = "forecast", .type = OptionSpec::Type::kString, .default_value = "",
+      {.name = "forecast",
+       .type = OptionSpec::Type::kString,
+       .default_value = "",
        .help = "throughput forecast CSV, first row = t 0 (empty: packing always on)"}};
   e.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("lucid: no placement module");
@@ -213,7 +225,8 @@ Status RegisterLucid(Registries* r) {
       t.forecast = std::move(*v);
       t.have_forecast = true;
     }
-    return std::unique_ptr<Policy>(std::make_unique<LucidPolicy>(std::move(t), std::move(ctx.placement)));
+    return std::unique_ptr<Policy>(
+        std::make_unique<LucidPolicy>(std::move(t), std::move(ctx.placement)));
   };
   return r->policies.Register(std::move(e));
 }

@@ -38,7 +38,7 @@ TEST(LucidCli, CompatLucidPrintsTheReferenceMetricsAndWritesJobsAndVcs) {
   const std::string dir = ::testing::TempDir() + "/lucid_cli_out";
   std::filesystem::remove_all(dir);
   const Outcome o = RunSchedkit("compare --compat lucid --policies fifo,lucid --trace " + kTrace +
-                        " --opt lucid_dir=" + kLucid + " --opt threads=2 --out " + dir);
+                                " --opt lucid_dir=" + kLucid + " --opt threads=2 --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("JCT avg (s)                     21011.688"), std::string::npos)
       << o.output;
@@ -56,8 +56,8 @@ TEST(LucidCli, CompatLucidPrintsTheReferenceMetricsAndWritesJobsAndVcs) {
 }
 
 TEST(LucidCli, BadInputsGiveOneLineErrors) {
-  Outcome o = RunSchedkit("simulate --compat lucid --policy srtf --trace " + kTrace + " --opt lucid_dir=" +
-                  kLucid);
+  Outcome o = RunSchedkit("simulate --compat lucid --policy srtf --trace " + kTrace +
+                          " --opt lucid_dir=" + kLucid);
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.output,
             "schedkit: --compat lucid: unknown policy 'srtf' (expected fifo, sjf, qssf, tiresias "
@@ -67,8 +67,8 @@ TEST(LucidCli, BadInputsGiveOneLineErrors) {
   EXPECT_EQ(o.output,
             "schedkit: --compat lucid: give --opt vc_config=FILE or --opt lucid_dir=DIR (with "
             "vc_config.csv)\n");
-  o = RunSchedkit("simulate --compat lucid --policy fifo --trace " + kTrace + " --opt lucid_dir=" + kLucid +
-          " --opt colour=red");
+  o = RunSchedkit("simulate --compat lucid --policy fifo --trace " + kTrace +
+                  " --opt lucid_dir=" + kLucid + " --opt colour=red");
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("unknown option 'colour'"), std::string::npos) << o.output;
 }
@@ -76,8 +76,9 @@ TEST(LucidCli, BadInputsGiveOneLineErrors) {
 TEST(LucidCli, VcConfigRunsTheCleanModelPerVc) {
   const std::string dir = ::testing::TempDir() + "/lucid_vc_out";
   std::filesystem::remove_all(dir);
-  const Outcome o = RunSchedkit("simulate --policy fifo --opt backfill=false --trace " + kTrace +
-                        " --vc-config " + kLucid + "/vc_config.csv --threads 2 --out " + dir);
+  const Outcome o =
+      RunSchedkit("simulate --policy fifo --opt backfill=false --trace " + kTrace +
+                  " --vc-config " + kLucid + "/vc_config.csv --threads 2 --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const auto vcs = Lines(ReadFile(dir + "/vcs.csv"));
   ASSERT_EQ(vcs.size(), 1u + 15 + 1);

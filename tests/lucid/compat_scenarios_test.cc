@@ -109,8 +109,8 @@ TEST(LucidCompatTest, QssfOrdersOnlyNewArrivalsByGpusThenByEstimate) {
   EXPECT_EQ(Of(*r, 3).start_s, 100);
   // Job 3 arrives first (49): at 50 the queue holds an older job, so priorities decide:
   // job 3 (40) heads the queue, does not fit, and blocks job 2 until 100.
-  r = RunCompat(
-      MakeTrace({Job(1, "a", 6, 0, 100), Job(3, "a", 4, 49, 10), Job(2, "a", 2, 50, 10)}), c);
+  r = RunCompat(MakeTrace({Job(1, "a", 6, 0, 100), Job(3, "a", 4, 49, 10), Job(2, "a", 2, 50, 10)}),
+                c);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Of(*r, 3).start_s, 100);
   EXPECT_EQ(Of(*r, 2).start_s, 100);
@@ -124,7 +124,8 @@ TEST(LucidCompatTest, TiresiasDemotesAtEighteenThousandGpuSecondsAndPreempts) {
   Config c;
   c.policy = Policy::kTiresias;
   c.vcs = {{"a", 1}};
-  Result<RunResult> r = RunCompat(MakeTrace({Job(1, "a", 8, 0, 3000), Job(2, "a", 8, 100, 100)}), c);
+  Result<RunResult> r =
+      RunCompat(MakeTrace({Job(1, "a", 8, 0, 3000), Job(2, "a", 8, 100, 100)}), c);
   ASSERT_TRUE(r.ok()) << r.status().message();
   const JobResult& j2 = Of(*r, 2);
   EXPECT_EQ(j2.start_s, 2280);
@@ -144,8 +145,8 @@ TEST(LucidCompatTest, CoLocationRunsAtMeasuredSpeedsAndTheHostRecovers) {
   // When job 2 ends job 1 has 990 - 0.8 x 1001 = 189.2 left at tick 1012, at full speed
   // again: it ends at 1012 + 190.
   Config c = LucidConfig({{"a", 1}}, std::vector<double>(40, 10.0), {1, 2});
-  Result<RunResult> r = RunCompat(
-      MakeTrace({Job(1, "a", 8, 0, 1000, "A"), Job(2, "a", 8, 10, 500, "B")}), c);
+  Result<RunResult> r =
+      RunCompat(MakeTrace({Job(1, "a", 8, 0, 1000, "A"), Job(2, "a", 8, 10, 500, "B")}), c);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Of(*r, 2).start_s, 10);
   EXPECT_EQ(Of(*r, 2).end_s, 1011);
@@ -258,8 +259,8 @@ TEST(LucidCompatTest, ResultsDoNotDependOnTheThreadCount) {
   std::vector<JobId> ids;
   for (int i = 1; i <= 60; ++i) {
     const char* vc = i % 3 == 0 ? "a" : (i % 3 == 1 ? "b" : "c");
-    jobs.push_back(Job(i, vc, 1 << (i % 4), i * 37 % 500, 100 + (i * 7919) % 2000,
-                       i % 2 ? "A" : "B"));
+    jobs.push_back(
+        Job(i, vc, 1 << (i % 4), i * 37 % 500, 100 + (i * 7919) % 2000, i % 2 ? "A" : "B"));
     ids.push_back(i);
   }
   std::stable_sort(jobs.begin(), jobs.end(), [](const JobSpec& x, const JobSpec& y) {

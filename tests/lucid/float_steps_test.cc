@@ -42,8 +42,7 @@ TEST(FloatStepsTest, ExactMultiplesEndWhereThePlainLoopDoes) {
   // 983 / 0.983 = 1000 in exact arithmetic; the rounded loop decides.
   for (double r : {0.983, 0.5, 1.25, 0.444, 1.034}) {
     for (double x : {983.0, 1000.0, 4.0, 1e5, 3.0 * r}) {
-      EXPECT_EQ(SubtractRepeatedly(x, r, INT64_MAX, true).taken,
-                Plain(x, r, INT64_MAX, true).taken)
+      EXPECT_EQ(SubtractRepeatedly(x, r, INT64_MAX, true).taken, Plain(x, r, INT64_MAX, true).taken)
           << x << " " << r;
     }
   }

@@ -50,8 +50,8 @@ TEST(LucidPolicyTest, SharesGpusAtMeasuredSpeedsAndTheSurvivorReturnsToFullSpeed
   // full speed for the last 190 s: ends 1200. Restart overhead 0.
   SimulatorOptions options;
   options.overheads = RestartOverheads(0);
-  auto run = RunSimulation(TwoJobs(), ClusterSpec::Uniform(1, 1, 8, 96, 512), LucidRequest(""),
-                           options);
+  auto run =
+      RunSimulation(TwoJobs(), ClusterSpec::Uniform(1, 1, 8, 96, 512), LucidRequest(""), options);
   ASSERT_TRUE(run.ok()) << run.status().message();
   const auto& jobs = run->recorder->jobs();
   EXPECT_EQ(jobs[1].first_start_s, 10);

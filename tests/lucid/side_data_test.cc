@@ -27,9 +27,10 @@ TEST(LucidSideDataTest, ReadsVcConfigEstimatesScoresSpeedsAndForecast) {
   auto est2 = LoadEstimates(Write("sd_est2.csv", "job_id,estimate_s\n5,12.5\n"));
   ASSERT_TRUE(est2.ok());
   EXPECT_EQ(est2->at(5), 12.5);
-  auto f = LoadThroughputForecast(Write(
-      "sd_f.csv", "time,pred_gpu_job,pred_gpu_num\n2020-09-01 00:00:00,1.5,20\n"
-                  "2020-09-01 00:10:00,2.5,30\n"));
+  auto f =
+      LoadThroughputForecast(Write("sd_f.csv",
+                                   "time,pred_gpu_job,pred_gpu_num\n2020-09-01 00:00:00,1.5,20\n"
+                                   "2020-09-01 00:10:00,2.5,30\n"));
   ASSERT_TRUE(f.ok()) << f.status().message();
   EXPECT_EQ(f->time_s, (std::vector<int64_t>{0, 600}));
   EXPECT_EQ(f->pred_gpu_num[1], 30);
@@ -37,7 +38,8 @@ TEST(LucidSideDataTest, ReadsVcConfigEstimatesScoresSpeedsAndForecast) {
 
 TEST(LucidSideDataTest, ErrorsNameFileLineAndField) {
   const std::string vc = Write("sd_bad_vc.csv", ",num\nvcA,3\nvcA,1\n");
-  EXPECT_EQ(LoadVcConfig(vc).status().message(), vc + ":3: field 'column 1': 'vcA' names a VC twice");
+  EXPECT_EQ(LoadVcConfig(vc).status().message(),
+            vc + ":3: field 'column 1': 'vcA' names a VC twice");
   const std::string est = Write("sd_bad_est.csv", "job_id,priority\n5,abc\n");
   EXPECT_EQ(LoadEstimates(est).status().message(),
             est + ":2: field 'priority': 'abc' is not a number");

@@ -47,7 +47,7 @@ TEST(VcNodesTest, LendingAddsATempNodeOnceAndRemovesTheLargestNamedIdleNode) {
   EXPECT_EQ(vc.node_count(), 3);
   EXPECT_TRUE(vc.NodeIsIdle(VcNodes::kTempNodeName));
   std::vector<NodeShare> s;
-  ASSERT_TRUE(vc.Place(8, &s));  // Node 0 (first of equal free counts).
+  ASSERT_TRUE(vc.Place(8, &s));      // Node 0 (first of equal free counts).
   EXPECT_TRUE(vc.RemoveIdleNode());  // The temp node is the largest idle name.
   EXPECT_EQ(vc.node_count(), 2);
   EXPECT_FALSE(vc.NodeIsIdle(VcNodes::kTempNodeName));

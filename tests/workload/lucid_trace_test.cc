@@ -131,7 +131,7 @@ TEST(LucidTraceTest, ErrorsNameFileLineAndField) {
 TEST(LucidTraceTest, SharedSynthTraceHasTheReferenceJobCount) {
   Result<Trace> t = LoadTrace(SharedPath("data/lucid/venus_synth_seed1.csv"));
   ASSERT_TRUE(t.ok()) << t.status().message();
-  EXPECT_EQ(t->jobs.size(), 23859u);  // As the reference table states.
+  EXPECT_EQ(t->jobs.size(), 23859u);       // As the reference table states.
   EXPECT_EQ(t->epoch_unix_s, 1598918400);  // 2020-09-01 00:00:00 UTC.
   EXPECT_GE(t->jobs.front().submit_s, 0);
   EXPECT_LE(t->jobs.back().submit_s, 26 * 86400 - 60);
