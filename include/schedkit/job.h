@@ -44,8 +44,16 @@ struct JobSpec {
   StageTimes stage_times_s{0, 0, 0};  // All zero when unknown.
 
   std::string user;
+  std::string name;  // Job name as the log gives it (Lucid/Helios `jobname`); may be empty.
   std::string vc;    // Virtual cluster; empty = the whole cluster.
   int priority = 0;  // Larger = more important; meaning is policy-specific (AntMan, Blox FIFO).
+
+  // Lucid workload description (cluster_full_log), keying the co-location tables
+  // (single_data.csv, colocate_info.csv) together with `model` and `batch_size`.
+  std::string dataset;
+  bool amp = false;       // Mixed precision.
+  double gmem_mb = 0;     // GPU memory the job uses, MB.
+  double gpu_util = 0;    // Measured GPU utilisation, percent.
 
   // Seconds the job runs alone on its requested GPUs, from start to finish, with no
   // restart overhead: iterations x iteration_time when both are known, else duration.
@@ -60,6 +68,9 @@ struct JobSpec {
 // A workload: jobs sorted by (submit time, id).
 struct Trace {
   std::string source;  // File name or generator description, for reports.
+  // Unix time (seconds, UTC) of submit_s = 0, when the trace comes from dated records
+  // (Lucid/Helios logs); 0 when unknown. Absolute time of a job = epoch_unix_s + submit_s.
+  int64_t epoch_unix_s = 0;
   std::vector<JobSpec> jobs;
 };
 
@@ -82,6 +93,11 @@ class JobBuilder {
   }
   JobBuilder& User(std::string u) { spec_.user = std::move(u); return *this; }
   JobBuilder& Vc(std::string v) { spec_.vc = std::move(v); return *this; }
+  JobBuilder& Name(std::string n) { spec_.name = std::move(n); return *this; }
+  JobBuilder& Dataset(std::string d) { spec_.dataset = std::move(d); return *this; }
+  JobBuilder& BatchSize(int b) { spec_.batch_size = b; return *this; }
+  JobBuilder& Amp(bool a) { spec_.amp = a; return *this; }
+  JobBuilder& GmemMb(double m) { spec_.gmem_mb = m; return *this; }
   JobBuilder& Priority(int p) { spec_.priority = p; return *this; }
   JobBuilder& Cpus(int c) { spec_.cpus = c; return *this; }
   JobBuilder& MemGb(double m) { spec_.mem_gb = m; return *this; }
