@@ -15,6 +15,7 @@ Status RegisterTiresias(Registries* r);
 Status RegisterGittins(Registries* r);
 Status RegisterTiresiasGittins(Registries* r);
 Status RegisterMuri(Registries* r);  // muri-s, muri-l
+Status RegisterThemis(Registries* r);
 Status RegisterPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);
 
