@@ -57,6 +57,8 @@ double RefineRho(const std::vector<FtfJob>& jobs, double capacity, double rho_bo
 // exact optimum within the cut tolerance).
 Result<double> SolveBindingLp(const std::vector<FtfJob>& jobs, double capacity, double rho_box,
                               int* rounds) {
+  // A cheap estimate of rho*: bisection on the tightness condition (see RefineRho).
+  const double rho_seed = RefineRho(jobs, capacity, rho_box, rho_box);
   LinearProgram lp;
   const int rho = lp.AddVariable(rho_box, kLpInfinity, 1.0);
   std::vector<int> z(jobs.size(), -1), y(jobs.size(), -1);
@@ -75,9 +77,9 @@ Result<double> SolveBindingLp(const std::vector<FtfJob>& jobs, double capacity, 
     const FtfJob& j = jobs[i];
     lp.AddRow({{z[i], j.solo_remaining_s}, {rho, -j.isolated_s}}, -kLpInfinity, -j.elapsed_s);
     capacity_row.push_back({y[i], 1.0});
-    const double z_box = 1.0 / LeastShare(j, rho_box);
-    add_cut(i, z_box);
-    add_cut(i, 2 * z_box);
+    // Seed the cuts where the optimum should be (tangents at the true optimum make the
+    // LP exact at once); further cuts come only where the LP's solution violates them.
+    add_cut(i, 1.0 / LeastShare(j, rho_seed));
   }
   lp.AddRow(capacity_row, -kLpInfinity, capacity);
   for (*rounds = 1; *rounds <= kMaxLpRounds; ++*rounds) {

@@ -29,26 +29,49 @@ int LinearProgram::AddVariable(double lower, double upper, double cost) {
     std::fprintf(stderr, "schedkit: LinearProgram::AddVariable after Solve\n");
     std::abort();
   }
-  model_->addColumn(0, nullptr, nullptr, ToCoin(lower), ToCoin(upper), cost);
-  return model_->numberColumns() - 1;
+  col_lower_.push_back(ToCoin(lower));
+  col_upper_.push_back(ToCoin(upper));
+  col_cost_.push_back(cost);
+  return static_cast<int>(col_cost_.size()) - 1;
 }
 
 void LinearProgram::AddRow(const std::vector<LpTerm>& terms, double lower, double upper) {
-  std::vector<int> cols;
-  std::vector<double> coeffs;
-  cols.reserve(terms.size());
-  coeffs.reserve(terms.size());
   for (const LpTerm& t : terms) {
-    cols.push_back(t.var);
-    coeffs.push_back(t.coeff);
+    row_cols_.push_back(t.var);
+    row_coeffs_.push_back(t.coeff);
   }
-  model_->addRow(static_cast<int>(cols.size()), cols.data(), coeffs.data(), ToCoin(lower),
-                 ToCoin(upper));
+  row_starts_.push_back(static_cast<int>(row_cols_.size()));
+  row_lower_.push_back(ToCoin(lower));
+  row_upper_.push_back(ToCoin(upper));
+}
+
+void LinearProgram::Flush() {
+  if (!col_cost_.empty()) {
+    const std::vector<CoinBigIndex> empty_starts(col_cost_.size() + 1, 0);
+    const int no_row = 0;
+    const double no_coeff = 0;
+    model_->addColumns(static_cast<int>(col_cost_.size()), col_lower_.data(), col_upper_.data(),
+                       col_cost_.data(), empty_starts.data(), &no_row, &no_coeff);
+    col_lower_.clear();
+    col_upper_.clear();
+    col_cost_.clear();
+  }
+  if (!row_lower_.empty()) {
+    const std::vector<CoinBigIndex> starts(row_starts_.begin(), row_starts_.end());
+    model_->addRows(static_cast<int>(row_lower_.size()), row_lower_.data(), row_upper_.data(),
+                    starts.data(), row_cols_.data(), row_coeffs_.data());
+    row_starts_.assign(1, 0);
+    row_cols_.clear();
+    row_coeffs_.clear();
+    row_lower_.clear();
+    row_upper_.clear();
+  }
 }
 
 LpStatus LinearProgram::Solve() {
   // CLP keeps the basis between calls: after rows are added (new slacks basic) it
   // stays dual feasible, so the dual simplex restarts from it.
+  Flush();
   model_->dual();
   solved_ = true;
   switch (model_->status()) {
@@ -65,7 +88,11 @@ LpStatus LinearProgram::Solve() {
 
 double LinearProgram::Value(int var) const { return model_->getColSolution()[var]; }
 double LinearProgram::Objective() const { return model_->objectiveValue(); }
-int LinearProgram::rows() const { return model_->numberRows(); }
-int LinearProgram::variables() const { return model_->numberColumns(); }
+int LinearProgram::rows() const {
+  return model_->numberRows() + static_cast<int>(row_lower_.size());
+}
+int LinearProgram::variables() const {
+  return model_->numberColumns() + static_cast<int>(col_cost_.size());
+}
 
 }  // namespace schedkit

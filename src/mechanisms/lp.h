@@ -43,8 +43,15 @@ class LinearProgram {
   int variables() const;
 
  private:
+  // Columns and rows are buffered and handed to CLP in one batch per Solve(): CLP's
+  // one-at-a-time additions copy its matrix each time.
+  void Flush();
+
   std::unique_ptr<ClpSimplex> model_;
   bool solved_ = false;
+  std::vector<double> col_lower_, col_upper_, col_cost_;
+  std::vector<int> row_starts_{0}, row_cols_;
+  std::vector<double> row_coeffs_, row_lower_, row_upper_;
 };
 
 }  // namespace schedkit
