@@ -17,6 +17,7 @@ Status RegisterBuiltins(Registries* r) {
   SCHEDKIT_RETURN_IF_ERROR(RegisterTiresiasGittins(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterMuri(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterThemis(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterAntMan(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterPlacements(r));
   return RegisterAdmissions(r);
 }

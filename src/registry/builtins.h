@@ -16,6 +16,7 @@ Status RegisterGittins(Registries* r);
 Status RegisterTiresiasGittins(Registries* r);
 Status RegisterMuri(Registries* r);  // muri-s, muri-l
 Status RegisterThemis(Registries* r);
+Status RegisterAntMan(Registries* r);
 Status RegisterPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);
 
