@@ -69,6 +69,8 @@ std::vector<Case> Cases() {
                          (compat == sk::CompatMode::kMuri ? "/compat-muri" : "/clean"),
                      [] { return MuriTrace("trace1"); }, MuriCluster, "themis", compat});
   }
+  cases.push_back({"muri-trace1/antman/compat-muri", [] { return MuriTrace("trace1"); },
+                   MuriCluster, "antman", sk::CompatMode::kMuri});
   for (double rate : {26.0, 30.0}) {
     for (const char* policy : {"fifo", "srtf", "tiresias"}) {
       cases.push_back({"synthetic-1m-1024gpu-" + std::to_string(static_cast<int>(rate)) +

@@ -6,6 +6,7 @@
 // docs/policies.md has the details.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -87,11 +88,13 @@ class AntManPolicy final : public Policy {
 
   void InitNodes(const ClusterSpec& spec) {
     gpus_per_node_ = spec.nodes.empty() ? 0 : spec.nodes[0].gpus;
+    // A spec without CPUs or memory (0) does not model them (as the placement modules).
+    book_cpus_ = !spec.nodes.empty() && spec.nodes[0].cpus > 0;
     for (const NodeSpec& n : spec.nodes) {
       Node node;
       node.free_gpus = n.gpus;
-      node.free_cpus = n.cpus;
-      node.free_mem = n.mem_gb;
+      node.free_cpus = n.cpus > 0 ? n.cpus : std::numeric_limits<int>::max() / 2;
+      node.free_mem = n.mem_gb > 0 ? n.mem_gb : INFINITY;
       node.guaranteed.resize(n.gpus);
       node.opportunistic.resize(n.gpus);
       node.util.assign(n.gpus, 0.0);
@@ -347,7 +350,7 @@ class AntManPolicy final : public Policy {
       NodeShare& s = by_node[h.node];
       s.node = h.node;
       for (int g : h.gpus) s.gpu_mask |= uint64_t{1} << g;
-      s.cpus += h.cpus;
+      if (book_cpus_) s.cpus += h.cpus;
     }
     Placement p;
     for (auto& [node, share] : by_node) p.shares.push_back(share);
@@ -377,6 +380,7 @@ class AntManPolicy final : public Policy {
   double util_cap_;
   CompatMode compat_;
   int gpus_per_node_ = 0;
+  bool book_cpus_ = true;
   std::vector<Node> nodes_;
   std::vector<JobId> list_;  // Unfinished jobs, (tier, submit, id) order.
   std::unordered_map<JobId, JobBook> book_;
@@ -391,11 +395,19 @@ Status RegisterAntMan(Registries* r) {
   entry.description =
       "AntMan: guaranteed jobs (trace priority 0) FIFO with GPU reservations, opportunistic jobs "
       "(priority 1) co-located on GPUs below a utilisation cap; never preempts";
-  entry.default_placement = "yarn";
+  // It places with its own model of per-GPU holders and utilisation (Muri's), so it
+  // takes no placement or admission module.
+  entry.default_placement = "";
+  entry.default_admission = "";
   entry.options = {{"util_cap", OptionSpec::Type::kDouble, "0.8",
                     "an opportunistic job may use a GPU whose utilisation (guaranteed job 0.1, "
                     "opportunistic job 0.9) is below this; in (0, 1]"}};
   entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
+    if (ctx.placement || ctx.admission) {
+      return Status::InvalidArgument(
+          "antman: places jobs itself (per-GPU holders and utilisation); it takes no "
+          "--placement or --admission module");
+    }
     const double cap = ctx.options.Double("util_cap");
     if (!(cap > 0 && cap <= 1)) {
       return Status::InvalidArgument("antman: option util_cap=" + std::to_string(cap) +

@@ -62,5 +62,13 @@ TEST(AntMan, RejectsABadUtilCap) {
   EXPECT_NE(p.status().message().find("util_cap"), std::string::npos);
 }
 
+TEST(AntMan, RefusesAPlacementModule) {
+  PolicyRequest req = Request("antman");
+  req.placement = "yarn";
+  auto p = MakePolicy(req);
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("placement"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace schedkit
