@@ -63,6 +63,14 @@ std::vector<Case> Cases() {
                        [] { return MuriTrace("trace1"); }, MuriCluster, policy, compat});
     }
   }
+  // Themis solves its finish-time-fairness LP (CLP) at every arrival and completion.
+  for (sk::CompatMode compat : {sk::CompatMode::kMuri, sk::CompatMode::kNone}) {
+    cases.push_back({std::string("muri-trace1/themis") +
+                         (compat == sk::CompatMode::kMuri ? "/compat-muri" : "/clean"),
+                     [] { return MuriTrace("trace1"); }, MuriCluster, "themis", compat});
+  }
+  cases.push_back({"muri-trace1/antman/compat-muri", [] { return MuriTrace("trace1"); },
+                   MuriCluster, "antman", sk::CompatMode::kMuri});
   for (double rate : {26.0, 30.0}) {
     for (const char* policy : {"fifo", "srtf", "tiresias"}) {
       cases.push_back({"synthetic-1m-1024gpu-" + std::to_string(static_cast<int>(rate)) +

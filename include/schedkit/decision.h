@@ -32,6 +32,13 @@ struct StartDecision {
   // started again.
   double rate = 1.0;
   int64_t group = 0;  // 0 = alone; else members of one group share one placement.
+  // Opportunistic co-location (AntMan): a guest runs on the named GPUs without booking
+  // them. They need not be free, stay available to every later start, and the guest's
+  // use of them is not counted as GPU time. The placement must name existing GPUs of
+  // distinct nodes, as many as the job asks for; its CPUs and memory are ignored. The
+  // policy keeps any sharing limit and gives the guest its slowed `rate`.
+  // REQUIRES: group == 0.
+  bool guest = false;
 };
 
 // The policy's orders. The engine applies them in this order: reject, preempt, start.

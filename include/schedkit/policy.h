@@ -19,8 +19,9 @@
 //    values or hash order; randomness comes only from the seed in PolicyContext.
 //  - A job that does not fit is a normal outcome (it stays pending), not an error.
 //  - Co-location is explicit: jobs share GPUs only as members of one StartDecision
-//    group (same `group`, same placement), each at the `rate` the policy gives it
-//    (schedkit/decision.h). Engines never slow a job down on their own.
+//    group (same `group`, same placement), or as a guest (StartDecision::guest: runs on
+//    GPUs without booking them, AntMan's opportunistic jobs), each at the `rate` the
+//    policy gives it (schedkit/decision.h). Engines never slow a job down on their own.
 //
 // Policies are usually composed Blox-style from swappable modules: an
 // AdmissionModule (which arrivals may queue now), a SchedulingModule (the priority

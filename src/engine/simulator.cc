@@ -39,7 +39,8 @@ struct JobRun {
   double max_rate = 1;    // Highest rate it ever ran at (for the solo-runtime invariant).
   double gpu_share = 1;   // 1 / members of its group at start: its share of the GPUs.
   double charged_gpu_s = 0;  // executed_s x GPUs x gpu_share, summed over intervals.
-  int64_t alloc = -1;     // Key of its booking in alloc_refs_ (shared by a group).
+  int64_t alloc = -1;     // Key of its booking in alloc_refs_ (shared by a group);
+                          // kGuestAlloc for a guest start (no booking).
   Placement placement;
   uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
   int32_t list_pos = -1;    // Index in pending_ or running_.
@@ -49,6 +50,8 @@ struct JobRun {
 // remaining/rate, so the remainder at that instant may be a few ulps (of the work or of
 // the clock) off zero.
 constexpr double kDoneEpsilon = 1e-9;
+
+constexpr int64_t kGuestAlloc = -2;  // JobRun::alloc of a guest (StartDecision::guest).
 
 }  // namespace
 
@@ -253,6 +256,10 @@ class Simulator::Impl final : public ClusterView {
 
   // Drops `j`'s hold on its booking; the resources are freed with the last holder.
   void ReleaseShare(JobRun& j) {
+    if (j.alloc == kGuestAlloc) {  // Booked nothing.
+      j.alloc = -1;
+      return;
+    }
     auto it = alloc_refs_.find(j.alloc);
     if (it == alloc_refs_.end()) Die("job " + std::to_string(j.spec->id) + " holds no booking");
     if (--it->second == 0) {
@@ -307,6 +314,12 @@ class Simulator::Impl final : public ClusterView {
       j.max_rate = std::max(j.max_rate, s.rate);
       j.overhead_s = j.own_overhead_s;
       j.gpu_share = 1;
+      if (s.guest) {
+        j.alloc = kGuestAlloc;
+        j.gpu_share = 0;  // Its GPU time is its hosts'.
+        Start(j, s.placement);
+        continue;
+      }
       if (s.group != 0) {
         auto& g = groups.at(s.group);
         if (compat_muri_) j.overhead_s = g.second;
@@ -369,6 +382,7 @@ class Simulator::Impl final : public ClusterView {
     ClusterState after = resources_;
     std::unordered_map<int64_t, int> refs;
     auto stop = [&](const JobRun& j) {
+      if (j.alloc == kGuestAlloc) return;
       auto it = refs.find(j.alloc);
       const int left = (it == refs.end() ? alloc_refs_.at(j.alloc) : it->second) - 1;
       refs[j.alloc] = left;
@@ -386,6 +400,15 @@ class Simulator::Impl final : public ClusterView {
       const JobSpec& spec = *jobs_[index_.At(s.job)].spec;
       if (!(s.rate > 0) || !std::isfinite(s.rate)) {
         return fail("starts with a rate that is not positive and finite", s.job);
+      }
+      if (s.guest) {
+        if (s.group != 0) return fail("starts as a guest in a group:", s.job);
+        if (s.placement.gpus() != spec.gpus || !NamesExistingGpus(s.placement)) {
+          return schedkit::Status::InvalidArgument(at() + "guest job " + std::to_string(s.job) +
+                                                   " placed on missing or too few/many GPUs " +
+                                                   s.placement.ToString());
+        }
+        continue;  // Books nothing.
       }
       if (s.group != 0) {
         auto [it, first] = group_placement.emplace(s.group, &s.placement);
@@ -412,6 +435,19 @@ class Simulator::Impl final : public ClusterView {
       after.Allocate(s.placement);
     }
     return schedkit::Status::Ok();
+  }
+
+  // True iff every share names an existing node, in ascending order, and GPUs it has.
+  bool NamesExistingGpus(const Placement& p) const {
+    int prev = -1;
+    for (const NodeShare& share : p.shares) {
+      if (share.node <= prev || share.node >= static_cast<int>(cluster_->nodes.size())) return false;
+      const int gpus = cluster_->nodes[share.node].gpus;
+      const uint64_t all = gpus >= 64 ? ~uint64_t{0} : (uint64_t{1} << gpus) - 1;
+      if (share.gpu_mask == 0 || (share.gpu_mask & ~all) != 0) return false;
+      prev = share.node;
+    }
+    return !p.shares.empty();
   }
 
   void Finish() {

@@ -18,6 +18,8 @@ Status RegisterBuiltins(Registries* r) {
   SCHEDKIT_RETURN_IF_ERROR(RegisterQssf(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterLucid(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterMuri(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterThemis(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterAntMan(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterPlacements(r));
   return RegisterAdmissions(r);
 }

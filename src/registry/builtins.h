@@ -17,6 +17,8 @@ Status RegisterTiresiasGittins(Registries* r);
 Status RegisterQssf(Registries* r);
 Status RegisterLucid(Registries* r);  // The clean-model Lucid policy.
 Status RegisterMuri(Registries* r);  // muri-s, muri-l
+Status RegisterThemis(Registries* r);
+Status RegisterAntMan(Registries* r);
 Status RegisterPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);
 

@@ -1,0 +1,210 @@
+// Themis (Mahajan et al., NSDI'20) as Muri's simulator models it (themis_sim_jobs):
+// finish-time fairness without leases or auctions. At every decision (arrival or
+// completion) the shares x that minimise the worst finish-time ratio are re-solved
+// (mechanisms/finish_time_fairness.h, an LP with CLP), then jobs are ranked by rounds
+// received, x / executed time (never-run jobs first, by x), then by deficit and share,
+// and placed greedily from an empty cluster. docs/policies.md has the details.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "mechanisms/finish_time_fairness.h"
+#include "registry/builtins.h"
+
+namespace schedkit {
+namespace {
+
+constexpr double kMuriRuntimeFactor = 1.015;  // Muri's iteration times carry it.
+constexpr double kNeverRunScale = 1e9;        // Muri: sort value x * 1e9 before a first run.
+
+struct JobBook {
+  double isolated_done_s = 0;  // Muri's cumulative_isolated_time.
+  double prev_remaining = 0;   // Remaining iterations at the previous solve.
+  double prev_isolated = 0;    // Isolated throughput (share) at the previous solve.
+  bool solved_before = false;
+  double time_owed_s = 0;      // Muri's time_should_received.
+  double sort_value = 0, deficit = 0, share = 0;
+};
+
+class ThemisPolicy final : public Policy {
+ public:
+  ThemisPolicy(FtfSelection selection, CompatMode compat, std::unique_ptr<PlacementModule> placement)
+      : selection_(selection), compat_(compat), placement_(std::move(placement)) {}
+
+  std::string_view Name() const override { return "themis"; }
+
+  void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
+    const Time now = view.Now();
+    Forget(events.finished);
+    const int total_gpus = view.Cluster().TotalGpus();
+    for (JobId id : events.arrived) {
+      if (view.Spec(id).gpus > total_gpus) {
+        out->reject.push_back(id);
+      } else {
+        list_.push_back(id);
+        book_[id] = JobBook();
+      }
+    }
+    if (!list_.empty()) {
+      Allocate(view, total_gpus);
+      Rank(view, now);
+      Place(view, out);
+    }
+    last_decision_ = now;
+  }
+
+ private:
+  void Forget(const std::vector<JobId>& finished) {
+    if (finished.empty()) return;
+    std::unordered_set<JobId> gone(finished.begin(), finished.end());
+    list_.erase(std::remove_if(list_.begin(), list_.end(), [&](JobId id) { return gone.count(id); }),
+                list_.end());
+    for (JobId id : finished) {
+      book_.erase(id);
+      current_.erase(id);
+    }
+  }
+
+  // Solo seconds per iteration as the engine counts work (x 1.015 under compat muri);
+  // a job without iterations counts seconds.
+  double IterationTime(const JobSpec& spec) const {
+    if (spec.iterations <= 0 || spec.iteration_time_s <= 0) return 1.0;
+    return spec.iteration_time_s * (compat_ == CompatMode::kMuri ? kMuriRuntimeFactor : 1.0);
+  }
+
+  // Builds the finish-time-fairness problem (Muri's units: the isolated time is in
+  // iterations / fair share, as its get_isolated_throughputs returns the share) and
+  // stores each job's share.
+  void Allocate(const ClusterView& view, int total_gpus) {
+    const Time now = view.Now();
+    const int n = static_cast<int>(list_.size());
+    const double fair_gpus = std::ceil(static_cast<double>(total_gpus) / n);
+    std::vector<FtfJob> problem;
+    problem.reserve(list_.size());
+    for (JobId id : list_) {
+      const JobStatus s = view.Status(id);
+      const JobSpec& spec = *s.spec;
+      JobBook& b = book_[id];
+      const double remaining_s = std::isnan(s.remaining_s) ? 0.0 : std::max(0.0, s.remaining_s);
+      const double remaining = remaining_s / IterationTime(spec);
+      const double isolated = std::min(fair_gpus / spec.gpus, 1.0);
+      if (b.solved_before) b.isolated_done_s += (b.prev_remaining - remaining) / b.prev_isolated;
+      b.prev_remaining = remaining;
+      b.prev_isolated = isolated;
+      b.solved_before = true;
+      FtfJob j;
+      j.elapsed_s = now - spec.submit_s;
+      j.solo_remaining_s = remaining_s;
+      j.isolated_s = b.isolated_done_s + remaining / isolated;
+      j.gpus = spec.gpus;
+      problem.push_back(j);
+    }
+    Result<FtfAllocation> alloc = SolveFinishTimeFairness(problem, total_gpus, selection_);
+    if (!alloc.ok()) {
+      // CLP failing is a bug, not an outcome: stop loudly rather than schedule blind.
+      std::fprintf(stderr, "schedkit: themis: %s\n", alloc.status().message().c_str());
+      std::abort();
+    }
+    for (size_t i = 0; i < list_.size(); ++i) book_[list_[i]].share = alloc->share[i];
+  }
+
+  void Rank(const ClusterView& view, Time now) {
+    for (JobId id : list_) {
+      JobBook& b = book_[id];
+      const double executed = view.Status(id).executed_s;
+      b.sort_value = executed == 0 ? b.share * kNeverRunScale : b.share / executed;
+      b.deficit = b.time_owed_s - executed;
+      b.time_owed_s += b.share * (now - last_decision_);
+    }
+    // Descending (sort value, deficit, share); ties keep the list's previous order.
+    std::stable_sort(list_.begin(), list_.end(), [&](JobId a, JobId c) {
+      const JobBook& x = book_[a];
+      const JobBook& y = book_[c];
+      if (x.sort_value != y.sort_value) return x.sort_value > y.sort_value;
+      if (x.deficit != y.deficit) return x.deficit > y.deficit;
+      return x.share > y.share;
+    });
+  }
+
+  // Chooses greedily in rank order (skipping what does not fit), then places the chosen
+  // jobs largest first on an empty cluster, as Muri does. The list keeps that order.
+  void Place(const ClusterView& view, Decisions* out) {
+    std::unordered_set<JobId> chosen;
+    {
+      ClusterState free(&view.Cluster());
+      for (JobId id : list_) {
+        const Placement p = placement_->Place(view.Spec(id), free);
+        if (p.empty()) continue;
+        free.Allocate(p);
+        chosen.insert(id);
+      }
+    }
+    std::stable_sort(list_.begin(), list_.end(),
+                     [&](JobId a, JobId b) { return view.Spec(a).gpus > view.Spec(b).gpus; });
+    ClusterState free(&view.Cluster());
+    std::unordered_map<JobId, Placement> next;
+    for (JobId id : list_) {
+      if (!chosen.count(id)) continue;
+      Placement p = placement_->Place(view.Spec(id), free);
+      if (p.empty()) continue;
+      free.Allocate(p);
+      const JobStatus s = view.Status(id);
+      auto it = current_.find(id);
+      if (!s.running() || it == current_.end() || !(it->second == p)) {
+        out->start.push_back(StartDecision{id, p});
+      }
+      next.emplace(id, std::move(p));
+    }
+    for (JobId id : view.RunningJobs()) {
+      if (!next.count(id)) out->preempt.push_back(id);
+    }
+    std::sort(out->preempt.begin(), out->preempt.end());
+    current_ = std::move(next);
+  }
+
+  FtfSelection selection_;
+  CompatMode compat_;
+  std::unique_ptr<PlacementModule> placement_;
+  std::vector<JobId> list_;  // Unfinished jobs; the order persists between decisions.
+  std::unordered_map<JobId, JobBook> book_;
+  std::unordered_map<JobId, Placement> current_;  // Where each running job was placed.
+  Time last_decision_ = 0;
+};
+
+}  // namespace
+
+Status RegisterThemis(Registries* r) {
+  PolicyRegistry::Entry entry;
+  entry.name = "themis";
+  entry.description =
+      "Themis: finish-time fairness, shares from an LP (CLP) re-solved at every arrival and "
+      "completion (oracle: uses remaining work)";
+  entry.default_placement = "yarn";
+  entry.options = {{"shares", OptionSpec::Type::kString, "centre",
+                    "which optimal shares when the LP's optimum is not unique: centre (the "
+                    "interior point cvxpy/ECOS returns in Muri) or least (each job the least "
+                    "share that keeps its ratio at the optimum)"}};
+  entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
+    if (!ctx.placement) return Status::InvalidArgument("themis: no placement module");
+    const std::string& shares = ctx.options.String("shares");
+    FtfSelection selection;
+    if (shares == "centre") {
+      selection = FtfSelection::kCentre;
+    } else if (shares == "least") {
+      selection = FtfSelection::kLeast;
+    } else {
+      return Status::InvalidArgument("themis: option shares='" + shares +
+                                     "': expected centre or least");
+    }
+    return std::unique_ptr<Policy>(
+        std::make_unique<ThemisPolicy>(selection, ctx.compat, std::move(ctx.placement)));
+  };
+  return r->policies.Register(std::move(entry));
+}
+
+}  // namespace schedkit
