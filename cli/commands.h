@@ -27,4 +27,7 @@ struct Subcommand {
   std::function<int()> run;
 };
 
+// `schedkit predict ...` (cli/predict_commands.cc, docs/predict.md).
+void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out);
+
 }  // namespace schedkit::cli

@@ -44,6 +44,7 @@ struct JobSpec {
   StageTimes stage_times_s{0, 0, 0};  // All zero when unknown.
 
   std::string user;
+  std::string name;  // Job name as the log gives it (Lucid/Helios `jobname`); may be empty.
   std::string vc;    // Virtual cluster; empty = the whole cluster.
   int priority = 0;  // Larger = more important; meaning is policy-specific (AntMan, Blox FIFO).
 
@@ -60,6 +61,9 @@ struct JobSpec {
 // A workload: jobs sorted by (submit time, id).
 struct Trace {
   std::string source;  // File name or generator description, for reports.
+  // Unix time (seconds, UTC) of submit_s = 0, when the trace comes from dated records
+  // (Lucid/Helios logs); 0 when unknown. Absolute time of a job = epoch_unix_s + submit_s.
+  int64_t epoch_unix_s = 0;
   std::vector<JobSpec> jobs;
 };
 
@@ -82,6 +86,7 @@ class JobBuilder {
   }
   JobBuilder& User(std::string u) { spec_.user = std::move(u); return *this; }
   JobBuilder& Vc(std::string v) { spec_.vc = std::move(v); return *this; }
+  JobBuilder& Name(std::string n) { spec_.name = std::move(n); return *this; }
   JobBuilder& Priority(int p) { spec_.priority = p; return *this; }
   JobBuilder& Cpus(int c) { spec_.cpus = c; return *this; }
   JobBuilder& MemGb(double m) { spec_.mem_gb = m; return *this; }

@@ -177,7 +177,9 @@ Result<json> AdditiveModel::ToJson() const {
   return json{{"target", target_},
               {"scale", ScaleName(scale_)},
               {"features", std::move(features)},
-              {"xgboost", json::parse(*xgb)}};
+              // XGBoost's own JSON, kept as text: it writes NaN split conditions for
+              // categorical splits, which strict JSON parsers refuse.
+              {"xgboost_json", std::move(*xgb)}};
 }
 
 Result<AdditiveModel> AdditiveModel::FromJson(const json& j, const std::string& where) {
@@ -207,7 +209,7 @@ Result<AdditiveModel> AdditiveModel::FromJson(const json& j, const std::string& 
       features.push_back(std::move(info));
     }
     if (features.empty()) return Status::InvalidArgument(where + ": a model without features");
-    auto booster = StumpBooster::FromJson(j.at("xgboost").dump(), types);
+    auto booster = StumpBooster::FromJson(j.at("xgboost_json").get<std::string>(), types);
     if (!booster.ok()) return Status::InvalidArgument(where + ": " + booster.status().message());
     return AdditiveModel(j.at("target").get<std::string>(),
                          scale_name == "log1p" ? TargetScale::kLog1p : TargetScale::kIdentity,

@@ -123,6 +123,7 @@ TEST(ThroughputForecasterTest, SavedModelForecastsTheSame) {
   auto wrong = predict::ReadModelFile(file.path(), "duration");
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().message(), file.path() + ": a throughput model, expected a duration model");
+  EXPECT_FALSE(DurationEstimator::Load(file.path()).ok());
 }
 
 TEST(ThroughputForecasterTest, WritesLucidsForecastFormatAndReadsItBack) {
