@@ -72,6 +72,10 @@ void PrintSummary(const sk::Summary& s, const std::string& policy, const sk::Tra
 }
 
 int Simulate(const SimulateArgs& a) {
+  if (a.compat == "lucid") {
+    if (a.trace.empty()) return Fail("--compat lucid: give --trace (a Lucid/Helios log)");
+    return sk::cli::RunLucidCompat(a.trace, a.format, {a.policy}, a.opts, a.out);
+  }
   sk::Result<sk::TraceFormat> format = sk::ParseTraceFormat(a.format);
   if (!format.ok()) return Fail(format.status().message());
   const std::string trace_path =
@@ -87,7 +91,7 @@ int Simulate(const SimulateArgs& a) {
   auto opts = ParseOpts(a.opts);
   if (!opts.ok()) return Fail(opts.status().message());
   if (a.compat != "none" && a.compat != "muri") {
-    return Fail("--compat '" + a.compat + "': expected none or muri");
+    return Fail("--compat '" + a.compat + "': expected none, muri or lucid");
   }
   sk::PolicyRequest request;
   request.policy = a.policy;
@@ -171,6 +175,11 @@ std::vector<std::string> SplitCommas(const std::string& text) {
 }
 
 int Compare(const CompareArgs& a) {
+  if (a.base.compat == "lucid") {
+    if (a.base.trace.empty()) return Fail("--compat lucid: give --trace (a Lucid/Helios log)");
+    return sk::cli::RunLucidCompat(a.base.trace, a.base.format, SplitCommas(a.policies),
+                                   a.base.opts, a.base.out);
+  }
   sk::TraceOptions trace_options;
   auto format = sk::ParseTraceFormat(a.base.format);
   if (!format.ok()) return Fail(format.status().message());
@@ -355,12 +364,12 @@ int main(int argc, char** argv) {
   CLI::App* simulate = app.add_subcommand("simulate", "Simulate a policy on a trace and cluster");
   simulate->add_option("--trace", sim.trace, "trace file (default: the shipped Muri trace3)");
   simulate->add_option("--cluster", sim.cluster, "cluster spec (default: the shipped 8x8-GPU spec)");
-  simulate->add_option("--format", sim.format, "trace format: auto, native, muri, gavel, gavel-legacy");
+  simulate->add_option("--format", sim.format, "trace format: auto, native, muri, gavel, gavel-legacy, lucid");
   simulate->add_option("--policy", sim.policy, "policy name (see `schedkit policies`)");
   simulate->add_option("--placement", sim.placement, "placement module (default: the policy's)");
   simulate->add_option("--admission", sim.admission, "admission module (default: the policy's)");
   simulate->add_option("--opt", sim.opts, "policy option key=value (repeatable)");
-  simulate->add_option("--compat", sim.compat, "none, or muri to reproduce the Muri simulator");
+  simulate->add_option("--compat", sim.compat, "none, muri or lucid to reproduce the Muri / Lucid simulator");
   simulate->add_option("--seed", sim.seed, "seed for randomised policies");
   simulate->add_option("--out", sim.out, "write jobs.csv, summary.json, timeseries.csv here");
   simulate->add_option("--overhead-table", sim.overhead_table,
@@ -378,7 +387,7 @@ int main(int argc, char** argv) {
   compare->add_option("--placement", cmp.base.placement, "placement module for every policy");
   compare->add_option("--admission", cmp.base.admission, "admission module for every policy");
   compare->add_option("--opt", cmp.base.opts, "key=value, given to each policy that has the option");
-  compare->add_option("--compat", cmp.base.compat, "none or muri");
+  compare->add_option("--compat", cmp.base.compat, "none, muri or lucid");
   compare->add_option("--seed", cmp.base.seed, "seed for randomised policies");
   compare->add_option("--overhead-table", cmp.base.overhead_table, "restart overheads table");
   compare->add_option("--overhead-s", cmp.base.overhead_s, "a fixed restart overhead");

@@ -48,6 +48,13 @@ struct JobSpec {
   std::string vc;    // Virtual cluster; empty = the whole cluster.
   int priority = 0;  // Larger = more important; meaning is policy-specific (AntMan, Blox FIFO).
 
+  // Lucid workload description (cluster_full_log), keying the co-location tables
+  // (single_data.csv, colocate_info.csv) together with `model` and `batch_size`.
+  std::string dataset;
+  bool amp = false;       // Mixed precision.
+  double gmem_mb = 0;     // GPU memory the job uses, MB.
+  double gpu_util = 0;    // Measured GPU utilisation, percent.
+
   // Seconds the job runs alone on its requested GPUs, from start to finish, with no
   // restart overhead: iterations x iteration_time when both are known, else duration.
   double SoloRuntime() const {
@@ -87,6 +94,10 @@ class JobBuilder {
   JobBuilder& User(std::string u) { spec_.user = std::move(u); return *this; }
   JobBuilder& Vc(std::string v) { spec_.vc = std::move(v); return *this; }
   JobBuilder& Name(std::string n) { spec_.name = std::move(n); return *this; }
+  JobBuilder& Dataset(std::string d) { spec_.dataset = std::move(d); return *this; }
+  JobBuilder& BatchSize(int b) { spec_.batch_size = b; return *this; }
+  JobBuilder& Amp(bool a) { spec_.amp = a; return *this; }
+  JobBuilder& GmemMb(double m) { spec_.gmem_mb = m; return *this; }
   JobBuilder& Priority(int p) { spec_.priority = p; return *this; }
   JobBuilder& Cpus(int c) { spec_.cpus = c; return *this; }
   JobBuilder& MemGb(double m) { spec_.mem_gb = m; return *this; }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "schedkit/job.h"
 #include "schedkit/status.h"
@@ -16,9 +17,10 @@ enum class TraceFormat {
   kMuri,         // Muri/Tiresias CSV (job_id,num_gpu,submit_time,iterations,...), times in ms.
   kGavel,        // Gavel 10-column TSV (physical_cluster/*.trace), no header.
   kGavelLegacy,  // Gavel 7-column TSV (msr_legacy_seed0/*.trace), no header.
+  kLucid,        // Lucid cluster_full_log / Helios cluster_log CSV (dated submit_time).
 };
 
-// "auto", "native", "muri", "gavel", "gavel-legacy".
+// "auto", "native", "muri", "gavel", "gavel-legacy", "lucid".
 Result<TraceFormat> ParseTraceFormat(const std::string& name);
 const char* TraceFormatName(TraceFormat f);
 
@@ -32,7 +34,25 @@ struct TraceOptions {
   // Empty path: <data dir>/gavel/simulation_throughputs.json (see DataDir()).
   std::string gavel_throughputs_path;
   std::string gavel_gpu_type = "v100";
+
+  // Lucid/Helios logs (docs/formats.md). Timestamps "YYYY-MM-DD HH:MM:SS" are wall-clock
+  // times at UTC + lucid_utc_offset_s (0: UTC, as the reference runs used). Jobs with no
+  // GPU, or whose VC is not in lucid_vcs (when non-empty), are dropped. Times are first
+  // made relative to the first remaining job at or after lucid_anchor (jobs before it are
+  // dropped); then only jobs whose relative time lies in [window_begin - anchor,
+  // window_end - anchor] are kept, and submit_s is counted from window_begin. Empty
+  // window_begin / window_end: no bound (submit_s counted from the anchored first job).
+  // The defaults are Lucid's Venus September experiment.
+  std::string lucid_anchor = "2020-04-01 00:00:00";
+  std::string lucid_window_begin = "2020-09-01 00:00:00";
+  std::string lucid_window_end = "2020-09-26 23:59:00";
+  int64_t lucid_utc_offset_s = 0;
+  std::vector<std::string> lucid_vcs;
 };
+
+// Parses "YYYY-MM-DD HH:MM:SS" (or "YYYY-MM-DD") as a UTC calendar time; returns false
+// if the text is not such a date.
+bool ParseDateTimeUtc(const std::string& text, int64_t* unix_s);
 
 // Reads a trace. Jobs come back sorted by (submit time, id). Errors are one line naming
 // the file, the 1-based line number and the field ("t.csv:7: field 'num_gpu': 'x' is

@@ -26,6 +26,7 @@ constexpr FormatName kFormatNames[] = {
     {TraceFormat::kMuri, "muri"},
     {TraceFormat::kGavel, "gavel"},
     {TraceFormat::kGavelLegacy, "gavel-legacy"},
+    {TraceFormat::kLucid, "lucid"},
 };
 
 bool Contains(const std::vector<std::string>& v, const char* name) {
@@ -73,6 +74,10 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path) {
   }
   std::vector<std::string> header;
   for (size_t i = 0; i < in.num_fields(); ++i) header.push_back(in.field(static_cast<int>(i)));
+  if (Contains(header, "job_id") && Contains(header, "vc") && Contains(header, "gpu_num") &&
+      Contains(header, "submit_time") && Contains(header, "duration")) {
+    return TraceFormat::kLucid;
+  }
   if (Contains(header, "job_id") && Contains(header, "num_gpu") &&
       Contains(header, "submit_time")) {
     return TraceFormat::kMuri;
@@ -84,7 +89,8 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path) {
   return Status::InvalidArgument(
       path + ":" + std::to_string(in.line()) + ": unrecognized trace format (first line '" + shown +
       "'); expected a native header (job_id,submit_s,gpus,...), a Muri/Tiresias header "
-      "(job_id,num_gpu,submit_time,...) or a Gavel tab-separated trace");
+      "(job_id,num_gpu,submit_time,...), a Lucid/Helios log header (job_id,vc,gpu_num,submit_time,"
+      "duration,...) or a Gavel tab-separated trace");
 }
 
 Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
@@ -103,6 +109,8 @@ Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
       return workload::LoadGavelTrace(path, /*legacy=*/false, options);
     case TraceFormat::kGavelLegacy:
       return workload::LoadGavelTrace(path, /*legacy=*/true, options);
+    case TraceFormat::kLucid:
+      return workload::LoadLucidTrace(path, options);
     case TraceFormat::kAuto:
       break;
   }
@@ -121,6 +129,17 @@ Status TraceCollector::Add(const CsvReader& row, int id_col, JobSpec job) {
   auto [it, inserted] = line_of_id_.emplace(job.id, row.line());
   if (!inserted) {
     return row.FieldError(id_col, "duplicates the job id on line " + std::to_string(it->second));
+  }
+  trace_.jobs.push_back(std::move(job));
+  return Status::Ok();
+}
+
+Status TraceCollector::AddAtLine(int line, const std::string& id_field, JobSpec job) {
+  auto [it, inserted] = line_of_id_.emplace(job.id, line);
+  if (!inserted) {
+    return Status::InvalidArgument(trace_.source + ":" + std::to_string(line) + ": field '" +
+                                   id_field + "': '" + std::to_string(job.id) +
+                                   "' duplicates the job id on line " + std::to_string(it->second));
   }
   trace_.jobs.push_back(std::move(job));
   return Status::Ok();

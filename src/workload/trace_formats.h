@@ -20,6 +20,9 @@ class TraceCollector {
 
   // `row` is positioned on the job's record; `id_col` is its id column.
   Status Add(const CsvReader& row, int id_col, JobSpec job);
+  // For loaders that filter rows before adding them: `line` is the job's record and
+  // `id_field` its id column's name.
+  Status AddAtLine(int line, const std::string& id_field, JobSpec job);
   Trace Finish() &&;
 
  private:
@@ -31,6 +34,7 @@ class TraceCollector {
 Result<Trace> LoadMuriTrace(const std::string& path);
 Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options);
 Result<Trace> LoadNativeTrace(const std::string& path);
+Result<Trace> LoadLucidTrace(const std::string& path, const TraceOptions& options);
 
 // Native format columns, in the order WriteNativeTrace writes them.
 inline constexpr const char* kNativeColumns[] = {

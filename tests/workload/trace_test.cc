@@ -73,7 +73,7 @@ TEST(TraceFormatTest, UnknownNameListsTheKnownOnes) {
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.status().message(),
             "unknown trace format 'philly' (expected one of: auto, native, muri, gavel, "
-            "gavel-legacy)");
+            "gavel-legacy, lucid)");
 }
 
 TEST(DetectTraceFormatTest, RecognisesEveryShippedAndSharedFormat) {

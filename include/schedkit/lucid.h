@@ -1,0 +1,138 @@
+// Lucid / Helios reproduction: virtual clusters, Lucid's side data, and the
+// `--compat lucid` engine that reproduces the public Lucid simulator (ASPLOS'23, whose
+// engine comes from Helios' "QSSF Service") on integer-second traces.
+//
+// Virtual clusters: a cluster is a list of VCs, each a number of 8-GPU nodes. A job
+// belongs to exactly one VC (JobSpec::vc) and never crosses it, so each VC is simulated
+// independently (in parallel threads) and the per-job results are merged; metrics are
+// given per VC and cluster-wide. See docs/lucid.md.
+#ifndef SCHEDKIT_LUCID_H_
+#define SCHEDKIT_LUCID_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "schedkit/job.h"
+#include "schedkit/status.h"
+
+namespace schedkit::lucid {
+
+inline constexpr int kGpusPerNode = 8;
+
+struct VirtualCluster {
+  std::string name;
+  int nodes = 0;
+};
+
+// vc_config.csv: header ",num" (or "vc,num"); one VC per line, in file order.
+Result<std::vector<VirtualCluster>> LoadVcConfig(const std::string& path);
+
+// Per-job duration estimates (seconds), keyed by job id. Accepts a header
+// `job_id,priority` (Lucid's Venus_Sept_lgb.csv / Venus_Sept_ebm_weekly_updated.csv) or
+// `job_id,estimate_s` (what `schedkit predict` writes).
+Result<std::unordered_map<JobId, double>> LoadEstimates(const std::string& path);
+
+// single_data.csv: share score (`label`) per workload (model, dataset, batchsize, amp).
+struct WorkloadKey {
+  std::string model, dataset;
+  int batch_size = 0;
+  bool amp = false;
+  auto operator<=>(const WorkloadKey&) const = default;
+};
+Result<std::map<WorkloadKey, int>> LoadShareScores(const std::string& path);
+
+// colocate_info.csv: measured speeds of a pair (job 1, job 2) sharing GPUs.
+struct PairSpeeds {
+  double speed1 = 1, speed2 = 1;
+};
+Result<std::map<std::pair<WorkloadKey, WorkloadKey>, PairSpeeds>> LoadColocateSpeeds(
+    const std::string& path);
+
+// Venus_throughput_pred.csv: one row per 10-minute bin; `time` is a date, made relative
+// to the first row (which stands for the simulation's t = 0).
+struct ThroughputForecast {
+  std::vector<int64_t> time_s;       // Relative to the first row.
+  std::vector<double> pred_gpu_job;  // Forecast GPU jobs submitted in the bin.
+  std::vector<double> pred_gpu_num;  // Forecast GPUs requested in the bin.
+};
+Result<ThroughputForecast> LoadThroughputForecast(const std::string& path);
+
+enum class Policy { kFifo, kSjf, kQssf, kTiresias, kLucid };
+// "fifo", "sjf", "qssf", "tiresias", "lucid".
+Result<Policy> ParsePolicy(const std::string& name);
+const char* PolicyName(Policy p);
+
+struct ProfilerConfig {
+  bool enabled = true;  // Lucid only.
+  int nodes = 2;        // The profiling pool ("profvc"), taken one node each from donor_vcs.
+  std::vector<std::string> donor_vcs = {"vc8Gr", "vcefl"};
+  int64_t time_limit_s = 200;  // Jobs run at most this long in the profiler.
+  int max_gpus = 8;            // Larger jobs are not profiled (scale x factor = 2 x 4).
+  int scale_up_queue = 10;     // Add a node when more jobs wait (checked every 10 s).
+  int scale_down_queue = 5;    // Remove it when fewer wait (checked every 100 s) ...
+  double scale_down_max_gpus = 40;  // ... and the forecast pred_gpu_num mean is <= this.
+  std::string lender_vc = "vcYVn";  // The VC that lends the extra node.
+};
+
+struct Config {
+  Policy policy = Policy::kFifo;
+  std::vector<VirtualCluster> vcs;
+  // QSSF / Lucid: estimate per job id (required for those policies).
+  std::unordered_map<JobId, double> estimates;
+  // Lucid only.
+  std::map<WorkloadKey, int> share_scores;
+  std::map<std::pair<WorkloadKey, WorkloadKey>, PairSpeeds> colocate_speeds;
+  ThroughputForecast forecast;
+  ProfilerConfig profiler;
+  int threads = 1;  // VCs simulated concurrently.
+};
+
+// What one job went through. Times in seconds from the trace's t = 0.
+struct JobResult {
+  JobId id = 0;
+  std::string vc;
+  int gpus = 0;
+  int64_t submit_s = 0;
+  int64_t start_s = 0;  // First start in its VC (or in the profiler, if it finished there).
+  int64_t end_s = 0;
+  int64_t queue_s = 0;  // Includes time waiting in the profiler.
+  int preemptions = 0;
+  bool profiled = false;
+  bool finished_in_profiler = false;
+  bool colocated = false;  // Shared GPUs with another job at some point.
+};
+
+struct MetricSummary {
+  int64_t jobs = 0;
+  double avg_jct_s = 0;
+  double avg_queue_s = 0;
+  double p999_queue_s = 0;  // 0.999 quantile, linear interpolation (pandas' default).
+};
+MetricSummary Summarize(const std::vector<const JobResult*>& jobs);
+
+struct RunResult {
+  std::vector<JobResult> jobs;  // Trace order.
+  MetricSummary all;
+  std::vector<std::pair<std::string, MetricSummary>> per_vc;  // VC config order.
+  int64_t profiler_scale_events = 0;
+  int64_t colocated_jobs = 0;
+};
+
+// Builds a Config from `--opt key=value` pairs (docs/lucid.md): lucid_dir (folder holding
+// Lucid's side files under their Lucid names), vc_config, estimates, share_scores,
+// colocate, forecast (paths overriding lucid_dir's), profiler (bool), threads. Files the
+// policy does not use are not read. Unknown keys are an error naming the key.
+Result<Config> ConfigFromOptions(Policy policy, const std::map<std::string, std::string>& opts);
+
+// Runs `config.policy` on every VC of `config.vcs` with the Lucid simulator's 1-second
+// tick semantics (docs/lucid.md lists them). Jobs whose VC is not configured are an
+// error naming the job. REQUIRES: integer submit times and durations.
+Result<RunResult> RunCompat(const Trace& trace, const Config& config);
+
+}  // namespace schedkit::lucid
+
+#endif  // SCHEDKIT_LUCID_H_
