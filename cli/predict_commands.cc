@@ -20,8 +20,23 @@ namespace {
 
 using workload::FormatDouble;
 
+// Lucid/Helios logs are read whole (from Lucid's anchor, 2020-04-01, to the end) unless a
+// window is given: a predictor wants the history before the simulated weeks.
+struct TraceArgs {
+  std::string path, format = "auto", window_begin, window_end;
+};
+
+void AddTraceFlags(CLI::App* c, TraceArgs* t, const std::string& help) {
+  c->add_option("--trace", t->path, help);
+  c->add_option("--format", t->format, "trace format (auto, native, lucid, ...)");
+  c->add_option("--window-begin", t->window_begin,
+                "lucid logs: keep jobs from this time on (default: the whole log)");
+  c->add_option("--window-end", t->window_end, "lucid logs: keep jobs up to this time");
+}
+
 struct TrainArgs {
-  std::string target = "duration", trace, format = "auto", history, out, train_until;
+  TraceArgs trace;
+  std::string target = "duration", history, out, train_until;
   DurationEstimatorOptions duration;
   int horizon_bins = 6;
 };
@@ -32,11 +47,13 @@ struct ExplainArgs {
 };
 
 struct EstimateArgs {
-  std::string model, trace, format = "auto", out;
+  TraceArgs trace;
+  std::string model, out;
 };
 
 struct ForecastArgs {
-  std::string model, trace, format = "auto", history, out, from;
+  TraceArgs trace;
+  std::string model, history, out, from;
 };
 
 // "YYYY-MM-DD HH:MM:SS" (UTC) or Unix seconds.
@@ -54,12 +71,14 @@ std::string TimeText(double t) {
                           : std::string("(none)");
 }
 
-Result<Trace> ReadTrace(const std::string& path, const std::string& format_name) {
-  auto format = ParseTraceFormat(format_name);
+Result<Trace> ReadTrace(const TraceArgs& a) {
+  auto format = ParseTraceFormat(a.format);
   if (!format.ok()) return format.status();
   TraceOptions options;
   options.format = *format;
-  return LoadTrace(path, options);
+  options.lucid_window_begin = a.window_begin;
+  options.lucid_window_end = a.window_end;
+  return LoadTrace(a.path, options);
 }
 
 std::string Ratio(double model, double baseline) {
@@ -88,8 +107,8 @@ void PrintEvaluation(const Evaluation& e, const char* unit) {
 }
 
 int TrainDuration(const TrainArgs& a, const PredictorTraining& training) {
-  if (a.trace.empty()) return Fail("predict train --target duration needs --trace");
-  auto trace = ReadTrace(a.trace, a.format);
+  if (a.trace.path.empty()) return Fail("predict train --target duration needs --trace");
+  auto trace = ReadTrace(a.trace);
   if (!trace.ok()) return Fail(trace.status().message());
   DurationEstimatorOptions options = a.duration;
   options.training = training;
@@ -98,26 +117,25 @@ int TrainDuration(const TrainArgs& a, const PredictorTraining& training) {
   Status st = model->Save(a.out);
   if (!st.ok()) return Fail(st.message());
   std::printf("duration model: %zu jobs from %s, training jobs submitted up to %s\n",
-              trace->jobs.size(), a.trace.c_str(), TimeText(model->train_cut()).c_str());
+              trace->jobs.size(), a.trace.path.c_str(), TimeText(model->train_cut()).c_str());
   PrintEvaluation(model->evaluation(), "s");
   std::printf("wrote %s\n", a.out.c_str());
   return 0;
 }
 
-Result<ThroughputHistory> ReadHistory(const std::string& history, const std::string& trace,
-                                      const std::string& format) {
-  if (history.empty() == trace.empty()) {
+Result<ThroughputHistory> ReadHistory(const std::string& history, const TraceArgs& trace) {
+  if (history.empty() == trace.path.empty()) {
     return Status::InvalidArgument("give --history (cluster_throughput.csv) or --trace (a job log)");
   }
   if (!history.empty()) return LoadThroughputHistory(history);
-  auto t = ReadTrace(trace, format);
+  auto t = ReadTrace(trace);
   if (!t.ok()) return t.status();
-  if (t->jobs.empty()) return Status::InvalidArgument(trace + ": no jobs");
+  if (t->jobs.empty()) return Status::InvalidArgument(trace.path + ": no jobs");
   return ThroughputFromJobs(t->jobs, static_cast<double>(t->epoch_unix_s));
 }
 
 int TrainThroughput(const TrainArgs& a, const PredictorTraining& training) {
-  auto history = ReadHistory(a.history, a.trace, a.format);
+  auto history = ReadHistory(a.history, a.trace);
   if (!history.ok()) return Fail(history.status().message());
   ThroughputForecasterOptions options;
   options.training = training;
@@ -176,9 +194,15 @@ void PrintExplanation(const Explanation& e, int top) {
     std::printf("prediction = bias + sum of contributions; bias %.4f\n", e.bias);
   }
   std::printf("\nfeature importance (mean |contribution| over training rows)\n");
+  std::string flat;
   for (const FeatureShape& f : e.features) {
-    std::printf("  %-22s %-11s %.4f\n", f.name.c_str(), f.kind.c_str(), f.importance);
+    if (f.importance > 0) {
+      std::printf("  %-22s %-11s %.4f\n", f.name.c_str(), f.kind.c_str(), f.importance);
+    } else {
+      flat += (flat.empty() ? "" : ", ") + f.name;
+    }
   }
+  if (!flat.empty()) std::printf("  never split on (flat curves): %s\n", flat.c_str());
   for (const FeatureShape& f : e.features) {
     if (f.importance == 0) continue;  // Never split on: a flat curve.
     double widest = 0;
@@ -265,7 +289,8 @@ int Explain(const ExplainArgs& a) {
 int Estimate(const EstimateArgs& a) {
   auto model = DurationEstimator::Load(a.model);
   if (!model.ok()) return Fail(model.status().message());
-  auto trace = ReadTrace(a.trace, a.format);
+  if (a.trace.path.empty()) return Fail("predict estimate needs --trace");
+  auto trace = ReadTrace(a.trace);
   if (!trace.ok()) return Fail(trace.status().message());
   auto estimates = model->Estimate(*trace);
   if (!estimates.ok()) return Fail(estimates.status().message());
@@ -287,7 +312,7 @@ int Estimate(const EstimateArgs& a) {
 int Forecast(const ForecastArgs& a) {
   auto model = ThroughputForecaster::Load(a.model);
   if (!model.ok()) return Fail(model.status().message());
-  auto history = ReadHistory(a.history, a.trace, a.format);
+  auto history = ReadHistory(a.history, a.trace);
   if (!history.ok()) return Fail(history.status().message());
   double from = model->train_cut();
   if (!a.from.empty()) {
@@ -331,8 +356,7 @@ void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out) {
   auto training = std::make_shared<PredictorTraining>();
   CLI::App* t = predict->add_subcommand("train", "Fit a predictor on a time prefix, evaluate on the rest");
   t->add_option("--target", train->target, "duration (job-duration estimator) or throughput");
-  t->add_option("--trace", train->trace, "job log (duration; or throughput counted from it)");
-  t->add_option("--format", train->format, "trace format (auto, native, lucid, ...)");
+  AddTraceFlags(t, &train->trace, "job log (duration; or throughput counted from it)");
   t->add_option("--history", train->history, "throughput: cluster_throughput.csv-style history");
   t->add_option("--out", train->out, "model file to write")->required();
   t->add_option("--train-until", train->train_until,
@@ -355,8 +379,7 @@ void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out) {
   auto estimate = std::make_shared<EstimateArgs>();
   CLI::App* s = predict->add_subcommand("estimate", "Write job_id,estimate_s for a job log");
   s->add_option("--model", estimate->model, "duration model file")->required();
-  s->add_option("--trace", estimate->trace, "job log")->required();
-  s->add_option("--format", estimate->format, "trace format");
+  AddTraceFlags(s, &estimate->trace, "job log");
   s->add_option("--out", estimate->out, "estimates CSV to write")->required();
   out.push_back({s, [estimate] { return Estimate(*estimate); }});
 
@@ -365,8 +388,7 @@ void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out) {
       "forecast", "Write a throughput forecast in Venus_throughput_pred.csv's format");
   f->add_option("--model", forecast->model, "throughput model file")->required();
   f->add_option("--history", forecast->history, "cluster_throughput.csv-style history");
-  f->add_option("--trace", forecast->trace, "or a job log, counted into 10-minute bins");
-  f->add_option("--format", forecast->format, "trace format");
+  AddTraceFlags(f, &forecast->trace, "or a job log, counted into 10-minute bins");
   f->add_option("--out", forecast->out, "forecast CSV to write")->required();
   f->add_option("--from", forecast->from,
                 "first bin to write (default: the model's training cut)");

@@ -7,6 +7,9 @@
 #include <random>
 #include <string>
 
+#include <fstream>
+
+#include "predict/civil_time.h"
 #include "schedkit/job.h"
 
 namespace schedkit::testing {
@@ -48,6 +51,27 @@ inline Trace MakeJobLog(int n, uint64_t seed = 1) {
     submit += 240 + std::floor(uniform() * 120);
   }
   return t;
+}
+
+// Writes jobs [first, last) of `log` as a Lucid cluster_full_log (the columns the Lucid
+// loader needs, plus user, jobname and one workload of Lucid's single_data.csv,
+// (BERT, SQuAD, 32, no AMP), for Lucid's packing tables). With `anchor`, a job 0 at 2020-04-01 00:00:00
+// comes first: Lucid's loader counts time from the first job at or after that date and
+// keeps only September, so a simulated September log needs it (the job itself is dropped).
+// Returns false if the file cannot be written.
+inline bool WriteLucidLog(const Trace& log, size_t first, size_t last, const std::string& path,
+                          bool anchor = false) {
+  std::ofstream out(path);
+  out << "job_id,user,vc,jobname,gpu_num,submit_time,duration,model,dataset,batchsize,amp\n";
+  const char* kWorkload = ",BERT,SQuAD,32,0\n";
+  if (anchor) out << "0,anchor,vcA,anchor,1,2020-04-01 00:00:00,60" << kWorkload;
+  for (size_t i = first; i < last; ++i) {
+    const JobSpec& j = log.jobs[i];
+    out << j.id << ',' << j.user << ',' << j.vc << ',' << j.name << ',' << j.gpus << ','
+        << predict::FormatDateTime(log.epoch_unix_s + static_cast<int64_t>(j.submit_s)) << ','
+        << static_cast<int64_t>(j.duration_s) << kWorkload;
+  }
+  return static_cast<bool>(out);
 }
 
 }  // namespace schedkit::testing
