@@ -48,7 +48,9 @@ struct ExplainArgs {
 
 struct EstimateArgs {
   TraceArgs trace;
-  std::string model, out;
+  std::string model, out, rolling_from;
+  double rolling_days = 0;  // > 0: rolling estimates, no --model.
+  DurationEstimatorOptions options;
 };
 
 struct ForecastArgs {
@@ -125,7 +127,8 @@ int TrainDuration(const TrainArgs& a, const PredictorTraining& training) {
 
 Result<ThroughputHistory> ReadHistory(const std::string& history, const TraceArgs& trace) {
   if (history.empty() == trace.path.empty()) {
-    return Status::InvalidArgument("give --history (cluster_throughput.csv) or --trace (a job log)");
+    return Status::InvalidArgument(
+        "give --history (cluster_throughput.csv) or --trace (a job log)");
   }
   if (!history.empty()) return LoadThroughputHistory(history);
   auto t = ReadTrace(trace);
@@ -187,8 +190,8 @@ void PrintExplanation(const Explanation& e, int top) {
   const bool log = e.scale == "log1p";
   std::printf("\n== %s ==\n", e.target.c_str());
   if (log) {
-    std::printf("prediction = expm1(bias + sum of contributions); bias %.4f (%.1f alone)\n",
-                e.bias, std::expm1(e.bias));
+    std::printf("prediction = expm1(bias + sum of contributions); bias %.4f (%.1f alone)\n", e.bias,
+                std::expm1(e.bias));
     std::printf("a contribution c multiplies (1 + prediction) by exp(c), shown as 'factor'\n");
   } else {
     std::printf("prediction = bias + sum of contributions; bias %.4f\n", e.bias);
@@ -216,9 +219,8 @@ void PrintExplanation(const Explanation& e, int top) {
                     : "");
     std::printf("  %-20s %9s %13s%s\n", "value", "rows", "contribution", log ? "   factor" : "");
     for (const ShapePoint* p : points) {
-      const int bar = widest > 0 ? static_cast<int>(std::lround(20 * std::fabs(p->contribution) /
-                                                                widest))
-                                 : 0;
+      const int bar =
+          widest > 0 ? static_cast<int>(std::lround(20 * std::fabs(p->contribution) / widest)) : 0;
       std::string factor;
       if (log) {
         char buf[32];
@@ -286,10 +288,35 @@ int Explain(const ExplainArgs& a) {
   return 0;
 }
 
+// Lucid's weekly-updated scheme: a fresh model per period, trained on everything before it.
+int RollingEstimate(const EstimateArgs& a) {
+  if (!a.model.empty()) return Fail("predict estimate: give --model or --rolling-days, not both");
+  if (a.rolling_from.empty()) return Fail("predict estimate --rolling-days needs --rolling-from");
+  if (!(a.rolling_days > 0)) return Fail("--rolling-days must be > 0");
+  auto from = ParseTime("--rolling-from", a.rolling_from);
+  if (!from.ok()) return Fail(from.status().message());
+  auto trace = ReadTrace(a.trace);
+  if (!trace.ok()) return Fail(trace.status().message());
+  int64_t in_sample = 0;
+  auto estimates = RollingEstimates(*trace, a.options, *from, a.rolling_days * 86400, &in_sample);
+  if (!estimates.ok()) return Fail(estimates.status().message());
+  Status st = WriteEstimatesCsv(*trace, *estimates, a.out);
+  if (!st.ok()) return Fail(st.message());
+  std::printf("wrote %zu estimates to %s (a model per %s-day period from %s)\n", estimates->size(),
+              a.out.c_str(), FormatDouble(a.rolling_days).c_str(), TimeText(*from).c_str());
+  if (in_sample > 0) {
+    std::printf("note: %lld jobs before %s have in-sample estimates (the first model's)\n",
+                static_cast<long long>(in_sample), TimeText(*from).c_str());
+  }
+  return 0;
+}
+
 int Estimate(const EstimateArgs& a) {
+  if (a.trace.path.empty()) return Fail("predict estimate needs --trace");
+  if (a.rolling_days != 0 || !a.rolling_from.empty()) return RollingEstimate(a);
+  if (a.model.empty()) return Fail("predict estimate needs --model (or --rolling-days)");
   auto model = DurationEstimator::Load(a.model);
   if (!model.ok()) return Fail(model.status().message());
-  if (a.trace.path.empty()) return Fail("predict estimate needs --trace");
   auto trace = ReadTrace(a.trace);
   if (!trace.ok()) return Fail(trace.status().message());
   auto estimates = model->Estimate(*trace);
@@ -302,9 +329,10 @@ int Estimate(const EstimateArgs& a) {
   }
   std::printf("wrote %zu estimates to %s\n", estimates->size(), a.out.c_str());
   if (seen > 0) {
-    std::printf("note: %zu jobs were submitted at or before the model's training cut (%s); their "
-                "estimates may be in-sample\n",
-                seen, TimeText(model->train_cut()).c_str());
+    std::printf(
+        "note: %zu jobs were submitted at or before the model's training cut (%s); their "
+        "estimates may be in-sample\n",
+        seen, TimeText(model->train_cut()).c_str());
   }
   return 0;
 }
@@ -354,7 +382,8 @@ void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out) {
 
   auto train = std::make_shared<TrainArgs>();
   auto training = std::make_shared<PredictorTraining>();
-  CLI::App* t = predict->add_subcommand("train", "Fit a predictor on a time prefix, evaluate on the rest");
+  CLI::App* t =
+      predict->add_subcommand("train", "Fit a predictor on a time prefix, evaluate on the rest");
   t->add_option("--target", train->target, "duration (job-duration estimator) or throughput");
   AddTraceFlags(t, &train->trace, "job log (duration; or throughput counted from it)");
   t->add_option("--history", train->history, "throughput: cluster_throughput.csv-style history");
@@ -373,14 +402,21 @@ void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out) {
   CLI::App* e = predict->add_subcommand("explain", "Print a model's error and per-feature curves");
   e->add_option("--model", explain->model, "model file")->required();
   e->add_option("--csv", explain->csv, "also write every curve point to this CSV");
-  e->add_option("--top", explain->top, "categories printed per categorical curve, largest effects first (CSV has all)");
+  e->add_option("--top", explain->top,
+                "categories printed per categorical curve, largest effects first (CSV has all)");
   out.push_back({e, [explain] { return Explain(*explain); }});
 
   auto estimate = std::make_shared<EstimateArgs>();
   CLI::App* s = predict->add_subcommand("estimate", "Write job_id,estimate_s for a job log");
-  s->add_option("--model", estimate->model, "duration model file")->required();
+  s->add_option("--model", estimate->model, "duration model file");
   AddTraceFlags(s, &estimate->trace, "job log");
   s->add_option("--out", estimate->out, "estimates CSV to write")->required();
+  s->add_option("--rolling-days", estimate->rolling_days,
+                "instead of --model: retrain every this many days on all earlier jobs");
+  s->add_option("--rolling-from", estimate->rolling_from, "start of the first rolling period");
+  s->add_option("--name-tokens", estimate->options.max_name_tokens, "rolling: as for train");
+  s->add_option("--min-count", estimate->options.min_category_count, "rolling: as for train");
+  AddTrainingFlags(s, &estimate->options.training);
   out.push_back({s, [estimate] { return Estimate(*estimate); }});
 
   auto forecast = std::make_shared<ForecastArgs>();
@@ -390,8 +426,7 @@ void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out) {
   f->add_option("--history", forecast->history, "cluster_throughput.csv-style history");
   AddTraceFlags(f, &forecast->trace, "or a job log, counted into 10-minute bins");
   f->add_option("--out", forecast->out, "forecast CSV to write")->required();
-  f->add_option("--from", forecast->from,
-                "first bin to write (default: the model's training cut)");
+  f->add_option("--from", forecast->from, "first bin to write (default: the model's training cut)");
   out.push_back({f, [forecast] { return Forecast(*forecast); }});
 }
 

@@ -22,7 +22,7 @@ namespace schedkit {
 
 // How a predictor is fitted and which rows it may see.
 struct PredictorTraining {
-  int rounds = 300;             // Boosting rounds (stumps).
+  int rounds = 300;  // Boosting rounds (stumps).
   double learning_rate = 0.1;
   double min_child_weight = 5;  // Fewest training rows on each side of a split.
   double lambda = 1;            // L2 penalty on leaf values.
@@ -57,9 +57,9 @@ struct ShapePoint {
 };
 
 struct FeatureShape {
-  std::string name;  // e.g. "user", "gpus", "hour", "token:bert", "mean_1h"
-  std::string kind;  // "categorical" or "numeric"
-  double importance = 0;  // Mean |contribution| over the training rows.
+  std::string name;                // e.g. "user", "gpus", "hour", "token:bert", "mean_1h"
+  std::string kind;                // "categorical" or "numeric"
+  double importance = 0;           // Mean |contribution| over the training rows.
   std::vector<ShapePoint> points;  // Categories (by name) or increasing numeric values.
 };
 
@@ -74,8 +74,8 @@ struct Explanation {
 
 struct DurationEstimatorOptions {
   PredictorTraining training;
-  int max_name_tokens = 32;     // Job-name tokens kept as 0/1 features (most frequent first).
-  int min_category_count = 3;   // Rarer users/VCs/names/tokens count as "(other)".
+  int max_name_tokens = 32;    // Job-name tokens kept as 0/1 features (most frequent first).
+  int min_category_count = 3;  // Rarer users/VCs/names/tokens count as "(other)".
 };
 
 // Estimates a job's duration (seconds) from its user, VC, GPU count, job name (the whole
@@ -84,7 +84,8 @@ class DurationEstimator {
  public:
   // Trains on a prefix of `trace.jobs` (in submit order; see PredictorTraining) and
   // evaluates on the rest. Fails when the prefix is empty.
-  static Result<DurationEstimator> Train(const Trace& trace, const DurationEstimatorOptions& options);
+  static Result<DurationEstimator> Train(const Trace& trace,
+                                         const DurationEstimatorOptions& options);
   static Result<DurationEstimator> Load(const std::string& path);
   Status Save(const std::string& path) const;
 
@@ -102,13 +103,23 @@ class DurationEstimator {
   std::shared_ptr<const Impl> impl_;
 };
 
+// Out-of-sample estimates for a whole log, as Lucid's weekly-updated estimates: the log
+// is cut into periods [from + k period_s, from + (k + 1) period_s) (Unix seconds), and each
+// period's jobs are estimated by a model trained on every job submitted before the period
+// starts (options.training's split and fraction are ignored; the period start is the
+// cut). Jobs before `from` get the first model's estimates, which are in-sample; their
+// number goes to *in_sample. Fails when no job precedes `from`. REQUIRES: period_s > 0.
+Result<std::vector<double>> RollingEstimates(const Trace& trace,
+                                             const DurationEstimatorOptions& options, double from,
+                                             double period_s, int64_t* in_sample);
+
 // Writes `job_id,estimate_s` (one row per job, trace order); docs/outputs.md.
 Status WriteEstimatesCsv(const Trace& trace, const std::vector<double>& estimates,
                          const std::string& path);
 
 // GPU jobs submitted per fixed-width time bin (jobs with at least one GPU).
 struct ThroughputHistory {
-  int64_t start = 0;   // Unix seconds (UTC) of bin 0's start.
+  int64_t start = 0;  // Unix seconds (UTC) of bin 0's start.
   int64_t bin_s = 600;
   std::vector<double> gpu_jobs;  // submit_gpu_job per bin
   std::vector<double> gpu_num;   // submit_gpu_num (GPUs asked for) per bin
@@ -123,7 +134,7 @@ ThroughputHistory ThroughputFromJobs(const std::vector<JobSpec>& jobs, double ep
 
 // One forecast row, as in Lucid's Venus_throughput_pred.csv.
 struct ThroughputForecast {
-  int64_t time = 0;  // Bin start, Unix seconds.
+  int64_t time = 0;                               // Bin start, Unix seconds.
   double submit_gpu_job = 0, submit_gpu_num = 0;  // What happened.
   double pred_gpu_job = 0, pred_gpu_num = 0;      // What was forecast `horizon` bins ahead.
 };

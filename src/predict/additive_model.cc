@@ -123,7 +123,8 @@ Result<Explanation> AdditiveModel::Explain() const {
     const bool categorical = info.type == FeatureType::kCategorical;
     const size_t n = categorical ? info.categories.size() : info.probes.size();
     for (size_t i = 0; i < n; ++i) {
-      probes.push_back({f, categorical ? info.categories[i] : workload::FormatDouble(info.probes[i]),
+      probes.push_back({f,
+                        categorical ? info.categories[i] : workload::FormatDouble(info.probes[i]),
                         i < info.point_rows.size() ? info.point_rows[i] : 0});
       values.push_back(categorical ? static_cast<float>(i) : static_cast<float>(info.probes[i]));
     }
@@ -232,8 +233,8 @@ Evaluation Evaluate(std::string target, const std::vector<double>& train_y,
   e.target = std::move(target);
   e.train_rows = static_cast<int64_t>(train_y.size());
   e.test_rows = static_cast<int64_t>(test_y.size());
-  e.train_mean = std::accumulate(train_y.begin(), train_y.end(), 0.0) /
-                 static_cast<double>(train_y.size());
+  e.train_mean =
+      std::accumulate(train_y.begin(), train_y.end(), 0.0) / static_cast<double>(train_y.size());
   e.train_median = Median(train_y);
   double model = 0, mean = 0, median = 0;
   for (size_t i = 0; i < test_y.size(); ++i) {
@@ -255,10 +256,14 @@ double Number(const json& j) { return j.is_null() ? kNaN : j.get<double>(); }
 }  // namespace
 
 json EvaluationToJson(const Evaluation& e) {
-  return json{{"target", e.target},           {"train_rows", e.train_rows},
-              {"test_rows", e.test_rows},     {"train_mean", e.train_mean},
-              {"train_median", e.train_median}, {"mae_model", Number(e.mae_model)},
-              {"mae_mean", Number(e.mae_mean)}, {"mae_median", Number(e.mae_median)},
+  return json{{"target", e.target},
+              {"train_rows", e.train_rows},
+              {"test_rows", e.test_rows},
+              {"train_mean", e.train_mean},
+              {"train_median", e.train_median},
+              {"mae_model", Number(e.mae_model)},
+              {"mae_mean", Number(e.mae_mean)},
+              {"mae_median", Number(e.mae_median)},
               {"mae_last", Number(e.mae_last)}};
 }
 
@@ -304,7 +309,8 @@ Result<json> ReadModelFile(const std::string& path, const std::string& kind) {
   }
   const std::string found = j.value("kind", "");
   if (found != "duration" && found != "throughput") {
-    return Status::InvalidArgument(path + ": kind '" + found + "': expected duration or throughput");
+    return Status::InvalidArgument(path + ": kind '" + found +
+                                   "': expected duration or throughput");
   }
   if (!kind.empty() && found != kind) {
     return Status::InvalidArgument(path + ": a " + found + " model, expected a " + kind + " model");

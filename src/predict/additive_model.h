@@ -6,10 +6,9 @@
 #define SCHEDKIT_PREDICT_ADDITIVE_MODEL_H_
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "predict/stump_booster.h"
 #include "schedkit/predict.h"

@@ -67,7 +67,8 @@ std::vector<FeatureInfo> FitSchema(const std::vector<JobSpec>& train,
   // A token in every job tells nothing; the rest by frequency, then alphabetically.
   std::vector<std::pair<int64_t, std::string>> ranked;
   for (const auto& [t, n] : tokens) {
-    if (n >= o.min_category_count && n < static_cast<int64_t>(train.size())) ranked.push_back({-n, t});
+    if (n >= o.min_category_count && n < static_cast<int64_t>(train.size()))
+      ranked.push_back({-n, t});
   }
   std::sort(ranked.begin(), ranked.end());
   for (size_t i = 0; i < ranked.size() && static_cast<int>(i) < o.max_name_tokens; ++i) {
@@ -150,17 +151,17 @@ Result<DurationEstimator> DurationEstimator::Train(const Trace& trace,
   auto x = Encode(schema, trace, 0, train);
   if (!x.ok()) return x.status();
   const std::vector<double> train_y = Durations(trace, 0, train);
-  auto model = AdditiveModel::Fit("duration_s", predict::TargetScale::kLog1p, std::move(schema),
-                                  *x, train_y, options.training);
+  auto model = AdditiveModel::Fit("duration_s", predict::TargetScale::kLog1p, std::move(schema), *x,
+                                  train_y, options.training);
   if (!model.ok()) return model.status();
   auto test_x = Encode(model->features(), trace, train, n);
   if (!test_x.ok()) return test_x.status();
   auto pred = model->Predict(*test_x);
   if (!pred.ok()) return pred.status();
-  auto impl = std::make_shared<Impl>(Impl{options, std::move(*model),
-                                          predict::Evaluate("duration_s", train_y,
-                                                            Durations(trace, train, n), *pred),
-                                          times[train - 1]});
+  auto impl = std::make_shared<Impl>(
+      Impl{options, std::move(*model),
+           predict::Evaluate("duration_s", train_y, Durations(trace, train, n), *pred),
+           times[train - 1]});
   return DurationEstimator(std::move(impl));
 }
 
@@ -211,6 +212,39 @@ Result<DurationEstimator> DurationEstimator::Load(const std::string& path) {
   } catch (const json::exception& e) {
     return Status::InvalidArgument(path + ": not a duration model: " + e.what());
   }
+}
+
+Result<std::vector<double>> RollingEstimates(const Trace& trace,
+                                             const DurationEstimatorOptions& options, double from,
+                                             double period_s, int64_t* in_sample) {
+  if (!(period_s > 0) || !std::isfinite(from)) {
+    return Status::InvalidArgument("rolling estimates: a finite start and a period > 0");
+  }
+  std::vector<double> out(trace.jobs.size(), 0);
+  *in_sample = 0;
+  size_t next = 0;  // First job not estimated yet; jobs are in submit order.
+  for (double cut = from; next < trace.jobs.size(); cut += period_s) {
+    const double end = cut + period_s;
+    size_t last = next;
+    while (last < trace.jobs.size() && SubmitUnix(trace, trace.jobs[last]) < end) ++last;
+    if (last == next && cut > from) continue;  // An empty period: no model needed.
+    DurationEstimatorOptions o = options;
+    o.training.train_until = cut;
+    auto model = DurationEstimator::Train(trace, o);
+    if (!model.ok()) return model.status();
+    Trace period;
+    period.source = trace.source;
+    period.epoch_unix_s = trace.epoch_unix_s;
+    period.jobs.assign(trace.jobs.begin() + next, trace.jobs.begin() + last);
+    auto pred = model->Estimate(period);
+    if (!pred.ok()) return pred.status();
+    std::copy(pred->begin(), pred->end(), out.begin() + next);
+    if (cut == from) {
+      for (size_t i = next; i < last && SubmitUnix(trace, trace.jobs[i]) < from; ++i) ++*in_sample;
+    }
+    next = last;
+  }
+  return out;
 }
 
 Status WriteEstimatesCsv(const Trace& trace, const std::vector<double>& estimates,

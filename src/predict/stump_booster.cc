@@ -16,9 +16,9 @@ Status XgbError(const char* call) {
   return Status::Internal(std::string("XGBoost ") + call + ": " + XGBGetLastError());
 }
 
-#define SCHEDKIT_XGB(call)                             \
-  do {                                                 \
-    if ((call) != 0) return XgbError(#call);           \
+#define SCHEDKIT_XGB(call)                   \
+  do {                                       \
+    if ((call) != 0) return XgbError(#call); \
   } while (0)
 
 // RAII for a DMatrix.

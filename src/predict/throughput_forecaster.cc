@@ -156,7 +156,8 @@ Result<std::vector<ThroughputForecast>> ThroughputForecaster::Forecast(
   const std::vector<double>* series[] = {&history.gpu_jobs, &history.gpu_num};
   for (int m = 0; m < 2; ++m) {
     const Series s(*series[m]);
-    auto pred = impl_->models[m].Predict(Features(history, s, first, n, impl_->options.horizon_bins));
+    auto pred =
+        impl_->models[m].Predict(Features(history, s, first, n, impl_->options.horizon_bins));
     if (!pred.ok()) return pred.status();
     for (size_t r = 0; r < rows.size(); ++r) {
       (m == 0 ? rows[r].pred_gpu_job : rows[r].pred_gpu_num) = (*pred)[r];
@@ -214,8 +215,8 @@ Result<ThroughputForecaster> ThroughputForecaster::Load(const std::string& path)
       auto model = AdditiveModel::FromJson(m, path);
       if (!model.ok()) return model.status();
       if (model->features().size() != FeatureNames().size()) {
-        return Status::InvalidArgument(path + ": throughput model '" + model->target() +
-                                       "' has " + std::to_string(model->features().size()) +
+        return Status::InvalidArgument(path + ": throughput model '" + model->target() + "' has " +
+                                       std::to_string(model->features().size()) +
                                        " features, expected " +
                                        std::to_string(FeatureNames().size()));
       }

@@ -186,18 +186,60 @@ TEST(DurationEstimatorTest, WritesOneEstimatePerJobInTraceOrder) {
   EXPECT_FALSE(WriteEstimatesCsv(log, wrong, out.path()).ok());
 }
 
+TEST(DurationEstimatorTest, RollingEstimatesUseOnlyEarlierJobs) {
+  Trace log = MakeJobLog(1500);  // About 5.2 days from 2020-09-01.
+  const double day = 86400, from = testing::kLogEpoch + 2 * day;
+  int64_t in_sample = -1;
+  auto rolling = RollingEstimates(log, Options(), from, day, &in_sample);
+  ASSERT_TRUE(rolling.ok()) << rolling.status().message();
+  ASSERT_EQ(rolling->size(), log.jobs.size());
+  auto day_of = [&](const JobSpec& j) { return static_cast<int>(j.submit_s / day); };
+  int64_t before = 0;
+  for (const JobSpec& j : log.jobs) before += day_of(j) < 2;
+  EXPECT_EQ(in_sample, before);
+  // Day 3's jobs: exactly what a model trained on days 0-2 says.
+  DurationEstimatorOptions o = Options();
+  o.training.train_until = testing::kLogEpoch + 3 * day;
+  auto model = DurationEstimator::Train(log, o);
+  ASSERT_TRUE(model.ok());
+  auto all = model->Estimate(log);
+  ASSERT_TRUE(all.ok());
+  int checked = 0;
+  for (size_t i = 0; i < log.jobs.size(); ++i) {
+    if (day_of(log.jobs[i]) == 3) {
+      EXPECT_EQ((*rolling)[i], (*all)[i]) << i;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 200);
+  // Later durations never change earlier estimates.
+  for (JobSpec& j : log.jobs) {
+    if (day_of(j) >= 4) j.duration_s *= 7;
+  }
+  auto changed = RollingEstimates(log, Options(), from, day, &in_sample);
+  ASSERT_TRUE(changed.ok());
+  for (size_t i = 0; i < log.jobs.size(); ++i) {
+    if (day_of(log.jobs[i]) < 4) EXPECT_EQ((*rolling)[i], (*changed)[i]) << i;
+  }
+  auto none = RollingEstimates(log, Options(), testing::kLogEpoch, day, &in_sample);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().message(), "generated log: no training rows before the train cut");
+}
+
 TEST(DurationEstimatorTest, BadModelFilesAreOneLineErrors) {
   TempFile garbage("{\"format\": \"something else\"}", "bad.json");
   auto m = DurationEstimator::Load(garbage.path());
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.status().message(),
-            garbage.path() +
-                ": not a schedkit predictor model (format schedkit-predictor, version 1)");
+  EXPECT_EQ(
+      m.status().message(),
+      garbage.path() + ": not a schedkit predictor model (format schedkit-predictor, version 1)");
   auto missing = DurationEstimator::Load(garbage.path() + ".nope");
   ASSERT_FALSE(missing.ok());
   EXPECT_NE(missing.status().message().find("cannot open model file"), std::string::npos);
-  TempFile truncated("{\"format\": \"schedkit-predictor\", \"version\": 1, \"kind\": \"duration\","
-                     " \"models\": []}", "trunc.json");
+  TempFile truncated(
+      "{\"format\": \"schedkit-predictor\", \"version\": 1, \"kind\": \"duration\","
+      " \"models\": []}",
+      "trunc.json");
   m = DurationEstimator::Load(truncated.path());
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(), truncated.path() + ": a duration model holds exactly 1 model");

@@ -82,13 +82,13 @@ TEST_F(PredictCliTest, TrainedEstimatesDriveQssfOnUnseenJobs) {
   ASSERT_TRUE(testing::WriteLucidLog(log, 900, log.jobs.size(), Path("later.csv")));
   ASSERT_TRUE(testing::WriteLucidLog(log, 900, log.jobs.size(), Path("later_sim.csv"), true));
   Outcome train = RunCli("predict train --trace " + Path("log.csv") +
-                      " --train-fraction 0.6 --rounds 150 --out " + Path("model.json"));
+                         " --train-fraction 0.6 --rounds 150 --out " + Path("model.json"));
   ASSERT_EQ(train.exit_code, 0) << train.output;
   EXPECT_NE(train.output.find("trained on 900 rows, evaluated on 600 later rows"),
             std::string::npos)
       << train.output;
   Outcome est = RunCli("predict estimate --model " + Path("model.json") + " --trace " +
-                    Path("later.csv") + " --out " + Path("est.csv"));
+                       Path("later.csv") + " --out " + Path("est.csv"));
   ASSERT_EQ(est.exit_code, 0) << est.output;
   EXPECT_EQ(est.output.find("in-sample"), std::string::npos) << est.output;
   const std::vector<std::string> lines = Lines(ReadFile(Path("est.csv")));
@@ -115,13 +115,40 @@ TEST_F(PredictCliTest, TrainedEstimatesDriveQssfOnUnseenJobs) {
   EXPECT_EQ(rows_model, 600u);
   EXPECT_EQ(rows_flat, 600u);
   EXPECT_LT(jct_model, 0.9 * jct_flat) << "model " << jct_model << " flat " << jct_flat;
+
+  // Rolling estimates for the whole log (a model per day, each trained on the days
+  // before it) also drive QSSF, with only the first two days in-sample.
+  Outcome roll =
+      RunCli("predict estimate --trace " + Path("log.csv") +
+             " --rolling-days 1 --rolling-from '2020-09-03 00:00:00' --rounds 100 --out " +
+             Path("roll.csv"));
+  ASSERT_EQ(roll.exit_code, 0) << roll.output;
+  EXPECT_NE(roll.output.find("wrote 1500 estimates"), std::string::npos) << roll.output;
+  EXPECT_NE(roll.output.find("jobs before 2020-09-03 00:00:00 have in-sample estimates"),
+            std::string::npos)
+      << roll.output;
+  ASSERT_TRUE(testing::WriteLucidLog(log, 0, log.jobs.size(), Path("all_sim.csv"), true));
+  Outcome roll_run = RunCli("simulate --compat lucid --policy qssf --trace " + Path("all_sim.csv") +
+                            " --opt vc_config=" + WriteVcs() +
+                            " --opt estimates=" + Path("roll.csv") + " --out " + Path("qr"));
+  ASSERT_EQ(roll_run.exit_code, 0) << roll_run.output;
+  size_t rows_roll = 0;
+  EXPECT_GT(AvgJct(Path("qr/jobs.csv"), &rows_roll), 0);
+  EXPECT_EQ(rows_roll, 1500u);
+  Outcome both =
+      RunCli("predict estimate --trace " + Path("log.csv") + " --model " + Path("model.json") +
+             " --rolling-days 1 --rolling-from 0 --out " + Path("x.csv"));
+  EXPECT_EQ(both.exit_code, 1);
+  EXPECT_EQ(both.output, "schedkit: predict estimate: give --model or --rolling-days, not both\n");
 }
 
 TEST_F(PredictCliTest, ExplainPrintsCurvesAndWritesEveryPoint) {
   const Trace log = testing::MakeJobLog(600);
   ASSERT_TRUE(testing::WriteLucidLog(log, 0, log.jobs.size(), Path("log.csv")));
-  ASSERT_EQ(RunCli("predict train --trace " + Path("log.csv") + " --rounds 100 --out " +
-                Path("m.json")).exit_code, 0);
+  ASSERT_EQ(
+      RunCli("predict train --trace " + Path("log.csv") + " --rounds 100 --out " + Path("m.json"))
+          .exit_code,
+      0);
   Outcome e = RunCli("predict explain --model " + Path("m.json") + " --csv " + Path("curves.csv"));
   ASSERT_EQ(e.exit_code, 0) << e.output;
   EXPECT_NE(e.output.find("MAE training median"), std::string::npos);
@@ -129,7 +156,8 @@ TEST_F(PredictCliTest, ExplainPrintsCurvesAndWritesEveryPoint) {
   EXPECT_NE(e.output.find("  u11 "), std::string::npos);
   const std::vector<std::string> lines = Lines(ReadFile(Path("curves.csv")));
   ASSERT_GT(lines.size(), 1u);
-  EXPECT_EQ(lines[0], "model,target,scale,bias,feature,kind,importance,value,train_rows,contribution");
+  EXPECT_EQ(lines[0],
+            "model,target,scale,bias,feature,kind,importance,value,train_rows,contribution");
   // Every point of every curve: the user curve has u00..u11 and (other).
   int user_rows = 0;
   for (const std::string& l : lines) user_rows += l.find(",user,categorical,") != std::string::npos;
@@ -140,12 +168,12 @@ TEST_F(PredictCliTest, ForecastFeedsLucidsPackingSwitch) {
   const Trace log = testing::MakeJobLog(1500);
   ASSERT_TRUE(testing::WriteLucidLog(log, 0, log.jobs.size(), Path("log.csv")));
   Outcome train = RunCli("predict train --target throughput --trace " + Path("log.csv") +
-                      " --train-fraction 0.6 --rounds 50 --out " + Path("tp.json"));
+                         " --train-fraction 0.6 --rounds 50 --out " + Path("tp.json"));
   ASSERT_EQ(train.exit_code, 0) << train.output;
   EXPECT_NE(train.output.find("submit_gpu_num: trained on"), std::string::npos);
   // The file must start at the simulation's t = 0 (2020-09-01 00:00:00 here).
-  Outcome fc = RunCli("predict forecast --model " + Path("tp.json") + " --trace " + Path("log.csv") +
-                   " --from '2020-09-01 00:00:00' --out " + Path("pred.csv"));
+  Outcome fc = RunCli("predict forecast --model " + Path("tp.json") + " --trace " +
+                      Path("log.csv") + " --from '2020-09-01 00:00:00' --out " + Path("pred.csv"));
   ASSERT_EQ(fc.exit_code, 0) << fc.output;
   EXPECT_NE(fc.output.find("in-sample"), std::string::npos);  // Says so: rows before the cut.
   const std::vector<std::string> lines = Lines(ReadFile(Path("pred.csv")));
@@ -160,16 +188,21 @@ TEST_F(PredictCliTest, ForecastFeedsLucidsPackingSwitch) {
   // Lucid with our estimates and our forecast runs end to end.
   ASSERT_TRUE(testing::WriteLucidLog(log, 0, log.jobs.size(), Path("sim.csv"), true));
   ASSERT_EQ(RunCli("predict train --trace " + Path("log.csv") + " --train-fraction 0.6 --out " +
-                Path("m.json")).exit_code, 0);
+                   Path("m.json"))
+                .exit_code,
+            0);
   ASSERT_EQ(RunCli("predict estimate --model " + Path("m.json") + " --trace " + Path("log.csv") +
-                " --out " + Path("est.csv")).exit_code, 0);
+                   " --out " + Path("est.csv"))
+                .exit_code,
+            0);
   const std::string lucid_dir = std::string(SCHEDKIT_SHARED_DIR) + "/data/lucid";
-  if (!std::filesystem::exists(lucid_dir + "/single_data.csv")) GTEST_SKIP() << "no Lucid side data";
+  if (!std::filesystem::exists(lucid_dir + "/single_data.csv"))
+    GTEST_SKIP() << "no Lucid side data";
   Outcome run = RunCli("simulate --compat lucid --policy lucid --trace " + Path("sim.csv") +
-                    " --opt vc_config=" + WriteVcs() + " --opt estimates=" + Path("est.csv") +
-                    " --opt forecast=" + Path("pred.csv") + " --opt share_scores=" + lucid_dir +
-                    "/single_data.csv --opt colocate=" + lucid_dir +
-                    "/colocate_info.csv --opt profiler=false --out " + Path("lucid"));
+                       " --opt vc_config=" + WriteVcs() + " --opt estimates=" + Path("est.csv") +
+                       " --opt forecast=" + Path("pred.csv") + " --opt share_scores=" + lucid_dir +
+                       "/single_data.csv --opt colocate=" + lucid_dir +
+                       "/colocate_info.csv --opt profiler=false --out " + Path("lucid"));
   ASSERT_EQ(run.exit_code, 0) << run.output;
   size_t rows = 0;
   EXPECT_GT(AvgJct(Path("lucid/jobs.csv"), &rows), 0);
@@ -182,14 +215,13 @@ TEST_F(PredictCliTest, BadInputExitsNonZeroWithOneLine) {
   EXPECT_EQ(o.output, "schedkit: --target 'nonsense': expected duration or throughput\n");
   o = RunCli("predict train --target throughput --out " + Path("m.json"));
   EXPECT_EQ(o.exit_code, 1);
-  EXPECT_EQ(o.output,
-            "schedkit: give --history (cluster_throughput.csv) or --trace (a job log)\n");
+  EXPECT_EQ(o.output, "schedkit: give --history (cluster_throughput.csv) or --trace (a job log)\n");
   std::ofstream(Path("h.csv")) << "time,submit_gpu_job,submit_gpu_num\n2020-09-01 00:00:00,x,1\n";
   o = RunCli("predict train --target throughput --history " + Path("h.csv") + " --out " +
-          Path("m.json"));
+             Path("m.json"));
   EXPECT_EQ(o.exit_code, 1);
-  EXPECT_EQ(o.output, "schedkit: " + Path("h.csv") +
-                          ":2: field 'submit_gpu_job': 'x' is not a number\n");
+  EXPECT_EQ(o.output,
+            "schedkit: " + Path("h.csv") + ":2: field 'submit_gpu_job': 'x' is not a number\n");
   o = RunCli("predict train --trace x.csv --train-until yesterday --out " + Path("m.json"));
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("--train-until 'yesterday'"), std::string::npos);

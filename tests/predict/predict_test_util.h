@@ -4,10 +4,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <random>
 #include <string>
-
-#include <fstream>
 
 #include "predict/civil_time.h"
 #include "schedkit/job.h"
@@ -25,8 +24,8 @@ inline Trace MakeJobLog(int n, uint64_t seed = 1) {
   std::mt19937_64 rng(seed);
   auto uniform = [&] { return static_cast<double>(rng() % 1000000) / 1000000.0; };
   static const char* kVcs[] = {"vcA", "vcB", "vcC"};
-  static const char* kNames[] = {"debug_run", "bert_pretrain", "ft_resnet", "gpt_pretrain_big",
-                                 "ft_bert", "debug_test"};
+  static const char* kNames[] = {"debug_run",        "bert_pretrain", "ft_resnet",
+                                 "gpt_pretrain_big", "ft_bert",       "debug_test"};
   static const double kNameEffect[] = {-1.5, 1.5, 0, 1.5, 0, -1.5};
   static const int kGpus[] = {1, 2, 4, 8};
   Trace t;
@@ -36,8 +35,8 @@ inline Trace MakeJobLog(int n, uint64_t seed = 1) {
   for (int i = 0; i < n; ++i) {
     const int user = static_cast<int>(rng() % 12), vc = static_cast<int>(rng() % 3);
     const int name = static_cast<int>(rng() % 6), g = static_cast<int>(rng() % 4);
-    const double log_d = 6 + (-1.1 + 0.2 * user) + (vc - 1) * 0.5 + 0.3 * g + kNameEffect[name] +
-                         (uniform() - 0.5);
+    const double log_d =
+        6 + (-1.1 + 0.2 * user) + (vc - 1) * 0.5 + 0.3 * g + kNameEffect[name] + (uniform() - 0.5);
     char user_name[8];
     std::snprintf(user_name, sizeof user_name, "u%02d", user);
     t.jobs.push_back(JobBuilder(i + 1)
@@ -55,8 +54,8 @@ inline Trace MakeJobLog(int n, uint64_t seed = 1) {
 
 // Writes jobs [first, last) of `log` as a Lucid cluster_full_log (the columns the Lucid
 // loader needs, plus user, jobname and one workload of Lucid's single_data.csv,
-// (BERT, SQuAD, 32, no AMP), for Lucid's packing tables). With `anchor`, a job 0 at 2020-04-01 00:00:00
-// comes first: Lucid's loader counts time from the first job at or after that date and
+// (BERT, SQuAD, 32, no AMP), for Lucid's packing tables). With `anchor`, a job 0 at 2020-04-01
+// 00:00:00 comes first: Lucid's loader counts time from the first job at or after that date and
 // keeps only September, so a simulated September log needs it (the job itself is dropped).
 // Returns false if the file cannot be written.
 inline bool WriteLucidLog(const Trace& log, size_t first, size_t last, const std::string& path,

@@ -122,7 +122,8 @@ TEST(ThroughputForecasterTest, SavedModelForecastsTheSame) {
   }
   auto wrong = predict::ReadModelFile(file.path(), "duration");
   ASSERT_FALSE(wrong.ok());
-  EXPECT_EQ(wrong.status().message(), file.path() + ": a throughput model, expected a duration model");
+  EXPECT_EQ(wrong.status().message(),
+            file.path() + ": a throughput model, expected a duration model");
   EXPECT_FALSE(DurationEstimator::Load(file.path()).ok());
 }
 
@@ -145,13 +146,16 @@ TEST(ThroughputForecasterTest, WritesLucidsForecastFormatAndReadsItBack) {
 }
 
 TEST(ThroughputForecasterTest, HistoryErrorsNameFileLineAndField) {
-  TempFile gap("time,submit_gpu_job,submit_gpu_num\n2020-09-01 00:00:00,1,2\n"
-               "2020-09-01 00:20:00,1,2\n", "gap.csv");
+  TempFile gap(
+      "time,submit_gpu_job,submit_gpu_num\n2020-09-01 00:00:00,1,2\n"
+      "2020-09-01 00:20:00,1,2\n",
+      "gap.csv");
   auto r = LoadThroughputHistory(gap.path());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(),
-            gap.path() + ":3: field 'time': '2020-09-01 00:20:00' is not 10 minutes after the "
-                         "previous row (2020-09-01 00:10:00)");
+            gap.path() +
+                ":3: field 'time': '2020-09-01 00:20:00' is not 10 minutes after the "
+                "previous row (2020-09-01 00:10:00)");
   TempFile neg("time,submit_gpu_job,submit_gpu_num\n2020-09-01 00:00:00,-1,2\n", "neg.csv");
   r = LoadThroughputHistory(neg.path());
   ASSERT_FALSE(r.ok());
