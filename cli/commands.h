@@ -10,6 +10,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "schedkit/registry.h"
+#include "schedkit/simulator.h"
 #include "schedkit/status.h"
 
 namespace schedkit::cli {
@@ -36,5 +38,13 @@ void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out);
 int RunLucidCompat(const std::string& trace_path, const std::string& format,
                    const std::vector<std::string>& policies, const std::vector<std::string>& opts,
                    const std::string& out);
+
+// `simulate --vc-config FILE`: the clean model over virtual clusters (one independent
+// simulation per VC, `threads` at a time); prints per-VC and cluster-wide metrics and,
+// with `out`, writes out/vcs.csv and out/<vc>/jobs.csv.
+int RunVirtualClusterSimulation(const std::string& trace_path, const std::string& format,
+                                const std::string& vc_config, const PolicyRequest& request,
+                                const SimulatorOptions& options, int threads,
+                                const std::string& out);
 
 }  // namespace schedkit::cli

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <optional>
+#include <thread>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -34,7 +36,8 @@ using sk::cli::ParseOpts;
 struct SimulateArgs {
   std::string trace, cluster, format = "auto", policy = "tiresias", placement, admission;
   std::vector<std::string> opts;
-  std::string compat = "none", out, overhead_table;
+  std::string compat = "none", out, overhead_table, vc_config;
+  int threads = 0;
   std::optional<double> overhead_s;
   uint64_t seed = 0;
 };
@@ -104,6 +107,12 @@ int Simulate(const SimulateArgs& a) {
   if (!overheads.ok()) return Fail(overheads.status().message());
   sk::SimulatorOptions options;
   options.overheads = *overheads;
+  if (!a.vc_config.empty()) {
+    const int threads =
+        a.threads > 0 ? a.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+    return sk::cli::RunVirtualClusterSimulation(trace_path, a.format, a.vc_config, request, options,
+                                                threads, a.out);
+  }
   auto run = sk::RunSimulation(*trace, *cluster, request, options);
   if (!run.ok()) return Fail(run.status().message());
   PrintSummary(run->summary, a.policy, *trace, *cluster);
@@ -177,9 +186,13 @@ std::vector<std::string> SplitCommas(const std::string& text) {
 int Compare(const CompareArgs& a) {
   if (a.base.compat == "lucid") {
     if (a.base.trace.empty()) return Fail("--compat lucid: give --trace (a Lucid/Helios log)");
-    return sk::cli::RunLucidCompat(a.base.trace, a.base.format, SplitCommas(a.policies),
+    // The default list names clean-model policies; under compat lucid it means Lucid's five.
+    const std::string policies =
+        a.policies == CompareArgs{}.policies ? "fifo,sjf,qssf,tiresias,lucid" : a.policies;
+    return sk::cli::RunLucidCompat(a.base.trace, a.base.format, SplitCommas(policies),
                                    a.base.opts, a.base.out);
   }
+  if (!a.base.out.empty()) return Fail("compare: --out is only for --compat lucid");
   sk::TraceOptions trace_options;
   auto format = sk::ParseTraceFormat(a.base.format);
   if (!format.ok()) return Fail(format.status().message());
@@ -375,6 +388,9 @@ int main(int argc, char** argv) {
   simulate->add_option("--overhead-table", sim.overhead_table,
                        "restart overheads per model (Muri profile table CSV)");
   simulate->add_option("--overhead-s", sim.overhead_s, "a fixed restart overhead for every job");
+  simulate->add_option("--vc-config", sim.vc_config,
+                       "virtual clusters (Lucid vc_config.csv): one simulation per VC, merged");
+  simulate->add_option("--threads", sim.threads, "with --vc-config: VCs at a time (default: cores)");
 
   CLI::App* policies = app.add_subcommand("policies", "List policies, placements and admission modules");
 
@@ -392,6 +408,7 @@ int main(int argc, char** argv) {
   compare->add_option("--overhead-table", cmp.base.overhead_table, "restart overheads table");
   compare->add_option("--overhead-s", cmp.base.overhead_s, "a fixed restart overhead");
   compare->add_option("--threads", cmp.threads, "threads (default: one per core)");
+  compare->add_option("--out", cmp.base.out, "with --compat lucid: write DIR/<policy>/jobs.csv, vcs.csv");
 
   CLI::App* report = app.add_subcommand("report", "Figures and an HTML report of a sweep (docs/report.md)");
   report->prefix_command();  // Everything after `report` goes to the Python tool, in order.

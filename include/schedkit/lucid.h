@@ -16,7 +16,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "schedkit/cluster.h"
 #include "schedkit/job.h"
+#include "schedkit/run.h"
 #include "schedkit/status.h"
 
 namespace schedkit::lucid {
@@ -113,6 +115,9 @@ struct MetricSummary {
   double p999_queue_s = 0;  // 0.999 quantile, linear interpolation (pandas' default).
 };
 MetricSummary Summarize(const std::vector<const JobResult*>& jobs);
+// The q-quantile of `values` with linear interpolation between order statistics (numpy's
+// and pandas' default). REQUIRES: values non-empty, 0 <= q <= 1.
+double QuantileLinear(std::vector<double> values, double q);
 
 struct RunResult {
   std::vector<JobResult> jobs;  // Trace order.
@@ -132,6 +137,25 @@ Result<Config> ConfigFromOptions(Policy policy, const std::map<std::string, std:
 // tick semantics (docs/lucid.md lists them). Jobs whose VC is not configured are an
 // error naming the job. REQUIRES: integer submit times and durations.
 Result<RunResult> RunCompat(const Trace& trace, const Config& config);
+
+// The clean model over virtual clusters: any registered policy (request), run by the
+// event-driven simulator on each VC's own cluster (nodes x 8 GPUs; CPUs ignored, as in
+// Lucid) and sub-trace, VCs in parallel threads. Jobs whose VC is not listed are an
+// error. `all` is over every VC's finished jobs (p99.9 with linear interpolation).
+struct VcRun {
+  std::string vc;
+  ClusterSpec cluster;
+  Trace trace;
+  RunOutput run;
+};
+struct VirtualClusterRun {
+  std::vector<VcRun> per_vc;  // VC config order.
+  MetricSummary all;
+};
+Result<VirtualClusterRun> RunVirtualClusters(const Trace& trace,
+                                             const std::vector<VirtualCluster>& vcs,
+                                             const PolicyRequest& request,
+                                             const SimulatorOptions& options, int threads);
 
 }  // namespace schedkit::lucid
 

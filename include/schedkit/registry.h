@@ -52,7 +52,9 @@ class OptionValues {
 };
 
 // Simulator/runtime semantics a policy must mimic. kMuri reproduces the Muri simulator.
-enum class CompatMode { kNone, kMuri };
+// kLucid reproduces the Lucid simulator; it is its own engine (schedkit/lucid.h,
+// lucid::RunCompat), so MakePolicy / RunSimulation refuse it.
+enum class CompatMode { kNone, kMuri, kLucid };
 
 struct ModuleContext {
   OptionValues options;

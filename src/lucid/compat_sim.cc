@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "lucid/float_steps.h"
 #include "lucid/forecast.h"
 #include "lucid/vc_nodes.h"
 #include "schedkit/experiment.h"
@@ -54,17 +55,11 @@ int64_t CeilTicks(double remain) {
 // reaches <= 0; and the value after `ticks` decrements.
 int64_t TicksToFinish(double remain, double rate) {
   if (rate == 1.0) return CeilTicks(remain);
-  int64_t k = 0;
-  while (remain > 0) {
-    remain -= rate;
-    ++k;
-  }
-  return k;
+  return SubtractRepeatedly(remain, rate, kInf, /*stop_at_nonpositive=*/true).taken;
 }
 double Advance(double remain, double rate, int64_t ticks) {
   if (rate == 1.0) return remain - static_cast<double>(ticks);
-  for (int64_t i = 0; i < ticks; ++i) remain -= rate;
-  return remain;
+  return SubtractRepeatedly(remain, rate, ticks, /*stop_at_nonpositive=*/false).value;
 }
 
 // Shared by every policy's VC loop.
@@ -425,15 +420,20 @@ Status VcSim::RunLucid() {
     if (!started.empty()) {
       std::erase_if(queue_, [this](int j) { return jobs_[j].end != kInf; });
     }
+    bool grew = false;
     for (; lend < lender_.size() && lender_[lend].first == t; ++lend) {
       if (lender_[lend].second > 0) {
+        const int before = nodes_.node_count();
         nodes_.AddTempNode();
+        grew = grew || nodes_.node_count() > before;
       } else {
         nodes_.RemoveIdleNode();
       }
     }
     if (ended == jobs_.size()) break;
     int64_t next = NextArrival();
+    // A node added after this tick's placement is first used on the next tick.
+    if (grew && !queue_.empty()) next = t + 1;
     for (int j : running_) next = std::min(next, jobs_[j].end);
     // Skip lender events that fall at or before the next tick ... they are processed there.
     for (size_t l = lend; l < lender_.size(); ++l) {
@@ -515,9 +515,11 @@ Status RunProfiler(const Trace& trace, const ProfilerConfig& cfg, const Forecast
       ends.emplace(t + std::min(duration, cfg.time_limit_s), i);
     }
     queue.erase(queue.begin(), queue.begin() + static_cast<long>(placed));
+    bool grew = false;
     if (t % 10 == 0 && up_armed()) {
       pool.AddTempNode();
       lender->emplace_back(t, +1);
+      grew = true;
     }
     if (t % 100 == 0 && down_armed()) {
       const double v = forecast.Mean(forecast.data().pred_gpu_num, t, last_call, -1.0);
@@ -530,6 +532,7 @@ Status RunProfiler(const Trace& trace, const ProfilerConfig& cfg, const Forecast
     if (ended == jobs.size()) break;
     int64_t n = next < jobs.size() ? submit(jobs[next]) : kInf;
     if (!ends.empty()) n = std::min(n, ends.top().first);
+    if (grew) n = std::min(n, t + 1);  // The new node is first used on the next tick.
     if (up_armed()) n = std::min(n, (t / 10 + 1) * 10);
     if (down_armed()) n = std::min(n, (t / 100 + 1) * 100);
     if (n == kInf) {
@@ -541,6 +544,14 @@ Status RunProfiler(const Trace& trace, const ProfilerConfig& cfg, const Forecast
 }
 
 }  // namespace
+
+double QuantileLinear(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+}
 
 MetricSummary Summarize(const std::vector<const JobResult*>& jobs) {
   MetricSummary s;
@@ -556,11 +567,7 @@ MetricSummary Summarize(const std::vector<const JobResult*>& jobs) {
   }
   s.avg_jct_s = jct / static_cast<double>(jobs.size());
   s.avg_queue_s = q / static_cast<double>(jobs.size());
-  std::sort(queue.begin(), queue.end());
-  const double pos = 0.999 * static_cast<double>(queue.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, queue.size() - 1);
-  s.p999_queue_s = queue[lo] + (queue[hi] - queue[lo]) * (pos - static_cast<double>(lo));
+  s.p999_queue_s = QuantileLinear(std::move(queue), 0.999);
   return s;
 }
 

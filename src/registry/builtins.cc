@@ -15,6 +15,8 @@ Status RegisterBuiltins(Registries* r) {
   SCHEDKIT_RETURN_IF_ERROR(RegisterTiresias(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterGittins(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterTiresiasGittins(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterQssf(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterLucid(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterMuri(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterPlacements(r));
   return RegisterAdmissions(r);

@@ -14,6 +14,8 @@ Status RegisterLas(Registries* r);
 Status RegisterTiresias(Registries* r);
 Status RegisterGittins(Registries* r);
 Status RegisterTiresiasGittins(Registries* r);
+Status RegisterQssf(Registries* r);
+Status RegisterLucid(Registries* r);  // The clean-model Lucid policy.
 Status RegisterMuri(Registries* r);  // muri-s, muri-l
 Status RegisterPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);

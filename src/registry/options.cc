@@ -166,6 +166,11 @@ Result<std::unique_ptr<Module>> MakeModule(const Registry<Module, ModuleContext>
 
 Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
                                            const Registries& registries) {
+  if (request.compat == CompatMode::kLucid) {
+    return Status::InvalidArgument(
+        "compat lucid runs on its own engine (lucid::RunCompat, `schedkit simulate --compat "
+        "lucid`), not through MakePolicy");
+  }
   const PolicyRegistry::Entry* entry = registries.policies.Find(request.policy);
   if (entry == nullptr) {
     return Status::NotFound("unknown policy '" + request.policy +

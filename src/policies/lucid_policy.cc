@@ -1,0 +1,221 @@
+// Lucid in the clean model (docs/lucid.md): jobs ordered by estimate x GPUs; a packing
+// switch driven by the throughput forecast; when packing is on, a job of <= 8 GPUs shares
+// the GPUs of a running exclusive job with the same GPU count whose memory, share score
+// and priority allow it, both at their measured pair speeds; no preemption.
+//
+// Differences from `--compat lucid` (the Lucid simulator), by design of the clean model:
+// sharing is an engine co-location group, so the host restarts into the group and back
+// out of it when its partner ends (paying the restart overhead the run is configured
+// with); whichever member remains returns to full speed; the switch is re-read whenever
+// the policy decides (and at every forecast row while jobs wait), not on a 100-s grid;
+// unmeasured pairs do not share; the profiler is not modelled.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "lucid/forecast.h"
+#include "registry/builtins.h"
+#include "schedkit/lucid.h"
+#include "schedkit/registry.h"
+
+namespace schedkit {
+namespace {
+
+constexpr double kGpuMemoryLimitMb = 24576;
+
+struct LucidTables {
+  std::unordered_map<JobId, double> estimates;
+  bool have_estimates = false;
+  std::map<lucid::WorkloadKey, int> share_scores;
+  std::map<std::pair<lucid::WorkloadKey, lucid::WorkloadKey>, lucid::PairSpeeds> speeds;
+  lucid::ThroughputForecast forecast;
+  bool have_forecast = false;
+};
+
+lucid::WorkloadKey KeyOf(const JobSpec& j) { return {j.model, j.dataset, j.batch_size, j.amp}; }
+
+class LucidPolicy final : public Policy {
+ public:
+  LucidPolicy(LucidTables tables, std::unique_ptr<PlacementModule> placement)
+      : t_(std::move(tables)), forecast_(t_.forecast), placement_(std::move(placement)) {}
+
+  std::string_view Name() const override { return "lucid"; }
+
+  void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
+    std::vector<JobId> restarted;
+    for (JobId id : events.finished) {
+      std::erase(running_, id);
+      auto it = partner_.find(id);
+      if (it == partner_.end()) continue;
+      const JobId other = it->second;
+      partner_.erase(it);
+      partner_.erase(other);
+      const JobStatus s = view.Status(other);
+      if (s.running()) {
+        // The remaining member leaves the group and runs alone at full speed.
+        out->start.push_back({.job = other, .placement = *s.placement, .rate = 1.0, .group = 0});
+        restarted.push_back(other);
+      }
+    }
+    for (JobId id : events.arrived) {
+      const JobSpec& spec = view.Spec(id);
+      if (spec.gpus > view.Resources().total_gpus()) {
+        out->reject.push_back(id);
+        continue;
+      }
+      pending_.insert({Priority(spec), spec.submit_s, id});
+    }
+    ClusterState free = view.Resources();
+    const bool packing = PackingOn(view.Now());
+    std::vector<std::tuple<double, Time, JobId>> started;
+    for (const auto& entry : pending_) {
+      const JobId id = std::get<2>(entry);
+      const JobSpec& spec = view.Spec(id);
+      JobId host = -1;
+      lucid::PairSpeeds speeds;
+      if (packing && spec.gpus <= lucid::kGpusPerNode) host = PickHost(view, spec, restarted, &speeds);
+      if (host >= 0) {
+        const Placement& shared = *view.Status(host).placement;
+        const int64_t group = next_group_++;
+        out->start.push_back({.job = host, .placement = shared, .rate = speeds.speed2, .group = group});
+        out->start.push_back({.job = id, .placement = shared, .rate = speeds.speed1, .group = group});
+        partner_[host] = id;
+        partner_[id] = host;
+        restarted.push_back(host);
+      } else {
+        Placement p = placement_->Place(spec, free);
+        if (p.shares.empty()) {
+          if (!packing) break;  // Strict priority order: head-of-line blocking.
+          continue;
+        }
+        free.Allocate(p);
+        out->start.push_back({.job = id, .placement = std::move(p), .rate = 1.0, .group = 0});
+      }
+      started.push_back(entry);
+      restarted.push_back(id);
+      running_.push_back(id);
+    }
+    for (const auto& e : started) pending_.erase(e);
+    // The switch can flip when a forecast row passes.
+    if (!pending_.empty() && t_.have_forecast) {
+      const auto& times = t_.forecast.time_s;
+      auto next = std::upper_bound(times.begin(), times.end(), static_cast<int64_t>(std::floor(view.Now())));
+      if (next != times.end()) out->wake_at = static_cast<Time>(*next);
+    }
+  }
+
+ private:
+  double Priority(const JobSpec& spec) const {
+    if (!t_.have_estimates) return spec.gpus;
+    auto it = t_.estimates.find(spec.id);
+    if (it == t_.estimates.end()) return std::numeric_limits<double>::infinity();
+    return (it->second < 0 ? 1000 : it->second) * spec.gpus;
+  }
+
+  int Share(const JobSpec& spec) const {
+    auto it = t_.share_scores.find(KeyOf(spec));
+    return it == t_.share_scores.end() ? 3 : it->second;  // Unknown: never shares.
+  }
+
+  bool PackingOn(Time now) const {
+    if (!t_.have_forecast) return true;
+    const double v = forecast_.Mean(t_.forecast.pred_gpu_job, static_cast<int64_t>(std::floor(now)),
+                                    -1, 10.0);
+    return !(v <= 2);
+  }
+
+  bool Speeds(const JobSpec& guest, const JobSpec& host, lucid::PairSpeeds* s) const {
+    static const std::set<std::string> kUnmeasured = {"NeuMF", "ResNet50", "BERT", "Transformer"};
+    if (kUnmeasured.count(guest.model) || kUnmeasured.count(host.model)) {
+      *s = {1, 1};
+      return true;
+    }
+    auto it = t_.speeds.find({KeyOf(guest), KeyOf(host)});
+    if (it != t_.speeds.end()) {
+      *s = it->second;
+      return true;
+    }
+    it = t_.speeds.find({KeyOf(host), KeyOf(guest)});
+    if (it == t_.speeds.end()) return false;
+    *s = {it->second.speed2, it->second.speed1};
+    return true;
+  }
+
+  JobId PickHost(const ClusterView& view, const JobSpec& job, const std::vector<JobId>& busy,
+                 lucid::PairSpeeds* speeds) const {
+    const double priority = Priority(job);
+    for (JobId r : running_) {
+      if (partner_.count(r) || std::find(busy.begin(), busy.end(), r) != busy.end()) continue;
+      const JobSpec& other = view.Spec(r);
+      if (other.gpus != job.gpus || other.gmem_mb >= kGpuMemoryLimitMb - job.gmem_mb) continue;
+      if (Share(job) + Share(other) > 2 || priority > 2 * Priority(other)) continue;
+      if (Speeds(job, other, speeds)) return r;
+    }
+    return -1;
+  }
+
+  LucidTables t_;
+  lucid::ForecastView forecast_;
+  std::unique_ptr<PlacementModule> placement_;
+  std::set<std::tuple<double, Time, JobId>> pending_;  // (priority, submit, id).
+  std::vector<JobId> running_;                         // In start order.
+  std::unordered_map<JobId, JobId> partner_;
+  int64_t next_group_ = 1;
+};
+
+}  // namespace
+
+Status RegisterLucid(Registries* r) {
+  PolicyRegistry::Entry e;
+  e.name = "lucid";
+  e.description =
+      "Lucid (ASPLOS'23): estimate x GPUs order, forecast-driven packing, co-location at measured "
+      "pair speeds; no preemption (the simulator's exact semantics: --compat lucid)";
+  e.default_placement = "best-fit";
+  e.options = {
+      {.name = "estimates", .type = OptionSpec::Type::kString, .default_value = "",
+       .help = "per-job estimates job_id,priority|estimate_s (empty: order by GPU count)"},
+      {.name = "share_scores", .type = OptionSpec::Type::kString, .default_value = "",
+       .help = "single_data.csv share scores (empty: no job shares)"},
+      {.name = "colocate", .type = OptionSpec::Type::kString, .default_value = "",
+       .help = "colocate_info.csv pair speeds (empty: only unmeasured models share, at speed 1)"},
+      {.name = "forecast", .type = OptionSpec::Type::kString, .default_value = "",
+       .help = "throughput forecast CSV, first row = t 0 (empty: packing always on)"}};
+  e.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
+    if (!ctx.placement) return Status::InvalidArgument("lucid: no placement module");
+    LucidTables t;
+    if (const std::string& p = ctx.options.String("estimates"); !p.empty()) {
+      auto v = lucid::LoadEstimates(p);
+      if (!v.ok()) return v.status();
+      t.estimates = std::move(*v);
+      t.have_estimates = true;
+    }
+    if (const std::string& p = ctx.options.String("share_scores"); !p.empty()) {
+      auto v = lucid::LoadShareScores(p);
+      if (!v.ok()) return v.status();
+      t.share_scores = std::move(*v);
+    }
+    if (const std::string& p = ctx.options.String("colocate"); !p.empty()) {
+      auto v = lucid::LoadColocateSpeeds(p);
+      if (!v.ok()) return v.status();
+      t.speeds = std::move(*v);
+    }
+    if (const std::string& p = ctx.options.String("forecast"); !p.empty()) {
+      auto v = lucid::LoadThroughputForecast(p);
+      if (!v.ok()) return v.status();
+      t.forecast = std::move(*v);
+      t.have_forecast = true;
+    }
+    return std::unique_ptr<Policy>(std::make_unique<LucidPolicy>(std::move(t), std::move(ctx.placement)));
+  };
+  return r->policies.Register(std::move(e));
+}
+
+}  // namespace schedkit

@@ -1,0 +1,89 @@
+// `schedkit simulate|compare --compat lucid` and `simulate --vc-config` end to end.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "test_files.h"
+
+namespace {
+
+using schedkit::testing::Lines;
+using schedkit::testing::ReadFile;
+
+struct Outcome {
+  int exit_code;
+  std::string output;
+};
+
+Outcome RunSchedkit(const std::string& args) {
+  const std::string cmd = std::string(SCHEDKIT_CLI) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  Outcome o{-1, ""};
+  if (pipe == nullptr) return o;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) o.output.append(buf, n);
+  const int status = pclose(pipe);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+const std::string kLucid = std::string(SCHEDKIT_SHARED_DIR) + "/data/lucid";
+const std::string kTrace = kLucid + "/venus_synth_seed1.csv";
+
+TEST(LucidCli, CompatLucidPrintsTheReferenceMetricsAndWritesJobsAndVcs) {
+  const std::string dir = ::testing::TempDir() + "/lucid_cli_out";
+  std::filesystem::remove_all(dir);
+  const Outcome o = RunSchedkit("compare --compat lucid --policies fifo,lucid --trace " + kTrace +
+                        " --opt lucid_dir=" + kLucid + " --opt threads=2 --out " + dir);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("JCT avg (s)                     21011.688"), std::string::npos)
+      << o.output;
+  EXPECT_NE(o.output.find("queueing delay avg / p99.9 (s)  1705.339 / 297794.834"),
+            std::string::npos)
+      << o.output;
+  const auto jobs = Lines(ReadFile(dir + "/lucid/jobs.csv"));
+  ASSERT_EQ(jobs.size(), 23859u + 1);
+  EXPECT_EQ(jobs[0],
+            "job_id,vc,gpus,submit_s,start_s,end_s,queue_s,jct_s,preemptions,profiled,"
+            "finished_in_profiler,colocated");
+  const auto vcs = Lines(ReadFile(dir + "/fifo/vcs.csv"));
+  ASSERT_EQ(vcs.size(), 1u + 15 + 1);
+  EXPECT_EQ(vcs.back(), "all,23859,21011.688,13836.907,1332343.534");
+}
+
+TEST(LucidCli, BadInputsGiveOneLineErrors) {
+  Outcome o = RunSchedkit("simulate --compat lucid --policy srtf --trace " + kTrace + " --opt lucid_dir=" +
+                  kLucid);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.output,
+            "schedkit: --compat lucid: unknown policy 'srtf' (expected fifo, sjf, qssf, tiresias "
+            "or lucid)\n");
+  o = RunSchedkit("simulate --compat lucid --policy fifo --trace " + kTrace);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.output,
+            "schedkit: --compat lucid: give --opt vc_config=FILE or --opt lucid_dir=DIR (with "
+            "vc_config.csv)\n");
+  o = RunSchedkit("simulate --compat lucid --policy fifo --trace " + kTrace + " --opt lucid_dir=" + kLucid +
+          " --opt colour=red");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("unknown option 'colour'"), std::string::npos) << o.output;
+}
+
+TEST(LucidCli, VcConfigRunsTheCleanModelPerVc) {
+  const std::string dir = ::testing::TempDir() + "/lucid_vc_out";
+  std::filesystem::remove_all(dir);
+  const Outcome o = RunSchedkit("simulate --policy fifo --opt backfill=false --trace " + kTrace +
+                        " --vc-config " + kLucid + "/vc_config.csv --threads 2 --out " + dir);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const auto vcs = Lines(ReadFile(dir + "/vcs.csv"));
+  ASSERT_EQ(vcs.size(), 1u + 15 + 1);
+  EXPECT_EQ(vcs[0], "vc,jobs,gpus,avg_jct_s,avg_queue_s,p999_queue_s,preemptions");
+  EXPECT_EQ(vcs.back().rfind("all,23859,,", 0), 0u) << vcs.back();
+  EXPECT_TRUE(std::filesystem::exists(dir + "/vcJsw/jobs.csv"));
+}
+
+}  // namespace
