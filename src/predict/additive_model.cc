@@ -1,6 +1,7 @@
 #include "predict/additive_model.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -66,6 +67,14 @@ void FillProbes(const FeatureMatrix& x, int col, FeatureInfo* f) {
   }
 }
 
+// Probe values were float features: print the shortest text that reads back as that
+// float ("0.16666667", not the double expansion of the float).
+std::string FloatText(double v) {
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, static_cast<float>(v));
+  return std::string(buf, r.ptr);
+}
+
 const char* ScaleName(TargetScale s) { return s == TargetScale::kLog1p ? "log1p" : "identity"; }
 
 }  // namespace
@@ -123,8 +132,7 @@ Result<Explanation> AdditiveModel::Explain() const {
     const bool categorical = info.type == FeatureType::kCategorical;
     const size_t n = categorical ? info.categories.size() : info.probes.size();
     for (size_t i = 0; i < n; ++i) {
-      probes.push_back({f,
-                        categorical ? info.categories[i] : workload::FormatDouble(info.probes[i]),
+      probes.push_back({f, categorical ? info.categories[i] : FloatText(info.probes[i]),
                         i < info.point_rows.size() ? info.point_rows[i] : 0});
       values.push_back(categorical ? static_cast<float>(i) : static_cast<float>(info.probes[i]));
     }

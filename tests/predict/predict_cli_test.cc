@@ -116,6 +116,21 @@ TEST_F(PredictCliTest, TrainedEstimatesDriveQssfOnUnseenJobs) {
   EXPECT_EQ(rows_flat, 600u);
   EXPECT_LT(jct_model, 0.9 * jct_flat) << "model " << jct_model << " flat " << jct_flat;
 
+  // The clean model's qssf policy reads the same file.
+  Outcome clean =
+      RunCli("simulate --policy qssf --trace " + Path("later_sim.csv") + " --vc-config " +
+             WriteVcs() + " --opt estimates=" + Path("est.csv") + " --out " + Path("qc"));
+  ASSERT_EQ(clean.exit_code, 0) << clean.output;
+  const std::vector<std::string> vcs = Lines(ReadFile(Path("qc/vcs.csv")));
+  ASSERT_FALSE(vcs.empty()) << clean.output;
+  size_t clean_rows = 0;
+  for (const char* vc : {"vcA", "vcB", "vcC"}) {
+    size_t n = 0;
+    EXPECT_GT(AvgJct(Path(std::string("qc/") + vc + "/jobs.csv"), &n), 0) << vc;
+    clean_rows += n;
+  }
+  EXPECT_EQ(clean_rows, 600u);
+
   // Rolling estimates for the whole log (a model per day, each trained on the days
   // before it) also drive QSSF, with only the first two days in-sample.
   Outcome roll =
