@@ -61,7 +61,7 @@ struct ForecastArgs {
 // "YYYY-MM-DD HH:MM:SS" (UTC) or Unix seconds.
 Result<double> ParseTime(const std::string& flag, const std::string& text) {
   int64_t t;
-  if (predict::ParseDateTime(text, &t)) return static_cast<double>(t);
+  if (ParseDateTimeUtc(text, &t)) return static_cast<double>(t);
   double v;
   if (workload::ParseFiniteDouble(text, &v)) return v;
   return Status::InvalidArgument(flag + " '" + text +

@@ -1,17 +1,14 @@
-// UTC calendar arithmetic for the predictors' time features and Lucid's time stamps
-// ("YYYY-MM-DD HH:MM:SS"). Proleptic Gregorian, no leap seconds, no time zones.
+// UTC calendar arithmetic for the predictors' time features and for writing Lucid's time
+// stamps ("YYYY-MM-DD HH:MM:SS"); reading them is ParseDateTimeUtc (schedkit/trace.h).
+// Proleptic Gregorian, no leap seconds, no time zones.
 #ifndef SCHEDKIT_PREDICT_CIVIL_TIME_H_
 #define SCHEDKIT_PREDICT_CIVIL_TIME_H_
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 namespace schedkit::predict {
 
-// Returns true iff `text` is exactly "YYYY-MM-DD HH:MM:SS" naming a valid time; sets *out
-// to its Unix seconds.
-bool ParseDateTime(std::string_view text, int64_t* out);
 std::string FormatDateTime(int64_t unix_s);
 
 // Hour of the day, 0..24 (fractional: 13.5 = 13:30), and weekday, 0 = Monday .. 6 = Sunday.

@@ -8,6 +8,7 @@
 #include "predict/additive_model.h"
 #include "predict/civil_time.h"
 #include "schedkit/predict.h"
+#include "schedkit/trace.h"
 #include "workload/csv.h"
 
 namespace schedkit {
@@ -247,7 +248,7 @@ Result<ThroughputHistory> LoadThroughputHistory(const std::string& path) {
   int64_t expected = 0;
   while (csv.Next()) {
     int64_t t;
-    if (!predict::ParseDateTime(csv.field(time_col), &t)) {
+    if (!ParseDateTimeUtc(csv.field(time_col), &t)) {
       return csv.FieldError(time_col, "is not a time YYYY-MM-DD HH:MM:SS");
     }
     if (h.gpu_jobs.empty()) {
