@@ -32,6 +32,9 @@ struct Subcommand {
 // Spark DAG scheduling: `schedkit dag simulate|collect` (cli/dag_commands.cc).
 void AddDagCommands(CLI::App& app, std::vector<Subcommand>& out);
 
+// `schedkit predict ...` (cli/predict_commands.cc, docs/predict.md).
+void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out);
+
 // `--compat lucid` for simulate (one policy) and compare (several): loads the Lucid/Helios
 // log keeping the configured VCs, runs each policy, prints the metrics and, when `out` is
 // given, writes jobs.csv and vcs.csv (in out/<policy>/ when several policies run).

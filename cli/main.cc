@@ -438,6 +438,8 @@ int main(int argc, char** argv) {
   std::vector<sk::cli::Subcommand> area_commands;
   sk::cli::AddDagCommands(app, area_commands);
 
+  sk::cli::AddPredictCommands(app, area_commands);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
