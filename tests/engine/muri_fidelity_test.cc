@@ -3,6 +3,8 @@
 // ../shared/docs/reference/muri-tiresias.md.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <filesystem>
 
 #include "schedkit/run.h"
@@ -17,6 +19,9 @@ struct Reference {
   const char* autopack = nullptr;  // Muri only.
   double avg_tol = 1e-4, p99_tol = 1e-4;  // Relative.
 };
+
+// Names the case in test logs (gtest would otherwise dump the struct's bytes).
+void PrintTo(const Reference& r, std::ostream* os) { *os << r.policy << (r.autopack ? std::string(" autopack=") + r.autopack : std::string()); }
 
 class MuriFidelity : public ::testing::TestWithParam<Reference> {};
 

@@ -8,6 +8,8 @@
 //  (2) the measured gap to the figure data, with the tolerance docs/fidelity.md explains.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <filesystem>
 
 #include "schedkit/run.h"
@@ -21,6 +23,9 @@ struct ThemisCase {
   double oracle_avg, oracle_makespan, oracle_p99;  // The Python re-implementation.
   double avg_tol;                                  // Against the figure data, relative.
 };
+
+// Names the case in test logs (gtest would otherwise dump the struct's bytes).
+void PrintTo(const ThemisCase& r, std::ostream* os) { *os << "shares=" << r.shares; }
 
 // Muri's figure data (simulator/draw_fig9-10.py, trace3).
 constexpr double kFigureAvg = 397058.802, kFigureMakespan = 8172104.51, kFigureP99 = 2967333.366;

@@ -2,6 +2,8 @@
 // Venus trace (docs/reference/lucid-helios.md; gaps explained in docs/fidelity.md).
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <cmath>
 #include <string>
 
@@ -17,6 +19,9 @@ struct Reference {
   const char* policy;
   double avg_jct, avg_queue, p999_queue;  // Seconds, as the reference table prints them.
 };
+
+// Names the case in test logs (gtest would otherwise dump the struct's bytes).
+void PrintTo(const Reference& r, std::ostream* os) { *os << r.policy; }
 
 class LucidFidelity : public ::testing::TestWithParam<Reference> {};
 
