@@ -10,6 +10,10 @@
 #include <sstream>
 #include <string>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 namespace {
@@ -136,19 +140,41 @@ TEST(Cli, SweepWritesResultsAndShardsResume) {
   EXPECT_NE(bad.output.find("schedkit: "), std::string::npos) << bad.output;
 }
 
+// The number of finished runs (summary.json is written last, by rename) under `out`.
+size_t FinishedRuns(const std::string& out) {
+  std::error_code ec;
+  size_t n = 0;
+  for (std::filesystem::directory_iterator it(out + "/runs", ec), end; !ec && it != end; it.increment(ec)) {
+    if (std::filesystem::exists(it->path() / "summary.json")) ++n;
+  }
+  return n;
+}
+
 TEST(Cli, SweepInterruptedBySigintKeepsFinishedRunsAndResumes) {
   const std::string dir = ::testing::TempDir() + "/cli_sigint";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  // Sixteen LAS runs of ~0.4 s each on one thread (~6 s): SIGINT comes after 2 s.
+  // Sixteen LAS runs of ~0.4 s each on one thread; SIGINT comes once the first has finished,
+  // so the test does not depend on how fast (or how loaded) the machine is.
   std::ofstream(dir + "/s.toml") << "name = \"int\"\nseeds = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]\n"
                                     "[workload]\njobs = 1200\njobs_per_hour = [2]\n"
                                     "[[policy]]\nname = \"las\"\n";
-  const std::string sweep = std::string(SCHEDKIT_CLI) + " sweep " + dir + "/s.toml --out " + dir +
-                            "/out --threads 1";
-  // A real SIGINT, as Ctrl-C would send.
-  const int status = std::system(("timeout --preserve-status -s INT 2 " + sweep + " > " + dir +
-                                  "/first.log 2>&1").c_str());
+  const std::string out = dir + "/out";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string log = dir + "/first.log";
+    std::freopen(log.c_str(), "w", stdout);
+    dup2(fileno(stdout), STDERR_FILENO);
+    const std::string toml = dir + "/s.toml";
+    execl(SCHEDKIT_CLI, SCHEDKIT_CLI, "sweep", toml.c_str(), "--out", out.c_str(), "--threads", "1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  while (FinishedRuns(out) == 0 && waitpid(pid, nullptr, WNOHANG) == 0) usleep(10000);
+  kill(pid, SIGINT);  // A real SIGINT, as Ctrl-C would send.
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 130) << ReadFile(dir + "/first.log");
   EXPECT_NE(ReadFile(dir + "/first.log").find("interrupted"), std::string::npos);
@@ -156,7 +182,7 @@ TEST(Cli, SweepInterruptedBySigintKeepsFinishedRunsAndResumes) {
   const size_t kept = std::count(partial.begin(), partial.end(), '\n') - 1;
   EXPECT_GT(kept, 0u);
   EXPECT_LT(kept, 16u);
-  const Outcome resumed = RunCli("sweep " + dir + "/s.toml --out " + dir + "/out");
+  const Outcome resumed = RunCli("sweep " + dir + "/s.toml --out " + out);
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_NE(resumed.output.find(std::to_string(kept) + " already done"), std::string::npos)
       << resumed.output;
