@@ -64,6 +64,70 @@ MetricSummary SummarizeTimes(const std::vector<double>& jct, std::vector<double>
   return s;
 }
 
+// Hands each job to its VC's sub-trace; `profiled` (trace order) says what the profiler
+// did with it. Jobs that finished in the profiler never reach their VC; the others enter
+// when they leave it, with their full duration: the profiling run measures a job and is
+// not progress.
+void DistributeJobs(const Trace& trace, const std::vector<ProfiledJob>& profiled,
+                    const std::unordered_map<std::string, size_t>& index, VirtualClusterRun* out) {
+  for (size_t i = 0; i < trace.jobs.size(); ++i) {
+    const JobSpec& j = trace.jobs[i];
+    const ProfiledJob& p = profiled[i];
+    if (p.profiled) {
+      out->profiled.push_back({.id = j.id,
+                               .vc = j.vc,
+                               .gpus = j.gpus,
+                               .submit_s = j.submit_s,
+                               .start_s = p.start_s,
+                               .end_s = p.end_s,
+                               .finished = p.finished});
+      if (p.finished) continue;
+    }
+    JobSpec spec = j;
+    if (p.profiled) spec.submit_s = p.end_s;
+    out->per_vc[index.at(j.vc)].trace.jobs.push_back(std::move(spec));
+  }
+  for (VcRun& r : out->per_vc) {
+    std::stable_sort(r.trace.jobs.begin(), r.trace.jobs.end(),
+                     [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+  }
+}
+
+// Per-VC and cluster-wide metrics from the original submit times: a profiled job's
+// queueing delay is its wait for the profiler plus its wait in the VC, its JCT runs from
+// submit to its end; jobs that finished in the profiler count in their VC.
+void SummarizeVcRuns(const std::unordered_map<std::string, size_t>& index, VirtualClusterRun* out) {
+  const size_t vcs = out->per_vc.size();
+  std::vector<std::vector<double>> jct(vcs), queue(vcs);
+  std::unordered_map<JobId, const ProfiledJobResult*> by_id;
+  for (const ProfiledJobResult& p : out->profiled) {
+    if (!p.finished) {
+      by_id.emplace(p.id, &p);
+      continue;
+    }
+    const size_t v = index.at(p.vc);
+    jct[v].push_back(p.end_s - p.submit_s);
+    queue[v].push_back(p.start_s - p.submit_s);
+  }
+  for (size_t v = 0; v < vcs; ++v) {
+    for (const JobRecord& rec : out->per_vc[v].run.recorder->jobs()) {
+      if (rec.outcome != JobRecord::Outcome::kFinished) continue;
+      auto p = by_id.find(rec.id);
+      const Time submit = p == by_id.end() ? rec.submit_s : p->second->submit_s;
+      const Time profiler_wait = p == by_id.end() ? 0 : p->second->start_s - submit;
+      jct[v].push_back(rec.end_s - submit);
+      queue[v].push_back(profiler_wait + rec.queue_s());
+    }
+  }
+  std::vector<double> all_jct, all_queue;
+  for (size_t v = 0; v < vcs; ++v) {
+    all_jct.insert(all_jct.end(), jct[v].begin(), jct[v].end());
+    all_queue.insert(all_queue.end(), queue[v].begin(), queue[v].end());
+    out->per_vc[v].summary = SummarizeTimes(jct[v], std::move(queue[v]));
+  }
+  out->all = SummarizeTimes(all_jct, std::move(all_queue));
+}
+
 }  // namespace
 
 Result<VirtualClusterRun> RunVirtualClusters(const Trace& trace,
@@ -112,29 +176,7 @@ Result<VirtualClusterRun> RunVirtualClusters(const Trace& trace,
     run.trace.epoch_unix_s = trace.epoch_unix_s;
     out.per_vc.push_back(std::move(run));
   }
-  for (size_t i = 0; i < trace.jobs.size(); ++i) {
-    const JobSpec& j = trace.jobs[i];
-    const ProfiledJob& p = profiled[i];
-    if (p.profiled) {
-      out.profiled.push_back({.id = j.id,
-                              .vc = j.vc,
-                              .gpus = j.gpus,
-                              .submit_s = j.submit_s,
-                              .start_s = p.start_s,
-                              .end_s = p.end_s,
-                              .finished = p.finished});
-      if (p.finished) continue;
-    }
-    JobSpec spec = j;
-    // A profiled job enters its VC when it leaves the pool, with its full duration: the
-    // profiling run measures it and is not progress.
-    if (p.profiled) spec.submit_s = p.end_s;
-    out.per_vc[index[j.vc]].trace.jobs.push_back(std::move(spec));
-  }
-  for (VcRun& r : out.per_vc) {
-    std::stable_sort(r.trace.jobs.begin(), r.trace.jobs.end(),
-                     [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
-  }
+  DistributeJobs(trace, profiled, index, &out);
   std::vector<Status> status(out.per_vc.size());
   ParallelFor(out.per_vc.size(), std::max(1, threads), [&](size_t v) {
     VcRun& r = out.per_vc[v];
@@ -150,36 +192,7 @@ Result<VirtualClusterRun> RunVirtualClusters(const Trace& trace,
       return Status::InvalidArgument("VC " + out.per_vc[v].vc + ": " + status[v].message());
     }
   }
-  std::unordered_map<JobId, const ProfiledJobResult*> by_id;
-  for (const ProfiledJobResult& p : out.profiled) by_id.emplace(p.id, &p);
-  // Metrics from the original submit times: a profiled job's queueing delay is its wait
-  // for the pool plus its wait in the VC; its JCT runs from submit to its end.
-  std::vector<double> all_jct, all_queue;
-  for (VcRun& r : out.per_vc) {
-    std::vector<double> jct, queue;
-    for (const JobRecord& rec : r.run.recorder->jobs()) {
-      if (rec.outcome != JobRecord::Outcome::kFinished) continue;
-      auto p = by_id.find(rec.id);
-      if (p == by_id.end()) {
-        jct.push_back(rec.jct_s());
-        queue.push_back(rec.queue_s());
-      } else {
-        const ProfiledJobResult& prof = *p->second;
-        jct.push_back(rec.end_s - prof.submit_s);
-        queue.push_back(prof.start_s - prof.submit_s + rec.queue_s());
-      }
-    }
-    for (const ProfiledJobResult& p : out.profiled) {
-      if (p.finished && p.vc == r.vc) {
-        jct.push_back(p.end_s - p.submit_s);
-        queue.push_back(p.start_s - p.submit_s);
-      }
-    }
-    all_jct.insert(all_jct.end(), jct.begin(), jct.end());
-    all_queue.insert(all_queue.end(), queue.begin(), queue.end());
-    r.summary = SummarizeTimes(jct, std::move(queue));
-  }
-  out.all = SummarizeTimes(all_jct, std::move(all_queue));
+  SummarizeVcRuns(index, &out);
   return out;
 }
 
