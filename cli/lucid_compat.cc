@@ -1,5 +1,6 @@
 // `schedkit simulate|compare --compat lucid`: the Lucid simulator's semantics over
 // virtual clusters (docs/lucid.md). Outputs are documented in docs/outputs.md.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -126,14 +127,22 @@ int RunVirtualClusterSimulation(const std::string& trace_path, const std::string
   std::printf("  %-10s %6s %5s %12s %12s %14s %6s\n", "vc", "jobs", "GPUs", "JCT avg", "queue avg",
               "queue p99.9", "preempt");
   for (const lucid::VcRun& r : run->per_vc) {
-    const Summary& s = r.run.summary;
+    const lucid::MetricSummary& s = r.summary;
     std::printf("  %-10s %6lld %5d %12.1f %12.1f %14.1f %6lld\n", r.vc.c_str(),
                 static_cast<long long>(s.jobs), r.cluster.TotalGpus(), s.avg_jct_s, s.avg_queue_s,
-                s.p999_queue_s, static_cast<long long>(s.preemptions));
+                s.p999_queue_s, static_cast<long long>(r.run.summary.preemptions));
   }
   std::printf("  %-10s %6lld %5s %12.1f %12.1f %14.1f\n", "all",
               static_cast<long long>(run->all.jobs), "", run->all.avg_jct_s, run->all.avg_queue_s,
               run->all.p999_queue_s);
+  if (!run->profiled.empty()) {
+    const auto finished =
+        std::count_if(run->profiled.begin(), run->profiled.end(),
+                      [](const lucid::ProfiledJobResult& p) { return p.finished; });
+    std::printf("  profiler: %zu jobs profiled, %lld finished there, %lld pool changes\n",
+                run->profiled.size(), static_cast<long long>(finished),
+                static_cast<long long>(run->profiler_scale_events));
+  }
   std::printf("  simulator run time (s)  %.4f\n", wall);
   if (out.empty()) return 0;
   std::error_code ec;
@@ -142,11 +151,11 @@ int RunVirtualClusterSimulation(const std::string& trace_path, const std::string
   std::ofstream f(out + "/vcs.csv");
   f << "vc,jobs,gpus,avg_jct_s,avg_queue_s,p999_queue_s,preemptions\n";
   for (const lucid::VcRun& r : run->per_vc) {
-    const Summary& s = r.run.summary;
+    const lucid::MetricSummary& s = r.summary;
     char buf[200];
     std::snprintf(buf, sizeof buf, "%s,%lld,%d,%.3f,%.3f,%.3f,%lld\n", r.vc.c_str(),
                   static_cast<long long>(s.jobs), r.cluster.TotalGpus(), s.avg_jct_s, s.avg_queue_s,
-                  s.p999_queue_s, static_cast<long long>(s.preemptions));
+                  s.p999_queue_s, static_cast<long long>(r.run.summary.preemptions));
     f << buf;
     const std::string dir = out + "/" + r.vc;
     std::filesystem::create_directories(dir, ec);
@@ -159,6 +168,14 @@ int RunVirtualClusterSimulation(const std::string& trace_path, const std::string
                 run->all.p999_queue_s);
   f << buf;
   if (!f) return Fail(out + "/vcs.csv: write failed");
+  if (run->profiled.empty()) return 0;
+  std::ofstream p(out + "/profiler.csv");
+  p << "job_id,vc,gpus,submit_s,start_s,end_s,finished\n";
+  for (const lucid::ProfiledJobResult& j : run->profiled) {
+    p << j.id << ',' << j.vc << ',' << j.gpus << ',' << j.submit_s << ',' << j.start_s << ','
+      << j.end_s << ',' << j.finished << '\n';
+  }
+  if (!p) return Fail(out + "/profiler.csv: write failed");
   return 0;
 }
 

@@ -142,15 +142,33 @@ Result<RunResult> RunCompat(const Trace& trace, const Config& config);
 // event-driven simulator on each VC's own cluster (nodes x 8 GPUs; CPUs ignored, as in
 // Lucid) and sub-trace, VCs in parallel threads. Jobs whose VC is not listed are an
 // error. `all` is over every VC's finished jobs (p99.9 with linear interpolation).
+//
+// Policy "lucid" with option profiler=true (the default) runs Lucid's profiler first,
+// over all VCs' jobs, on a pool of one node from each VC named by option
+// profiler_donors (those VCs keep one node less). Jobs that end within the pool's time
+// limit finish there; the others enter their VC when they leave the pool, with their
+// full duration. Node lending from vcYVn is not modelled (docs/lucid.md).
 struct VcRun {
   std::string vc;
   ClusterSpec cluster;
-  Trace trace;
+  Trace trace;  // A profiled job's submit time here is when it left the profiler.
   RunOutput run;
+  // This VC's finished jobs from their original submit times: a profiled job's queueing
+  // delay adds its wait for the profiler; jobs that finished in the profiler count here.
+  MetricSummary summary;
+};
+struct ProfiledJobResult {
+  JobId id = 0;
+  std::string vc;
+  int gpus = 0;
+  Time submit_s = 0, start_s = 0, end_s = 0;  // Original submit; in and out of the pool.
+  bool finished = false;                      // Finished in the profiler.
 };
 struct VirtualClusterRun {
   std::vector<VcRun> per_vc;  // VC config order.
   MetricSummary all;
+  std::vector<ProfiledJobResult> profiled;  // Trace order; empty without the profiler.
+  int64_t profiler_scale_events = 0;        // Nodes added to or removed from the pool.
 };
 Result<VirtualClusterRun> RunVirtualClusters(const Trace& trace,
                                              const std::vector<VirtualCluster>& vcs,

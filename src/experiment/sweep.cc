@@ -145,6 +145,14 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
   const std::string dir = fs::path(path).parent_path().string();
   config.name = root["name"].value_or(Stem(path));
   const std::string compat = root["compat"].value_or(std::string("none"));
+  if (compat == "lucid") {
+    // Lucid's simulator is its own engine over virtual clusters and side files; a sweep's
+    // grid of single-cluster runs cannot express it.
+    return KeyError(path, root.get("compat"), "compat",
+                    "'lucid' cannot be swept (it runs over virtual clusters with Lucid's side "
+                    "files): use schedkit compare --compat lucid, or the clean-model policies "
+                    "with compat = \"none\"");
+  }
   if (compat != "none" && compat != "muri") {
     return KeyError(path, root.get("compat"), "compat", "'" + compat + "' is not none or muri");
   }

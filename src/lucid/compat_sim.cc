@@ -12,6 +12,7 @@
 
 #include "lucid/float_steps.h"
 #include "lucid/forecast.h"
+#include "lucid/profiler.h"
 #include "lucid/vc_nodes.h"
 #include "schedkit/experiment.h"
 #include "schedkit/lucid.h"
@@ -457,91 +458,6 @@ Status VcSim::RunLucid() {
   return Status::Ok();
 }
 
-// The profiling pool: least-GPU-first with head-of-line blocking over every VC's jobs of
-// <= max_gpus GPUs; a job runs min(duration, limit) there. A node is borrowed when more
-// than scale_up_queue jobs wait (checked every 10 s) and given back (every 100 s) when
-// fewer than scale_down_queue wait, it is idle and the forecast is low.
-Status RunProfiler(const Trace& trace, const ProfilerConfig& cfg, const ForecastView& forecast,
-                   std::vector<JobResult>* results, std::vector<std::pair<int64_t, int>>* lender) {
-  std::vector<int> jobs;
-  for (size_t i = 0; i < trace.jobs.size(); ++i) {
-    if (trace.jobs[i].gpus <= cfg.max_gpus) jobs.push_back(static_cast<int>(i));
-  }
-  if (jobs.empty()) return Status::Ok();
-  auto submit = [&](int i) { return static_cast<int64_t>(trace.jobs[i].submit_s); };
-  auto gpus = [&](int i) { return trace.jobs[i].gpus; };
-  VcNodes pool(cfg.nodes);
-  using Ending = std::pair<int64_t, int>;
-  std::priority_queue<Ending, std::vector<Ending>, std::greater<>> ends;
-  std::vector<std::vector<NodeShare>> shares(trace.jobs.size());
-  std::vector<int> queue;
-  size_t next = 0, ended = 0;
-  int64_t last_call = -1;
-  int64_t t = submit(jobs[0]);
-  auto up_armed = [&] {
-    return static_cast<int>(queue.size()) > cfg.scale_up_queue && pool.node_count() == cfg.nodes;
-  };
-  auto down_armed = [&] {
-    return static_cast<int>(queue.size()) < cfg.scale_down_queue &&
-           pool.node_count() == cfg.nodes + 1 && pool.idle_nodes() >= 1 &&
-           pool.NodeIsIdle(VcNodes::kTempNodeName);
-  };
-  while (true) {
-    while (!ends.empty() && ends.top().first == t) {
-      pool.Release(shares[ends.top().second]);
-      ends.pop();
-      ++ended;
-    }
-    for (; next < jobs.size() && submit(jobs[next]) == t; ++next) {
-      const int g = gpus(jobs[next]);
-      auto at = std::upper_bound(queue.begin(), queue.end(), g,
-                                 [&](int v, int i) { return v < gpus(i); });
-      queue.insert(at, jobs[next]);
-    }
-    size_t placed = 0;
-    for (; placed < queue.size(); ++placed) {
-      const int i = queue[placed];
-      if (!pool.Place(gpus(i), &shares[i])) break;
-      JobResult& r = (*results)[i];
-      r.profiled = true;
-      r.queue_s = t - submit(i);
-      const int64_t duration = static_cast<int64_t>(trace.jobs[i].duration_s);
-      if (duration <= cfg.time_limit_s) {
-        r.finished_in_profiler = true;
-        r.start_s = t;
-        r.end_s = t + duration;
-      }
-      ends.emplace(t + std::min(duration, cfg.time_limit_s), i);
-    }
-    queue.erase(queue.begin(), queue.begin() + static_cast<long>(placed));
-    bool grew = false;
-    if (t % 10 == 0 && up_armed()) {
-      pool.AddTempNode();
-      lender->emplace_back(t, +1);
-      grew = true;
-    }
-    if (t % 100 == 0 && down_armed()) {
-      const double v = forecast.Mean(forecast.data().pred_gpu_num, t, last_call, -1.0);
-      last_call = t;
-      if (v <= cfg.scale_down_max_gpus) {
-        pool.RemoveIdleNode();
-        lender->emplace_back(t, -1);
-      }
-    }
-    if (ended == jobs.size()) break;
-    int64_t n = next < jobs.size() ? submit(jobs[next]) : kInf;
-    if (!ends.empty()) n = std::min(n, ends.top().first);
-    if (grew) n = std::min(n, t + 1);  // The new node is first used on the next tick.
-    if (up_armed()) n = std::min(n, (t / 10 + 1) * 10);
-    if (down_armed()) n = std::min(n, (t / 100 + 1) * 100);
-    if (n == kInf) {
-      return Status::InvalidArgument("lucid profiler: a job does not fit the profiling pool");
-    }
-    t = n;
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 double QuantileLinear(std::vector<double> values, double q) {
@@ -627,17 +543,26 @@ Result<RunResult> RunCompat(const Trace& trace, const Config& config) {
   const bool lucid = config.policy == Policy::kLucid;
   const bool uses_estimates = lucid || config.policy == Policy::kQssf;
   std::vector<std::pair<int64_t, int>> lender;
-  ForecastView forecast(config.forecast);
   if (lucid && config.profiler.enabled) {
-    for (const std::string& donor : config.profiler.donor_vcs) {
-      auto it = vc_index.find(donor);
-      if (it == vc_index.end() || nodes[it->second] < 1) {
-        return Status::InvalidArgument("lucid profiler: donor VC '" + donor +
-                                       "' is not configured or has no node");
+    SCHEDKIT_RETURN_IF_ERROR(TakeProfilerNodes(config.profiler, config.vcs, &nodes));
+    auto profiler =
+        RunProfiler(trace, config.profiler, config.forecast, ProfilerClock::kLucidTicks);
+    if (!profiler.ok()) return profiler.status();
+    for (size_t i = 0; i < trace.jobs.size(); ++i) {
+      const ProfiledJob& p = profiler->jobs[i];
+      if (!p.profiled) continue;
+      JobResult& r = result.jobs[i];
+      r.profiled = true;
+      r.queue_s = static_cast<int64_t>(p.start_s) - r.submit_s;
+      if (p.finished) {
+        r.finished_in_profiler = true;
+        r.start_s = static_cast<int64_t>(p.start_s);
+        r.end_s = static_cast<int64_t>(p.end_s);
       }
-      --nodes[it->second];
     }
-    SCHEDKIT_RETURN_IF_ERROR(RunProfiler(trace, config.profiler, forecast, &result.jobs, &lender));
+    for (const auto& [time, change] : profiler->pool_changes) {
+      lender.emplace_back(static_cast<int64_t>(time), change);
+    }
     result.profiler_scale_events = static_cast<int64_t>(lender.size());
   }
 

@@ -8,7 +8,8 @@
 // out of it when its partner ends (paying the restart overhead the run is configured
 // with); whichever member remains returns to full speed; the switch is re-read whenever
 // the policy decides (and at every forecast row while jobs wait), not on a 100-s grid;
-// unmeasured pairs do not share; the profiler is not modelled.
+// unmeasured pairs do not share. Lucid's profiler runs before the VC simulations
+// (lucid::RunVirtualClusters reads the options `profiler` and `profiler_donors`).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -199,7 +200,15 @@ Status RegisterLucid(Registries* r) {
       {.name = "forecast",
        .type = OptionSpec::Type::kString,
        .default_value = "",
-       .help = "throughput forecast CSV, first row = t 0 (empty: packing always on)"}};
+       .help = "throughput forecast CSV, first row = t 0 (empty: packing always on)"},
+      {.name = "profiler",
+       .type = OptionSpec::Type::kBool,
+       .default_value = "true",
+       .help = "run Lucid's profiling pool first (runs over virtual clusters, --vc-config)"},
+      {.name = "profiler_donors",
+       .type = OptionSpec::Type::kString,
+       .default_value = "vc8Gr,vcefl",
+       .help = "VCs that each give the profiling pool one node"}};
   e.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("lucid: no placement module");
     LucidTables t;

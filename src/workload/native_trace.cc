@@ -21,6 +21,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
   for (const std::string& name : in.columns()) {
     bool known = false;
     for (const char* c : kNativeColumns) known = known || name == c;
+    for (const char* c : kNativeLucidColumns) known = known || name == c;
     if (!known) {
       return Status::InvalidArgument(path + ":" + std::to_string(in.header_line()) +
                                      ": unknown column '" + name + "'");
@@ -47,6 +48,11 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
   const int user_col = in.ColumnIndex("user");
   const int vc_col = in.ColumnIndex("vc");
   const int priority_col = in.ColumnIndex("priority");
+  const int name_col = in.ColumnIndex("name");
+  const int dataset_col = in.ColumnIndex("dataset");
+  const int amp_col = in.ColumnIndex("amp");
+  const int gmem_col = in.ColumnIndex("gmem_mb");
+  const int util_col = in.ColumnIndex("gpu_util");
 
   TraceCollector jobs(path);
   while (in.Next()) {
@@ -67,6 +73,13 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(user_col, &job.user));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(vc_col, &job.vc));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(priority_col, &job.priority));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(name_col, &job.name));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(dataset_col, &job.dataset));
+    int amp = 0;
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(amp_col, &amp, 0, 1));
+    job.amp = amp != 0;
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.gmem_mb, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.gpu_util, 0));
     if (!(job.SoloRuntime() > 0)) {
       return in.FieldError(duration_col >= 0 ? duration_col : iteration_time_col,
                            "gives the job no work (need duration_s > 0, or iterations > 0 and "
@@ -83,14 +96,22 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
 Status WriteNativeTrace(const Trace& trace, const std::string& path) {
   using workload::CsvField;
   using workload::FormatDouble;
+  bool lucid = false;
+  for (const JobSpec& j : trace.jobs) {
+    lucid = lucid || !j.name.empty() || !j.dataset.empty() || j.amp || j.gmem_mb != 0 ||
+            j.gpu_util != 0;
+  }
   std::string out;
   for (const char* c : workload::kNativeColumns) {
     if (!out.empty()) out += ',';
     out += c;
   }
+  if (lucid) {
+    for (const char* c : workload::kNativeLucidColumns) out += std::string(",") + c;
+  }
   out += '\n';
   for (const JobSpec& j : trace.jobs) {
-    for (const std::string* s : {&j.model, &j.user, &j.vc}) {
+    for (const std::string* s : {&j.model, &j.user, &j.vc, &j.name, &j.dataset}) {
       if (s->find_first_of("\r\n") != std::string::npos) {
         return Status::InvalidArgument(path + ": job " + std::to_string(j.id) +
                                        ": a string field holds a line break, which the native "
@@ -103,7 +124,12 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
            std::to_string(j.batch_size) + ',' + FormatDouble(j.stage_times_s[0]) + ',' +
            FormatDouble(j.stage_times_s[1]) + ',' + FormatDouble(j.stage_times_s[2]) + ',' +
            std::to_string(j.cpus) + ',' + FormatDouble(j.mem_gb) + ',' + CsvField(j.user) + ',' +
-           CsvField(j.vc) + ',' + std::to_string(j.priority) + '\n';
+           CsvField(j.vc) + ',' + std::to_string(j.priority);
+    if (lucid) {
+      out += ',' + CsvField(j.name) + ',' + CsvField(j.dataset) + ',' + (j.amp ? "1" : "0") + ',' +
+             FormatDouble(j.gmem_mb) + ',' + FormatDouble(j.gpu_util);
+    }
+    out += '\n';
   }
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) return Status::IoError(path + ": cannot open for writing");

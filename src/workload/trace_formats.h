@@ -41,6 +41,10 @@ inline constexpr const char* kNativeColumns[] = {
     "job_id", "submit_s",   "gpus",       "duration_s",  "iterations",  "iteration_time_s",
     "model",  "batch_size", "stage_io_s", "stage_gpu_s", "stage_net_s", "cpus",
     "mem_gb", "user",       "vc",         "priority"};
+// Optional columns after those: Lucid's job attributes (the clean-model lucid policy's
+// co-location keys). The writer adds them only when a job sets one.
+inline constexpr const char* kNativeLucidColumns[] = {"name", "dataset", "amp", "gmem_mb",
+                                                      "gpu_util"};
 
 }  // namespace schedkit::workload
 

@@ -85,6 +85,35 @@ TEST(LucidCli, VcConfigRunsTheCleanModelPerVc) {
   EXPECT_EQ(vcs[0], "vc,jobs,gpus,avg_jct_s,avg_queue_s,p999_queue_s,preemptions");
   EXPECT_EQ(vcs.back().rfind("all,23859,,", 0), 0u) << vcs.back();
   EXPECT_TRUE(std::filesystem::exists(dir + "/vcJsw/jobs.csv"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/profiler.csv"));  // Not the lucid policy.
+}
+
+TEST(LucidCli, CleanModelLucidRunsTheSameProfilerPoolAsCompat) {
+  // The clean model's pool is compat's code with the clock switched: on the seed-1 trace
+  // it profiles, finishes and rescales exactly as --compat lucid does (21047 / 11549 /
+  // 38 lendings there).
+  const std::string dir = ::testing::TempDir() + "/lucid_clean_profiler";
+  std::filesystem::remove_all(dir);
+  const std::string base = "simulate --policy lucid --trace " + kTrace + " --vc-config " + kLucid +
+                           "/vc_config.csv --opt forecast=" + kLucid +
+                           "/Venus_throughput_pred.csv --threads 2";
+  Outcome o = RunSchedkit(base + " --out " + dir);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("profiler: 21047 jobs profiled, 11549 finished there, 38 pool changes"),
+            std::string::npos)
+      << o.output;
+  const auto rows = Lines(ReadFile(dir + "/profiler.csv"));
+  ASSERT_EQ(rows.size(), 1u + 21047);
+  EXPECT_EQ(rows[0], "job_id,vc,gpus,submit_s,start_s,end_s,finished");
+  const auto vcs = Lines(ReadFile(dir + "/vcs.csv"));
+  EXPECT_EQ(vcs.back().rfind("all,23859,,", 0), 0u) << vcs.back();
+
+  o = RunSchedkit(base + " --opt profiler=false");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_EQ(o.output.find("profiler:"), std::string::npos) << o.output;
+  o = RunSchedkit(base + " --opt profiler=maybe");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("profiler"), std::string::npos) << o.output;
 }
 
 }  // namespace
