@@ -28,7 +28,8 @@ class WeightsReader {
       return Status::InvalidArgument(file_ + ": not valid JSON: " + e.what());
     }
     if (!root_.is_object() || !root_.contains("tensors") || !root_["tensors"].is_object()) {
-      return Error("tensors", "missing (expected an object of name -> {shape, data})");
+      return Status::InvalidArgument(file_ + ": tensors: missing (expected an object of name -> "
+                                     "{shape, data})");
     }
     return Status::Ok();
   }
