@@ -40,7 +40,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", scheduler.status().message().c_str());
     return 1;
   }
-  const double setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  const double setup_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   std::vector<double> walls;
   int64_t events = 0, decisions = 0;
   double jct = 0, cpu = 0;

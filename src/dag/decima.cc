@@ -63,8 +63,7 @@ class DecimaScheduler final : public DagScheduler {
 
 }  // namespace
 
-Result<std::unique_ptr<DagScheduler>> MakeDecimaScheduler(const std::string& weights,
-                                                          bool greedy) {
+Result<std::unique_ptr<DagScheduler>> MakeDecimaScheduler(const std::string& weights, bool greedy) {
   Result<DecimaModel> model =
       DecimaModel::Load(weights.empty() ? DefaultDecimaWeightsPath() : weights);
   if (!model.ok()) return model.status();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-
 #include <nlohmann/json.hpp>
 
 namespace schedkit::dag {
@@ -28,7 +27,8 @@ class WeightsReader {
       return Status::InvalidArgument(file_ + ": not valid JSON: " + e.what());
     }
     if (!root_.is_object() || !root_.contains("tensors") || !root_["tensors"].is_object()) {
-      return Status::InvalidArgument(file_ + ": tensors: missing (expected an object of name -> "
+      return Status::InvalidArgument(file_ +
+                                     ": tensors: missing (expected an object of name -> "
                                      "{shape, data})");
     }
     return Status::Ok();
@@ -69,14 +69,17 @@ class WeightsReader {
     }
     std::vector<int64_t> shape;
     for (const auto& d : t["shape"]) {
-      if (!d.is_number_integer() || d.get<int64_t>() <= 0) return Error(name + ".shape", "not positive integers");
+      if (!d.is_number_integer() || d.get<int64_t>() <= 0)
+        return Error(name + ".shape", "not positive integers");
       shape.push_back(d.get<int64_t>());
     }
-    const std::string want = cols == 0 ? "[" + std::to_string(rows) + "]"
-                                       : "[" + (rows < 0 ? std::string("*") : std::to_string(rows)) +
-                                             ", " + std::to_string(cols) + "]";
-    const bool ok = cols == 0 ? shape.size() == 1 && shape[0] == rows
-                              : shape.size() == 2 && shape[1] == cols && (rows < 0 || shape[0] == rows);
+    const std::string want = cols == 0
+                                 ? "[" + std::to_string(rows) + "]"
+                                 : "[" + (rows < 0 ? std::string("*") : std::to_string(rows)) +
+                                       ", " + std::to_string(cols) + "]";
+    const bool ok = cols == 0
+                        ? shape.size() == 1 && shape[0] == rows
+                        : shape.size() == 2 && shape[1] == cols && (rows < 0 || shape[0] == rows);
     if (!ok) return Error(name + ".shape", "expected " + want + ", got " + t["shape"].dump());
     const int64_t r = shape[0], c = cols == 0 ? 1 : shape[1];
     if (static_cast<int64_t>(t["data"].size()) != r * c) {
@@ -153,8 +156,8 @@ Result<DecimaModel> DecimaModel::Load(const std::string& path) {
       r.ReadMlp(enc + "node_encoder.mlp_update", e, Act::kLeakyRelu, &m.update_));
   SCHEDKIT_RETURN_IF_ERROR(
       r.ReadMlp(enc + "dag_encoder.mlp", kDecimaNodeFeatures + e, Act::kLeakyRelu, &m.dag_));
-  SCHEDKIT_RETURN_IF_ERROR(r.ReadMlp(enc + "global_encoder.mlp", m.dag_.out(), Act::kLeakyRelu,
-                                     &m.glob_));
+  SCHEDKIT_RETURN_IF_ERROR(
+      r.ReadMlp(enc + "global_encoder.mlp", m.dag_.out(), Act::kLeakyRelu, &m.glob_));
   SCHEDKIT_RETURN_IF_ERROR(r.ReadMlp("stage_policy_network.mlp_score",
                                      kDecimaNodeFeatures + e + m.dag_.out() + m.glob_.out(),
                                      Act::kTanh, &m.stage_));
@@ -167,8 +170,8 @@ Result<DecimaModel> DecimaModel::Load(const std::string& path) {
     int out;
     const char* name;
   };
-  for (const Check& c : {Check{&m.msg_, e, "node_encoder.mlp_msg"},
-                         Check{&m.update_, e, "node_encoder.mlp_update"},
+  for (const Check& c : {Check{&m.msg_, e, "encoder.node_encoder.mlp_msg"},
+                         Check{&m.update_, e, "encoder.node_encoder.mlp_update"},
                          Check{&m.stage_, 1, "stage_policy_network.mlp_score"},
                          Check{&m.exec_, 1, "exec_policy_network.mlp_score"}}) {
     if (c.mlp->out() != c.out) {

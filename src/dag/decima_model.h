@@ -46,10 +46,10 @@ class DecimaModel {
 
   // Everything a decision needs, computed once per observation.
   struct Evaluation {
-    DecimaMatrix x;       // Node features [5, nodes].
-    DecimaMatrix h_node;  // Node embeddings [embed, nodes].
-    DecimaMatrix h_dag;   // Per active job [embed, jobs].
-    DecimaVector h_glob;  // [embed].
+    DecimaMatrix x;             // Node features [5, nodes].
+    DecimaMatrix h_node;        // Node embeddings [embed, nodes].
+    DecimaMatrix h_dag;         // Per active job [embed, jobs].
+    DecimaVector h_glob;        // [embed].
     DecimaVector stage_logits;  // One per obs.schedulable entry, in that order.
   };
   // REQUIRES: obs has at least one node.

@@ -76,8 +76,9 @@ TEST(DagCliTest, EpisodesAndCollect) {
 TEST(DagCliTest, DecimaSimulateCollectAndWeightsOption) {
   const std::string dir = ::testing::TempDir() + "/dag_cli_decima";
   std::filesystem::remove_all(dir);
+  const std::string weights = std::string(SCHEDKIT_SOURCE_DIR) + "/data/decima/decima_tpch.json";
   Outcome o = RunDag("dag simulate --scheduler decima --jobs 10 --seed 1 --no-tasks --opt weights=" +
-                     std::string(SCHEDKIT_SOURCE_DIR) + "/data/decima/decima_tpch.json --out " + dir);
+                     weights + " --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("dag decima seed 1: 10 jobs, avg JCT"), std::string::npos) << o.output;
   const auto j = nlohmann::json::parse(ReadFile(dir + "/summary.json"));

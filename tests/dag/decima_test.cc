@@ -6,7 +6,6 @@
 #include <cmath>
 #include <functional>
 #include <memory>
-
 #include <nlohmann/json.hpp>
 
 #include "dag/decima_model.h"
@@ -106,7 +105,9 @@ TEST(DecimaModelTest, BadWeightFilesGiveOneLineErrorsNamingFileAndTensor) {
       {"missing_tensor", [](json& j) { j["tensors"].erase("encoder.dag_encoder.mlp.2.bias"); },
        "tensors.encoder.dag_encoder.mlp.2.bias: missing"},
       {"wrong_input_size",
-       [](json& j) { j["tensors"]["stage_policy_network.mlp_score.0.weight"]["shape"] = {64, 52}; },
+       [](json& j) {
+         j["tensors"]["stage_policy_network.mlp_score.0.weight"]["shape"] = {64, 52};
+       },
        "tensors.stage_policy_network.mlp_score.0.weight.shape: expected [*, 53], got [64,52]"},
       {"short_data",
        [](json& j) { j["tensors"]["encoder.node_encoder.mlp_msg.2.weight"]["data"].erase(0); },
@@ -120,15 +121,16 @@ TEST(DecimaModelTest, BadWeightFilesGiveOneLineErrorsNamingFileAndTensor) {
   for (const Case& c : cases) {
     json bad = good;
     c.edit(bad);
-    const std::string path = testing::WriteTempFile(std::string("decima_") + c.name + ".json",
-                                                    bad.dump());
+    const std::string path =
+        testing::WriteTempFile(std::string("decima_") + c.name + ".json", bad.dump());
     auto m = DecimaModel::Load(path);
     ASSERT_FALSE(m.ok()) << c.name;
     EXPECT_EQ(m.status().message(), path + ": " + c.expect) << c.name;
   }
   auto missing = DecimaModel::Load("/nonexistent/w.json");
   EXPECT_EQ(missing.status().message(), "/nonexistent/w.json: cannot open Decima weights");
-  auto garbage = DecimaModel::Load(testing::WriteTempFile("decima_garbage.json", "{\"tensors\": ["));
+  auto garbage =
+      DecimaModel::Load(testing::WriteTempFile("decima_garbage.json", "{\"tensors\": ["));
   ASSERT_FALSE(garbage.ok());
   EXPECT_NE(garbage.status().message().find("not valid JSON"), std::string::npos);
   EXPECT_EQ(garbage.status().message().find('\n'), std::string::npos);
@@ -142,7 +144,8 @@ TEST(DecimaSchedulerTest, OptionsAreValidated) {
   EXPECT_EQ(unknown.status().message(),
             "DAG scheduler 'decima': unknown option 'temperature' (options: weights)");
   auto fair = MakeDagScheduler("fair", config, {{"weights", kWeights}});
-  EXPECT_EQ(fair.status().message(), "DAG scheduler 'fair': unknown option 'weights' (options: none)");
+  EXPECT_EQ(fair.status().message(),
+            "DAG scheduler 'fair': unknown option 'weights' (options: none)");
   auto missing = MakeDagScheduler("decima", config, {{"weights", "/nope.json"}});
   EXPECT_EQ(missing.status().message(), "/nope.json: cannot open Decima weights");
   EXPECT_EQ(DagSchedulerOptions("decima").size(), 1u);
