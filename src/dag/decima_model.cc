@@ -107,18 +107,21 @@ DecimaMatrix Columns(const DecimaMatrix& m, const std::vector<int>& cols) {
 
 }  // namespace
 
-DecimaMatrix DecimaMlp::Apply(const DecimaMatrix& x) const {
+DecimaMatrix DecimaMlp::Apply(const DecimaMatrix& x, size_t first) const {
   DecimaMatrix y = x;
-  for (size_t i = 0; i < weights.size(); ++i) {
+  for (size_t i = first; i < weights.size(); ++i) {
     y = (weights[i] * y).colwise() + biases[i];
-    if (i + 1 == weights.size()) break;
-    if (activation == Activation::kLeakyRelu) {
-      y = y.cwiseMax(kLeakySlope * y);
-    } else {
-      y = y.array().tanh().matrix();
-    }
+    if (i + 1 < weights.size()) Activate(&y);
   }
   return y;
+}
+
+void DecimaMlp::Activate(DecimaMatrix* z) const {
+  if (activation == Activation::kLeakyRelu) {
+    *z = z->cwiseMax(kLeakySlope * *z);
+  } else {
+    *z = z->array().tanh().matrix();
+  }
 }
 
 DecimaMatrix DecimaNodeFeatures(const DagObservation& obs) {
@@ -270,15 +273,20 @@ void DecimaModel::Evaluate(const DagObservation& obs, Evaluation* out) const {
 
 DecimaVector DecimaModel::ExecLogits(const DagObservation& obs, const Evaluation& eval, int job,
                                      int count) const {
-  // [first 3 features of the job's first node, h_dag, h_glob, k / N].
-  DecimaMatrix in(exec_.in(), count);
-  const int first = obs.job_ptr[job];
+  // Input [first 3 features of the job's first node, h_dag, h_glob, k / N]: only the last entry
+  // varies with k, so the first layer is W[:, :-1] s + b + W[:, -1] k / N.
+  const int d = exec_.in() - 1;
+  DecimaVector summary(d);
+  summary << eval.x.col(obs.job_ptr[job]).head(kDecimaDagFeatures), eval.h_dag.col(job),
+      eval.h_glob;
+  const DecimaVector base = exec_.weights[0].leftCols(d) * summary + exec_.biases[0];
+  DecimaVector k_over_n(count);
   const float execs = static_cast<float>(obs.num_executors);
-  for (int k = 0; k < count; ++k) {
-    in.col(k) << eval.x.col(first).head(kDecimaDagFeatures), eval.h_dag.col(job), eval.h_glob,
-        static_cast<float>(k) / execs;
-  }
-  return exec_.Apply(in).row(0).transpose();
+  for (int k = 0; k < count; ++k) k_over_n[k] = static_cast<float>(k) / execs;
+  DecimaMatrix z = base.replicate(1, count) + exec_.weights[0].col(d) * k_over_n.transpose();
+  if (exec_.weights.size() == 1) return z.row(0).transpose();
+  exec_.Activate(&z);
+  return exec_.Apply(z, 1).row(0).transpose();
 }
 
 }  // namespace schedkit::dag

@@ -26,8 +26,10 @@ struct DecimaMlp {
 
   int in() const { return static_cast<int>(weights.front().cols()); }
   int out() const { return static_cast<int>(weights.back().rows()); }
-  // Columns of `x` are inputs; returns one output column per input column.
-  DecimaMatrix Apply(const DecimaMatrix& x) const;
+  // Columns of `x` are inputs to layer `first`; returns one output column per input column.
+  DecimaMatrix Apply(const DecimaMatrix& x, size_t first = 0) const;
+  // The activation between layers, in place.
+  void Activate(DecimaMatrix* z) const;
 };
 
 // Node features (spark-sched-sim's DecimaObsWrapper), one column per observation node:
