@@ -14,6 +14,7 @@ namespace {
 struct DagArgs {
   DagConfig config;
   std::string scheduler = "fair";
+  std::vector<std::string> opts;  // Scheduler options, key=value.
   std::string workload;
   std::string out;
   uint64_t seed = 0;
@@ -26,6 +27,8 @@ void AddConfigOptions(CLI::App* cmd, DagArgs* a) {
   std::string names;
   for (const std::string& s : DagSchedulerNames()) names += (names.empty() ? "" : "|") + s;
   cmd->add_option("--scheduler", a->scheduler, names + " (default fair)");
+  cmd->add_option("--opt", a->opts,
+                  "scheduler option key=value, repeatable (decima: weights=PATH)");
   cmd->add_option("--executors", a->config.num_executors, "executors (default 50)");
   cmd->add_option("--jobs", a->config.job_arrival_cap, "jobs per episode (default 200)");
   cmd->add_option("--arrival-rate", a->config.job_arrival_rate,
@@ -46,7 +49,9 @@ struct Loaded {
 
 Result<Loaded> Load(const DagArgs& a) {
   SCHEDKIT_RETURN_IF_ERROR(a.config.Validate());
-  Result<std::unique_ptr<DagScheduler>> scheduler = MakeDagScheduler(a.scheduler, a.config);
+  Result<std::map<std::string, std::string>> opts = ParseOpts(a.opts);
+  if (!opts.ok()) return opts.status();
+  Result<std::unique_ptr<DagScheduler>> scheduler = MakeDagScheduler(a.scheduler, a.config, *opts);
   if (!scheduler.ok()) return scheduler.status();
   Result<DagWorkload> workload =
       LoadDagWorkload(a.workload.empty() ? DefaultDagWorkloadPath() : a.workload);
@@ -58,7 +63,10 @@ std::vector<std::pair<std::string, std::string>> Context(const DagArgs& a, const
                                                          uint64_t seed) {
   char rate[32];
   std::snprintf(rate, sizeof(rate), "%g", a.config.job_arrival_rate);
+  std::string opts;
+  for (const std::string& o : a.opts) opts += (opts.empty() ? "" : " ") + o;
   return {{"scheduler", a.scheduler},
+          {"scheduler_options", opts},
           {"workload", l.workload.source},
           {"executors", std::to_string(a.config.num_executors)},
           {"jobs", std::to_string(a.config.job_arrival_cap)},

@@ -8,7 +8,7 @@ the reference's 95 % interval for its mean, whether our mean falls inside it, an
 two-sample t-test. Random streams differ between the implementations, so only distributions
 can be compared.
 
-  /usr/bin/python3 scripts/dag_fidelity.py [--cli build/schedkit] [--seeds 50] [--schedulers fair,fifo,fifo-half]
+  /usr/bin/python3 scripts/dag_fidelity.py [--cli build/schedkit] [--seeds 50] [--schedulers fair,fifo,fifo-half,decima]
 """
 import argparse
 import csv
@@ -48,7 +48,7 @@ def main():
     p.add_argument("--cli", default="build/schedkit")
     p.add_argument("--first-seed", type=int, default=0)
     p.add_argument("--seeds", type=int, default=50)
-    p.add_argument("--schedulers", default="fair,fifo,fifo-half")
+    p.add_argument("--schedulers", default="fair,fifo,fifo-half,decima")
     a = p.parse_args()
     print("| scheduler | schedkit mean avg JCT (s), seeds %d-%d | std | 95 %% CI of the mean "
           "| reference mean +- std (seeds 0-9) | reference 95 %% CI of the mean | inside | Welch p |"

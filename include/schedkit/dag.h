@@ -15,6 +15,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -141,10 +142,20 @@ class DagScheduler {
 };
 
 // The built-in DAG schedulers: "fair", "fifo" (cap N), "fifo-half" (cap ceil(N/2), NetLLM's
-// FIFO). InvalidArgument naming the scheduler when unknown.
-Result<std::unique_ptr<DagScheduler>> MakeDagScheduler(const std::string& name,
-                                                       const DagConfig& config);
+// FIFO), "decima" (spark-sched-sim's GNN policy, actions sampled from a generator reseeded
+// with the episode's seed) and "decima-greedy" (its argmax actions); docs/decima.md.
+// `options` are key=value pairs validated against the scheduler's DagSchedulerOptions
+// (Decima: `weights`, a weights JSON, default DefaultDecimaWeightsPath()). InvalidArgument
+// naming the scheduler when unknown, or the option when bad; Decima's weight-file errors
+// name the file and the tensor.
+Result<std::unique_ptr<DagScheduler>> MakeDagScheduler(
+    const std::string& name, const DagConfig& config,
+    const std::map<std::string, std::string>& options = {});
 std::vector<std::string> DagSchedulerNames();
+// The options a scheduler accepts: (name, help) pairs; empty for the heuristics.
+std::vector<std::pair<std::string, std::string>> DagSchedulerOptions(const std::string& name);
+// <data dir>/decima/decima_tpch.json: the public pretrained weights (data/decima/README.md).
+std::string DefaultDecimaWeightsPath();
 
 // Round-robin over jobs in arrival order with a per-job executor cap: Fair when
 // `dynamic_cap` (cap = ceil(N / active jobs)), else FIFO with a fixed cap.

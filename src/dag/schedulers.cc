@@ -1,7 +1,11 @@
-// The heuristic DAG schedulers (spark-sched-sim's round-robin family) and the name factory.
+// The heuristic DAG schedulers (spark-sched-sim's round-robin family) and the name factory
+// (Decima is in decima.cc).
+#include <algorithm>
 #include <cmath>
 
+#include "dag/decima_model.h"
 #include "schedkit/dag.h"
+#include "schedkit/registry.h"
 
 namespace schedkit {
 namespace {
@@ -59,17 +63,37 @@ std::unique_ptr<DagScheduler> MakeRoundRobinScheduler(bool dynamic_cap, int fixe
   return std::make_unique<RoundRobinScheduler>(dynamic_cap, fixed_cap, name);
 }
 
-std::vector<std::string> DagSchedulerNames() { return {"fair", "fifo", "fifo-half"}; }
+std::vector<std::string> DagSchedulerNames() {
+  return {"fair", "fifo", "fifo-half", "decima", "decima-greedy"};
+}
 
-Result<std::unique_ptr<DagScheduler>> MakeDagScheduler(const std::string& name,
-                                                       const DagConfig& config) {
+std::vector<std::pair<std::string, std::string>> DagSchedulerOptions(const std::string& name) {
+  if (name == "decima" || name == "decima-greedy") {
+    return {{"weights", "Decima weights JSON (default <data>/decima/decima_tpch.json)"}};
+  }
+  return {};
+}
+
+Result<std::unique_ptr<DagScheduler>> MakeDagScheduler(
+    const std::string& name, const DagConfig& config,
+    const std::map<std::string, std::string>& options) {
+  const std::vector<std::string> names = DagSchedulerNames();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string known;
+    for (const std::string& s : names) known += (known.empty() ? "" : ", ") + s;
+    return Status::InvalidArgument("unknown DAG scheduler '" + name + "' (known: " + known + ")");
+  }
+  std::vector<OptionSpec> specs;
+  for (const auto& [key, help] : DagSchedulerOptions(name)) {
+    specs.push_back({key, OptionSpec::Type::kString, "", help});
+  }
+  Result<OptionValues> values = OptionValues::Parse("DAG scheduler '" + name + "'", specs, options);
+  if (!values.ok()) return values.status();
   const int n = config.num_executors;
   if (name == "fair") return MakeRoundRobinScheduler(true, n, "fair");
   if (name == "fifo") return MakeRoundRobinScheduler(false, n, "fifo");
   if (name == "fifo-half") return MakeRoundRobinScheduler(false, (n + 1) / 2, "fifo-half");
-  std::string known;
-  for (const std::string& s : DagSchedulerNames()) known += (known.empty() ? "" : ", ") + s;
-  return Status::InvalidArgument("unknown DAG scheduler '" + name + "' (known: " + known + ")");
+  return dag::MakeDecimaScheduler(values->String("weights"), name == "decima-greedy");
 }
 
 }  // namespace schedkit

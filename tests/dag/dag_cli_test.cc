@@ -73,6 +73,30 @@ TEST(DagCliTest, EpisodesAndCollect) {
   EXPECT_EQ(Lines(ReadFile(pool)).size(), 20u);
 }
 
+TEST(DagCliTest, DecimaSimulateCollectAndWeightsOption) {
+  const std::string dir = ::testing::TempDir() + "/dag_cli_decima";
+  std::filesystem::remove_all(dir);
+  const std::string weights = std::string(SCHEDKIT_SOURCE_DIR) + "/data/decima/decima_tpch.json";
+  Outcome o = RunDag("dag simulate --scheduler decima --jobs 10 --seed 1 --no-tasks --opt weights=" +
+                     weights + " --out " + dir);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("dag decima seed 1: 10 jobs, avg JCT"), std::string::npos) << o.output;
+  const auto j = nlohmann::json::parse(ReadFile(dir + "/summary.json"));
+  EXPECT_EQ(j["run"]["scheduler"], "decima");
+  EXPECT_NE(j["run"]["scheduler_options"].get<std::string>().find("weights="), std::string::npos);
+  const std::string pool = ::testing::TempDir() + "/dag_cli_decima_pool.jsonl";
+  o = RunDag("dag collect --scheduler decima-greedy --jobs 3 --steps 30 --out " + pool);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_EQ(Lines(ReadFile(pool)).size(), 30u);
+  o = RunDag("dag simulate --scheduler decima --opt weights=/nope.json");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.output, "schedkit: /nope.json: cannot open Decima weights\n");
+  o = RunDag("dag simulate --scheduler fair --opt weights=x.json");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("DAG scheduler 'fair': unknown option 'weights'"), std::string::npos)
+      << o.output;
+}
+
 TEST(DagCliTest, BadInputFailsWithOneLine) {
   Outcome o = RunDag("dag simulate --scheduler nope");
   EXPECT_EQ(o.exit_code, 1);

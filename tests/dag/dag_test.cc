@@ -452,25 +452,28 @@ TEST(DagSchedulerTest, HeuristicDecisionsOnAHandBuiltObservation) {
 
 TEST(DagSimulationTest, DefaultEpisodeRewardIsMinusSumOfJctsAndDeterministic) {
   DagConfig config;
-  auto fair = MakeDagScheduler("fair", config).value();
-  auto a = RunDagSimulation(config, Tpch(), *fair, 3);
-  ASSERT_TRUE(a.ok()) << a.status().message();
-  double sum_jct_ms = 0;
-  for (const DagJobResult& j : a->jobs) {
-    ASSERT_TRUE(std::isfinite(j.completion_ms));
-    ASSERT_GT(j.completion_ms, j.arrival_ms);
-    sum_jct_ms += j.completion_ms - j.arrival_ms;
+  for (const char* name : {"fair", "decima"}) {
+    SCOPED_TRACE(name);
+    auto scheduler = MakeDagScheduler(name, config).value();
+    auto a = RunDagSimulation(config, Tpch(), *scheduler, 3);
+    ASSERT_TRUE(a.ok()) << a.status().message();
+    double sum_jct_ms = 0;
+    for (const DagJobResult& j : a->jobs) {
+      ASSERT_TRUE(std::isfinite(j.completion_ms));
+      ASSERT_GT(j.completion_ms, j.arrival_ms);
+      sum_jct_ms += j.completion_ms - j.arrival_ms;
+    }
+    EXPECT_EQ(a->summary.jobs, 200);
+    EXPECT_NEAR(a->summary.total_reward, -sum_jct_ms, 1e-9 * sum_jct_ms);
+    EXPECT_EQ(a->jobs[0].arrival_ms, 0);
+    auto b = RunDagSimulation(config, Tpch(), *scheduler, 3);
+    ASSERT_TRUE(b.ok());
+    EXPECT_EQ(a->summary.avg_jct_s, b->summary.avg_jct_s);
+    EXPECT_EQ(a->summary.events, b->summary.events);
+    auto c = RunDagSimulation(config, Tpch(), *scheduler, 4);
+    ASSERT_TRUE(c.ok());
+    EXPECT_NE(a->summary.avg_jct_s, c->summary.avg_jct_s);
   }
-  EXPECT_EQ(a->summary.jobs, 200);
-  EXPECT_NEAR(a->summary.total_reward, -sum_jct_ms, 1e-9 * sum_jct_ms);
-  EXPECT_EQ(a->jobs[0].arrival_ms, 0);
-  auto b = RunDagSimulation(config, Tpch(), *fair, 3);
-  ASSERT_TRUE(b.ok());
-  EXPECT_EQ(a->summary.avg_jct_s, b->summary.avg_jct_s);
-  EXPECT_EQ(a->summary.events, b->summary.events);
-  auto c = RunDagSimulation(config, Tpch(), *fair, 4);
-  ASSERT_TRUE(c.ok());
-  EXPECT_NE(a->summary.avg_jct_s, c->summary.avg_jct_s);
 }
 
 TEST(DagSimulationTest, TaskLogIsConsistent) {
