@@ -65,7 +65,8 @@ class Server {
     std::filesystem::remove(state_dir_ + "/address");
     std::vector<std::string> argv = {kCli, "serve", "--state-dir", state_dir_, "--listen", "127.0.0.1:0"};
     argv.insert(argv.end(), args_.begin(), args_.end());
-    const std::string log = state_dir_ + "/../serve-" + std::filesystem::path(state_dir_).filename().string() + ".log";
+    const std::filesystem::path state(state_dir_);
+    const std::string log = (state.parent_path() / ("serve-" + state.filename().string() + ".log")).string();
     std::vector<char*> a;
     for (std::string& s : argv) a.push_back(s.data());
     a.push_back(nullptr);

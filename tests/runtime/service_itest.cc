@@ -226,16 +226,14 @@ TEST(RuntimeService, WatchStreamsTransitionsAndDrainHoldsNewJobs) {
   const std::string dir = FreshDir("watch");
   Server server(dir + "/state", {"--gpus", "1"});
   std::atomic<bool> finished_seen{false};
-  std::atomic<JobId> watched{0};
   grpc::ClientContext watch_ctx;
   watch_ctx.AddMetadata("authorization", "Bearer " + server.endpoint().token);
-  std::vector<std::string> kinds;
+  std::vector<std::pair<JobId, std::string>> seen;  // Written by the reader until it is joined.
   std::thread reader([&] {
     auto stream = server.client().stub().WatchJobs(&watch_ctx, pb::WatchJobsRequest());
     pb::JobEvent e;
     while (stream->Read(&e)) {
-      if (e.job().id() != watched.load()) continue;
-      kinds.push_back(e.kind());
+      seen.emplace_back(e.job().id(), e.kind());
       if (e.kind() == "finished") {
         finished_seen = true;
         break;
@@ -245,10 +243,14 @@ TEST(RuntimeService, WatchStreamsTransitionsAndDrainHoldsNewJobs) {
     stream->Finish();
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // Let the stream open.
-  watched = server.SubmitArgv({"true"});
+  const JobId watched = server.SubmitArgv({"true"});
   EXPECT_TRUE(WaitFor([&] { return finished_seen.load(); }, 20));
   watch_ctx.TryCancel();
   reader.join();
+  std::vector<std::string> kinds;
+  for (const auto& [id, kind] : seen) {
+    if (id == watched) kinds.push_back(kind);
+  }
   EXPECT_EQ(kinds, (std::vector<std::string>{"submitted", "started", "finished"}));
 
   EXPECT_EQ(std::system((kCli + " drain --state-dir " + server.state_dir() + " local > /dev/null").c_str()), 0);
