@@ -27,8 +27,10 @@ namespace pb = schedkit::v1;
 int main(int argc, char** argv) {
   int jobs = 10000, clients = 8;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--jobs")) jobs = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--clients")) clients = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--jobs"))
+      jobs = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--clients"))
+      clients = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: %s [--jobs N] [--clients C]\n", argv[0]);
       return 2;
@@ -76,18 +78,22 @@ int main(int argc, char** argv) {
         pb::SubmitResponse resp;
         const auto t0 = std::chrono::steady_clock::now();
         grpc::Status st = client.stub().Submit(client.Context().get(), req, &resp);
-        latencies[c].push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        latencies[c].push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         if (!st.ok()) ++failed;
       }
     });
   }
   for (std::thread& t : threads) t.join();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::vector<double> all;
   for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
   std::sort(all.begin(), all.end());
-  auto pct = [&](double p) { return all[std::min(all.size() - 1, static_cast<size_t>(p * all.size()))]; };
+  auto pct = [&](double p) {
+    return all[std::min(all.size() - 1, static_cast<size_t>(p * all.size()))];
+  };
 
   sk::runtime::Client admin(*endpoint);
   pb::ClusterStatusResponse status;
@@ -98,12 +104,13 @@ int main(int argc, char** argv) {
   const int64_t stored = store.ok() ? (*store)->CountJobs().value() : -1;
   rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  std::printf("runtime load: %d submissions from %d clients in %.3f s: %.0f submissions/s\n", jobs, clients, wall,
-              jobs / wall);
-  std::printf("  latency p50 / p99 / max (ms)  %.2f / %.2f / %.2f\n", pct(0.5) * 1e3, pct(0.99) * 1e3,
-              all.back() * 1e3);
-  std::printf("  failed RPCs %d, pending seen by the service %lld, jobs in the store %lld\n", failed.load(),
-              static_cast<long long>(status.pending()), static_cast<long long>(stored));
+  std::printf("runtime load: %d submissions from %d clients in %.3f s: %.0f submissions/s\n", jobs,
+              clients, wall, jobs / wall);
+  std::printf("  latency p50 / p99 / max (ms)  %.2f / %.2f / %.2f\n", pct(0.5) * 1e3,
+              pct(0.99) * 1e3, all.back() * 1e3);
+  std::printf("  failed RPCs %d, pending seen by the service %lld, jobs in the store %lld\n",
+              failed.load(), static_cast<long long>(status.pending()),
+              static_cast<long long>(stored));
   std::printf("  peak RSS (service + clients) %.1f MB\n", ru.ru_maxrss / 1024.0);
   std::filesystem::remove_all(tmpl);
   const bool lost = failed.load() != 0 || stored != jobs || status.pending() != jobs;

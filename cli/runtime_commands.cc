@@ -43,7 +43,8 @@ int Serve(ServeArgs& a) {
   a.options.policy.admission = a.admission;
   a.options.policy.options = *opts;
   a.options.state_dir = a.state_dir;
-  if (!a.poll_given && a.options.backend == "slurm") a.options.poll_s = 1.0;  // One squeue a second.
+  if (!a.poll_given && a.options.backend == "slurm")
+    a.options.poll_s = 1.0;  // One squeue a second.
   // SIGINT/SIGTERM are taken by sigwait below, not by whichever thread they land on.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
@@ -52,8 +53,9 @@ int Serve(ServeArgs& a) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   auto service = RuntimeService::Start(a.options);
   if (!service.ok()) return Fail(service.status().message());
-  std::printf("schedkit serve: %s backend, policy %s, listening on %s, state in %s\n", a.options.backend.c_str(),
-              a.policy.c_str(), (*service)->address().c_str(), std::filesystem::absolute(a.state_dir).c_str());
+  std::printf("schedkit serve: %s backend, policy %s, listening on %s, state in %s\n",
+              a.options.backend.c_str(), a.policy.c_str(), (*service)->address().c_str(),
+              std::filesystem::absolute(a.state_dir).c_str());
   std::fflush(stdout);
   int sig = 0;
   sigwait(&stop_signals, &sig);
@@ -75,17 +77,32 @@ void AddClientOptions(CLI::App* cmd, ClientArgs* c) {
 // Runs `call` with a client; prints the gRPC error as one line on failure.
 template <typename F>
 int WithClient(const ClientArgs& c, F call) {
-  Result<runtime::Endpoint> endpoint = runtime::ResolveEndpoint(c.state_dir, c.server, c.token_file);
+  Result<runtime::Endpoint> endpoint =
+      runtime::ResolveEndpoint(c.state_dir, c.server, c.token_file);
   if (!endpoint.ok()) return Fail(endpoint.status().message());
   runtime::Client client(*endpoint);
   grpc::Status st = call(client);
   if (!st.ok()) {
-    static const char* kCodes[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-                                   "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-                                   "FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
-                                   "INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED"};
+    static const char* kCodes[] = {"OK",
+                                   "CANCELLED",
+                                   "UNKNOWN",
+                                   "INVALID_ARGUMENT",
+                                   "DEADLINE_EXCEEDED",
+                                   "NOT_FOUND",
+                                   "ALREADY_EXISTS",
+                                   "PERMISSION_DENIED",
+                                   "RESOURCE_EXHAUSTED",
+                                   "FAILED_PRECONDITION",
+                                   "ABORTED",
+                                   "OUT_OF_RANGE",
+                                   "UNIMPLEMENTED",
+                                   "INTERNAL",
+                                   "UNAVAILABLE",
+                                   "DATA_LOSS",
+                                   "UNAUTHENTICATED"};
     const int code = st.error_code();
-    return Fail(std::string(code >= 0 && code <= 16 ? kCodes[code] : "ERROR") + ": " + st.error_message());
+    return Fail(std::string(code >= 0 && code <= 16 ? kCodes[code] : "ERROR") + ": " +
+                st.error_message());
   }
   return 0;
 }
@@ -118,7 +135,8 @@ int Submit(SubmitArgs& a) {
   r.set_name(a.name);
   namespace fs = std::filesystem;
   if (!a.checkpoint_dir.empty()) r.set_checkpoint_dir(fs::absolute(a.checkpoint_dir).string());
-  r.set_working_dir(a.working_dir.empty() ? fs::current_path().string() : fs::absolute(a.working_dir).string());
+  r.set_working_dir(a.working_dir.empty() ? fs::current_path().string()
+                                          : fs::absolute(a.working_dir).string());
   return WithClient(a.client, [&](runtime::Client& c) {
     pb::SubmitResponse resp;
     grpc::Status st = c.stub().Submit(c.Context().get(), r, &resp);
@@ -146,7 +164,8 @@ int Jobs(const JobsArgs& a) {
   for (const std::string& s : a.states) {
     pb::JobState st;
     if (!pb::JobState_Parse(s, &st) || st == pb::JOB_STATE_UNSPECIFIED) {
-      return Fail("--state '" + s + "': expected PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED or REJECTED");
+      return Fail("--state '" + s +
+                  "': expected PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED or REJECTED");
     }
     req.add_states(st);
   }
@@ -161,14 +180,15 @@ int Jobs(const JobsArgs& a) {
       st = c.stub().ListJobs(c.Context().get(), req, &resp);
     }
     if (!st.ok()) return st;
-    std::printf("%-6s %-10s %4s %8s %9s %8s %-12s %-10s %s\n", "ID", "STATE", "GPUS", "RESTARTS", "EXEC_S",
-                "STARTED", "PLACEMENT", "BACKEND", "COMMAND");
+    std::printf("%-6s %-10s %4s %8s %9s %8s %-12s %-10s %s\n", "ID", "STATE", "GPUS", "RESTARTS",
+                "EXEC_S", "STARTED", "PLACEMENT", "BACKEND", "COMMAND");
     for (const pb::Job& j : resp.jobs()) {
       std::string cmd;
       for (const std::string& w : j.command()) cmd += (cmd.empty() ? "" : " ") + w;
-      std::printf("%-6lld %-10s %4d %8d %9.1f %8s %-12s %-10s %s%s\n", static_cast<long long>(j.id()),
-                  pb::JobState_Name(j.state()).c_str(), j.gpus(), j.restart_count(), j.executed_s(),
-                  Clock(j.first_start_time()).c_str(), j.placement().empty() ? "-" : j.placement().c_str(),
+      std::printf("%-6lld %-10s %4d %8d %9.1f %8s %-12s %-10s %s%s\n",
+                  static_cast<long long>(j.id()), pb::JobState_Name(j.state()).c_str(), j.gpus(),
+                  j.restart_count(), j.executed_s(), Clock(j.first_start_time()).c_str(),
+                  j.placement().empty() ? "-" : j.placement().c_str(),
                   j.backend_id().empty() ? "-" : j.backend_id().c_str(), cmd.c_str(),
                   j.message().empty() ? "" : ("  # " + j.message()).c_str());
     }
@@ -182,8 +202,9 @@ int Cancel(const ClientArgs& c, int64_t id) {
     req.set_job_id(id);
     pb::CancelResponse resp;
     grpc::Status st = client.stub().Cancel(client.Context(60).get(), req, &resp);
-    if (st.ok()) std::printf("job %lld cancelled (was %s)\n", static_cast<long long>(id),
-                             pb::JobState_Name(resp.previous_state()).c_str());
+    if (st.ok())
+      std::printf("job %lld cancelled (was %s)\n", static_cast<long long>(id),
+                  pb::JobState_Name(resp.previous_state()).c_str());
     return st;
   });
 }
@@ -191,11 +212,13 @@ int Cancel(const ClientArgs& c, int64_t id) {
 int StatusCmd(const ClientArgs& c) {
   return WithClient(c, [&](runtime::Client& client) {
     pb::ClusterStatusResponse resp;
-    grpc::Status st = client.stub().ClusterStatus(client.Context().get(), pb::ClusterStatusRequest(), &resp);
+    grpc::Status st =
+        client.stub().ClusterStatus(client.Context().get(), pb::ClusterStatusRequest(), &resp);
     if (!st.ok()) return st;
-    std::printf("backend %s, policy %s: %lld pending, %lld running, %lld finished\n", resp.backend().c_str(),
-                resp.policy().c_str(), static_cast<long long>(resp.pending()),
-                static_cast<long long>(resp.running()), static_cast<long long>(resp.finished()));
+    std::printf("backend %s, policy %s: %lld pending, %lld running, %lld finished\n",
+                resp.backend().c_str(), resp.policy().c_str(),
+                static_cast<long long>(resp.pending()), static_cast<long long>(resp.running()),
+                static_cast<long long>(resp.finished()));
     for (const pb::Node& n : resp.nodes()) {
       std::printf("  node %-10s %d/%d GPUs free%s\n", n.name().c_str(), n.free_gpus(), n.gpus(),
                   n.drained() ? " (drained)" : "");
@@ -219,32 +242,41 @@ int Drain(const ClientArgs& c, const std::string& node) {
 
 void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   auto serve = std::make_shared<ServeArgs>();
-  CLI::App* s = app.add_subcommand("serve", "Run the scheduler service (gRPC) on real jobs (docs/runtime.md)");
+  CLI::App* s = app.add_subcommand(
+      "serve", "Run the scheduler service (gRPC) on real jobs (docs/runtime.md)");
   s->add_option("--backend", serve->options.backend, "local (default) or slurm");
-  s->add_option("--gpus", serve->options.gpus, "local backend: GPU slots (default 1; fake ones are fine)");
+  s->add_option("--gpus", serve->options.gpus,
+                "local backend: GPU slots (default 1; fake ones are fine)");
   s->add_option("--policy", serve->policy, "any registered policy (default fifo)");
   s->add_option("--placement", serve->placement, "placement module (default: the policy's)");
   s->add_option("--admission", serve->admission, "admission module (default: the policy's)");
   s->add_option("--opt", serve->opts, "policy option key=value (repeatable)");
-  s->add_option("--listen", serve->options.listen, "host:port (default 127.0.0.1:0 = a free loopback port)");
-  s->add_option("--state-dir", serve->state_dir, "store, token, address, job logs (default ~/.schedkit)");
-  s->add_option("--grace-s", serve->options.grace_s, "SIGTERM -> SIGKILL delay on preempt/cancel (default 10)");
-  s->add_option("--poll-s", serve->options.poll_s, "job completion polling interval (default 0.2; slurm 1)")
+  s->add_option("--listen", serve->options.listen,
+                "host:port (default 127.0.0.1:0 = a free loopback port)");
+  s->add_option("--state-dir", serve->state_dir,
+                "store, token, address, job logs (default ~/.schedkit)");
+  s->add_option("--grace-s", serve->options.grace_s,
+                "SIGTERM -> SIGKILL delay on preempt/cancel (default 10)");
+  s->add_option("--poll-s", serve->options.poll_s,
+                "job completion polling interval (default 0.2; slurm 1)")
       ->each([serve](const std::string&) { serve->poll_given = true; });
   out.push_back({s, [serve] { return Serve(*serve); }});
 
   auto sub = std::make_shared<SubmitArgs>();
-  CLI::App* su = app.add_subcommand("submit", "Submit a job: schedkit submit [options] -- CMD ARGS...");
+  CLI::App* su =
+      app.add_subcommand("submit", "Submit a job: schedkit submit [options] -- CMD ARGS...");
   AddClientOptions(su, &sub->client);
   su->add_option("--gpus", sub->gpus, "GPUs (default 1)");
   su->add_option("--cpus", sub->cpus, "CPUs (0 = no limit)");
   su->add_option("--mem", sub->mem_gb, "memory limit in GB (0 = none)");
-  su->add_option("--duration", sub->duration_s, "expected run time in seconds (estimates for SRTF and co.)");
+  su->add_option("--duration", sub->duration_s,
+                 "expected run time in seconds (estimates for SRTF and co.)");
   su->add_option("--user", sub->user, "user (default: you)");
   su->add_option("--vc", sub->vc, "virtual cluster");
   su->add_option("--priority", sub->priority, "priority (larger = more important)");
   su->add_option("--name", sub->name, "job name");
-  su->add_option("--checkpoint-dir", sub->checkpoint_dir, "SCHEDKIT_CHECKPOINT_DIR (default: in the state dir)");
+  su->add_option("--checkpoint-dir", sub->checkpoint_dir,
+                 "SCHEDKIT_CHECKPOINT_DIR (default: in the state dir)");
   su->add_option("--workdir", sub->working_dir, "working directory (default: the current one)");
   su->add_flag("--shell", sub->shell, "run the single CMD string through /bin/sh -c");
   su->add_option("command", sub->command, "the program and its arguments (after --)")->required();
@@ -258,7 +290,8 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   out.push_back({j, [jobs] { return Jobs(*jobs); }});
 
   auto cancel = std::make_shared<std::pair<ClientArgs, int64_t>>();
-  CLI::App* c = app.add_subcommand("cancel", "Cancel a job (running jobs get SIGTERM, then SIGKILL)");
+  CLI::App* c =
+      app.add_subcommand("cancel", "Cancel a job (running jobs get SIGTERM, then SIGKILL)");
   AddClientOptions(c, &cancel->first);
   c->add_option("id", cancel->second, "job id")->required();
   out.push_back({c, [cancel] { return Cancel(cancel->first, cancel->second); }});

@@ -10,7 +10,8 @@ Result<std::string> FirstLine(const std::string& path, const std::string& what) 
   std::ifstream in(path);
   std::string line;
   if (!in || !std::getline(in, line) || line.empty()) {
-    return Status::NotFound(path + ": cannot read the " + what + " (is `schedkit serve` running with this --state-dir?)");
+    return Status::NotFound(path + ": cannot read the " + what +
+                            " (is `schedkit serve` running with this --state-dir?)");
   }
   return line;
 }
@@ -27,7 +28,8 @@ Result<Endpoint> ResolveEndpoint(const std::string& state_dir, const std::string
   } else {
     e.address = address;
   }
-  Result<std::string> t = FirstLine(token_file.empty() ? state_dir + "/token" : token_file, "token");
+  Result<std::string> t =
+      FirstLine(token_file.empty() ? state_dir + "/token" : token_file, "token");
   if (!t.ok()) return t.status();
   e.token = *t;
   return e;
@@ -35,7 +37,8 @@ Result<Endpoint> ResolveEndpoint(const std::string& state_dir, const std::string
 
 Client::Client(const Endpoint& endpoint, int channel_id) : token_(endpoint.token) {
   grpc::ChannelArguments args;
-  if (channel_id > 0) args.SetInt("schedkit.channel_id", channel_id);  // Distinct args: no shared subchannel.
+  if (channel_id > 0)
+    args.SetInt("schedkit.channel_id", channel_id);  // Distinct args: no shared subchannel.
   stub_ = ::schedkit::v1::Scheduler::NewStub(
       grpc::CreateCustomChannel(endpoint.address, grpc::InsecureChannelCredentials(), args));
 }

@@ -3,10 +3,10 @@
 #ifndef SCHEDKIT_RUNTIME_CLIENT_H_
 #define SCHEDKIT_RUNTIME_CLIENT_H_
 
+#include <grpcpp/grpcpp.h>
+
 #include <memory>
 #include <string>
-
-#include <grpcpp/grpcpp.h>
 
 #include "schedkit/status.h"
 #include "schedkit/v1/scheduler.grpc.pb.h"

@@ -71,10 +71,10 @@ class Engine::View final : public ClusterView {
     JobStatus s;
     s.spec = &l.spec;
     const bool running = r.state == RunState::kRunning;
-    s.state = running                            ? JobState::kRunning
-              : r.state == RunState::kPending   ? JobState::kPending
-              : r.state == RunState::kRejected  ? JobState::kRejected
-                                                 : JobState::kFinished;
+    s.state = running                          ? JobState::kRunning
+              : r.state == RunState::kPending  ? JobState::kPending
+              : r.state == RunState::kRejected ? JobState::kRejected
+                                               : JobState::kFinished;
     s.first_start_s = r.first_start_time > 0 ? r.first_start_time - e_.origin_unix_ : kNever;
     s.last_start_s = r.last_start_time > 0 ? r.last_start_time - e_.origin_unix_ : kNever;
     s.executed_s = r.executed_s + (running ? std::max(0.0, now_unix_ - r.last_start_time) : 0.0);
@@ -92,8 +92,8 @@ class Engine::View final : public ClusterView {
   const ClusterState& resources_;
 };
 
-Engine::Engine(const RuntimeOptions& options, std::unique_ptr<Store> store, std::unique_ptr<Backend> backend,
-               std::unique_ptr<Policy> policy)
+Engine::Engine(const RuntimeOptions& options, std::unique_ptr<Store> store,
+               std::unique_ptr<Backend> backend, std::unique_ptr<Policy> policy)
     : options_(options),
       store_(std::move(store)),
       backend_(std::move(backend)),
@@ -102,9 +102,12 @@ Engine::Engine(const RuntimeOptions& options, std::unique_ptr<Store> store, std:
       drained_(backend_->Cluster().nodes.size(), false),
       free_(&backend_->Cluster()) {}
 
-Result<std::unique_ptr<Engine>> Engine::Start(const RuntimeOptions& options, std::unique_ptr<Store> store,
-                                              std::unique_ptr<Backend> backend, std::unique_ptr<Policy> policy) {
-  std::unique_ptr<Engine> e(new Engine(options, std::move(store), std::move(backend), std::move(policy)));
+Result<std::unique_ptr<Engine>> Engine::Start(const RuntimeOptions& options,
+                                              std::unique_ptr<Store> store,
+                                              std::unique_ptr<Backend> backend,
+                                              std::unique_ptr<Policy> policy) {
+  std::unique_ptr<Engine> e(
+      new Engine(options, std::move(store), std::move(backend), std::move(policy)));
   SCHEDKIT_RETURN_IF_ERROR(e->Recover());
   e->loop_ = std::thread([raw = e.get()] { raw->Loop(); });
   return e;
@@ -150,11 +153,16 @@ Status Engine::Recover() {
   const double now = WallNow();
   for (JobRecord& rec : *all) {
     auto live = std::make_unique<Live>();
-    if (rec.checkpoint_dir.empty()) rec.checkpoint_dir = JobDir(options_.state_dir, rec.id) + "/checkpoint";
+    if (rec.checkpoint_dir.empty())
+      rec.checkpoint_dir = JobDir(options_.state_dir, rec.id) + "/checkpoint";
     live->rec = std::move(rec);
     const JobRecord& r = live->rec;
-    live->spec = JobSpec{.id = r.id, .submit_s = r.submit_time - origin_unix_, .gpus = r.gpus, .cpus = r.cpus,
-                         .mem_gb = r.mem_gb, .duration_s = r.duration_s};
+    live->spec = JobSpec{.id = r.id,
+                         .submit_s = r.submit_time - origin_unix_,
+                         .gpus = r.gpus,
+                         .cpus = r.cpus,
+                         .mem_gb = r.mem_gb,
+                         .duration_s = r.duration_s};
     live->spec.user = r.user;
     live->spec.vc = r.vc;
     live->spec.name = r.name;
@@ -185,7 +193,8 @@ Status Engine::Recover() {
         l.rec.state = RunState::kPending;
         l.rec.placement.clear();
         l.rec.restart_count++;
-        if (backend_name_ == "slurm") l.rec.backend_id.clear();  // Adopt cancelled it: submit afresh.
+        if (backend_name_ == "slurm")
+          l.rec.backend_id.clear();  // Adopt cancelled it: submit afresh.
         Transition(l, "requeued", now);
         arrived_.push_back(l.rec.id);
       }
@@ -211,9 +220,14 @@ Result<JobId> Engine::Submit(JobRecord job) {
   job.state = RunState::kPending;
   SCHEDKIT_RETURN_IF_ERROR(store_->Insert(&job));
   auto live = std::make_unique<Live>();
-  if (job.checkpoint_dir.empty()) job.checkpoint_dir = JobDir(options_.state_dir, job.id) + "/checkpoint";
-  live->spec = JobSpec{.id = job.id, .submit_s = job.submit_time - origin_unix_, .gpus = job.gpus,
-                       .cpus = job.cpus, .mem_gb = job.mem_gb, .duration_s = job.duration_s};
+  if (job.checkpoint_dir.empty())
+    job.checkpoint_dir = JobDir(options_.state_dir, job.id) + "/checkpoint";
+  live->spec = JobSpec{.id = job.id,
+                       .submit_s = job.submit_time - origin_unix_,
+                       .gpus = job.gpus,
+                       .cpus = job.cpus,
+                       .mem_gb = job.mem_gb,
+                       .duration_s = job.duration_s};
   live->spec.user = job.user;
   live->spec.vc = job.vc;
   live->spec.name = job.name;
@@ -242,7 +256,8 @@ std::vector<JobRecord> Engine::List(const std::vector<RunState>& states) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<JobRecord> out;
   for (const auto& [id, live] : jobs_) {
-    if (states.empty() || std::find(states.begin(), states.end(), live->rec.state) != states.end()) {
+    if (states.empty() ||
+        std::find(states.begin(), states.end(), live->rec.state) != states.end()) {
       out.push_back(live->rec);
     }
   }
@@ -292,9 +307,12 @@ ClusterSummary Engine::Summary() const {
                                  free_.free_gpus(static_cast<int>(i)), drained_[i]});
   }
   for (const auto& [id, live] : jobs_) {
-    if (live->rec.state == RunState::kPending) ++s.pending;
-    else if (live->rec.state == RunState::kRunning) ++s.running;
-    else ++s.finished;
+    if (live->rec.state == RunState::kPending)
+      ++s.pending;
+    else if (live->rec.state == RunState::kRunning)
+      ++s.running;
+    else
+      ++s.finished;
   }
   return s;
 }
@@ -309,7 +327,8 @@ std::vector<JobEvent> Engine::EventsAfter(int64_t after, double timeout_s) const
   events_cv_.wait_for(lock, std::chrono::duration<double>(timeout_s),
                       [&] { return stop_ || event_seq_ > after; });
   std::vector<JobEvent> out;
-  for (auto it = events_.rbegin(); it != events_.rend() && it->seq > after; ++it) out.push_back(*it);
+  for (auto it = events_.rbegin(); it != events_.rend() && it->seq > after; ++it)
+    out.push_back(*it);
   std::reverse(out.begin(), out.end());
   return out;
 }
@@ -320,7 +339,8 @@ void Engine::Loop() {
     double until = WallNow() + options_.poll_s;
     if (wake_at_unix_ > 0) until = std::min(until, wake_at_unix_);
     const auto deadline = std::chrono::system_clock::time_point(
-        std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double>(until)));
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::duration<double>(until)));
     wake_.wait_until(lock, deadline, [&] { return stop_ || dirty_; });
     if (stop_) break;
     const double now = WallNow();
@@ -339,8 +359,8 @@ void Engine::PollBackend(double now_unix) {
   for (JobId id : running_) running.push_back(&jobs_.at(id)->rec);
   for (const JobExit& e : backend_->Poll(running)) {
     Live& l = *jobs_.at(e.id);
-    Finish(l, e.exit_code == 0 ? RunState::kSucceeded : RunState::kFailed, e.exit_code, e.message, now_unix,
-           e.exit_code == 0 ? "finished" : "failed");
+    Finish(l, e.exit_code == 0 ? RunState::kSucceeded : RunState::kFailed, e.exit_code, e.message,
+           now_unix, e.exit_code == 0 ? "finished" : "failed");
     finished_.push_back(e.id);
     dirty_ = true;
   }
@@ -386,9 +406,11 @@ void Engine::Apply(const Decisions& d, double now_unix) {
     Live& l = *jobs_.at(s.job);
     if (l.rec.state == RunState::kRunning) StopRunning(l, now_unix);  // A move.
     if (l.rec.state != RunState::kPending || !free_.CanAllocate(s.placement)) {
-      std::fprintf(stderr, "schedkit serve: policy %s: refused start of job %lld on %s (not pending or not free)\n",
-                   std::string(policy_->Name()).c_str(), static_cast<long long>(s.job),
-                   s.placement.ToString().c_str());
+      std::fprintf(
+          stderr,
+          "schedkit serve: policy %s: refused start of job %lld on %s (not pending or not free)\n",
+          std::string(policy_->Name()).c_str(), static_cast<long long>(s.job),
+          s.placement.ToString().c_str());
       continue;
     }
     StartJob(l, s.placement, now_unix);
@@ -397,7 +419,9 @@ void Engine::Apply(const Decisions& d, double now_unix) {
 
 void Engine::StopRunning(Live& l, double now_unix) {
   Status st = backend_->Preempt(l.rec);
-  if (!st.ok()) std::fprintf(stderr, "schedkit serve: job %lld: %s\n", static_cast<long long>(l.rec.id), st.message().c_str());
+  if (!st.ok())
+    std::fprintf(stderr, "schedkit serve: job %lld: %s\n", static_cast<long long>(l.rec.id),
+                 st.message().c_str());
   l.rec.executed_s += std::max(0.0, now_unix - l.rec.last_start_time);
   l.rec.preemptions++;
   l.rec.restart_count++;
@@ -429,8 +453,8 @@ void Engine::StartJob(Live& l, const Placement& p, double now_unix) {
   Transition(l, "started", now_unix);
 }
 
-void Engine::Finish(Live& l, RunState state, int exit_code, const std::string& message, double now_unix,
-                    const std::string& kind) {
+void Engine::Finish(Live& l, RunState state, int exit_code, const std::string& message,
+                    double now_unix, const std::string& kind) {
   if (l.rec.state == RunState::kRunning) {
     l.rec.executed_s += std::max(0.0, now_unix - l.rec.last_start_time);
     free_.Release(l.placement);

@@ -42,7 +42,8 @@ struct ClusterSummary {
 class Engine {
  public:
   // Loads the store, re-adopts or requeues jobs that were running, and starts the loop.
-  static Result<std::unique_ptr<Engine>> Start(const RuntimeOptions& options, std::unique_ptr<Store> store,
+  static Result<std::unique_ptr<Engine>> Start(const RuntimeOptions& options,
+                                               std::unique_ptr<Store> store,
                                                std::unique_ptr<Backend> backend,
                                                std::unique_ptr<Policy> policy);
   ~Engine();
@@ -68,8 +69,8 @@ class Engine {
   class View;
   struct Live;
 
-  Engine(const RuntimeOptions& options, std::unique_ptr<Store> store, std::unique_ptr<Backend> backend,
-         std::unique_ptr<Policy> policy);
+  Engine(const RuntimeOptions& options, std::unique_ptr<Store> store,
+         std::unique_ptr<Backend> backend, std::unique_ptr<Policy> policy);
   Status Recover();
   void Loop();
   double Now() const;  // Seconds since the time origin.
@@ -79,8 +80,8 @@ class Engine {
   void Apply(const Decisions& d, double now_unix);
   void StopRunning(Live& live, double now_unix);
   void StartJob(Live& live, const Placement& p, double now_unix);
-  void Finish(Live& live, RunState state, int exit_code, const std::string& message, double now_unix,
-              const std::string& kind);
+  void Finish(Live& live, RunState state, int exit_code, const std::string& message,
+              double now_unix, const std::string& kind);
   void PollBackend(double now_unix);
 
   RuntimeOptions options_;

@@ -78,7 +78,8 @@ struct ExecPlan {
 
 Result<std::string> ResolveProgram(const std::string& name) {
   if (name.find('/') != std::string::npos) {
-    if (access(name.c_str(), X_OK) != 0) return Status::InvalidArgument("'" + name + "': " + std::strerror(errno));
+    if (access(name.c_str(), X_OK) != 0)
+      return Status::InvalidArgument("'" + name + "': " + std::strerror(errno));
     return name;
   }
   const char* path = std::getenv("PATH");
@@ -87,7 +88,8 @@ Result<std::string> ResolveProgram(const std::string& name) {
   while (std::getline(dirs, d, ':')) {
     const std::string candidate = (d.empty() ? "." : d) + "/" + name;
     struct stat st;
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0) {
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
       return candidate;
     }
   }
@@ -126,7 +128,8 @@ Result<std::string> ResolveProgram(const std::string& name) {
   _exit(127);
 }
 
-[[noreturn]] void RunMonitor(const ExecPlan& plan, char* const* argv, char* const* envp, int err_fd) {
+[[noreturn]] void RunMonitor(const ExecPlan& plan, char* const* argv, char* const* envp,
+                             int err_fd) {
   setsid();  // Own session and process group: survives the service, takes group signals.
   signal(SIGTERM, SIG_IGN);
   signal(SIGINT, SIG_IGN);
@@ -177,7 +180,8 @@ class LocalBackend final : public Backend {
     for (std::string& e : plan->env) envp.push_back(e.data());
     envp.push_back(nullptr);
     int err_pipe[2];
-    if (pipe2(err_pipe, O_CLOEXEC) != 0) return Status::IoError(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(err_pipe, O_CLOEXEC) != 0)
+      return Status::IoError(std::string("pipe: ") + std::strerror(errno));
     std::error_code ec;
     fs::remove(plan->exit_path, ec);
     const pid_t monitor = fork();
@@ -198,7 +202,8 @@ class LocalBackend final : public Backend {
     close(err_pipe[0]);
     if (n > 0) {
       Reap(monitor);
-      return Status::InvalidArgument("cannot start '" + plan->program + "': " + std::strerror(exec_errno));
+      return Status::InvalidArgument("cannot start '" + plan->program +
+                                     "': " + std::strerror(exec_errno));
     }
     cores_of_[job.id] = plan->cores;
     for (int c : plan->cores) cores_in_use_[c] = 1;
@@ -271,7 +276,9 @@ class LocalBackend final : public Backend {
     plan.env.push_back("CUDA_VISIBLE_DEVICES=" + gpus);
     // CPU affinity: the lowest free cores, when there are enough of them.
     std::vector<int> cores;
-    for (int c = 0; c < static_cast<int>(cores_in_use_.size()) && static_cast<int>(cores.size()) < job.cpus; ++c) {
+    for (int c = 0;
+         c < static_cast<int>(cores_in_use_.size()) && static_cast<int>(cores.size()) < job.cpus;
+         ++c) {
       if (!cores_in_use_[c]) cores.push_back(c);
     }
     if (static_cast<int>(cores.size()) == job.cpus) plan.cores = std::move(cores);
@@ -324,8 +331,9 @@ class LocalBackend final : public Backend {
     for (int i = 0; i < 500 && Alive(pid, start); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    return Alive(pid, start) ? Status::Internal("job " + std::to_string(job.id) + ": still alive after SIGKILL")
-                             : Status::Ok();
+    return Alive(pid, start)
+               ? Status::Internal("job " + std::to_string(job.id) + ": still alive after SIGKILL")
+               : Status::Ok();
   }
 
   void FreeCores(JobId id) {

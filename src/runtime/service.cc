@@ -1,6 +1,7 @@
 // The gRPC face of the runtime (proto/schedkit/v1/scheduler.proto) and RuntimeService::Start,
 // which opens the state directory, the store, the backend and the policy.
 #include <fcntl.h>
+#include <grpcpp/grpcpp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-
-#include <grpcpp/grpcpp.h>
 
 #include "runtime/auth.h"
 #include "runtime/engine.h"
@@ -25,11 +24,16 @@ namespace pb = ::schedkit::v1;
 
 grpc::Status ToGrpc(const Status& st) {
   switch (st.code()) {
-    case Status::Code::kOk: return grpc::Status::OK;
-    case Status::Code::kInvalidArgument: return {grpc::StatusCode::INVALID_ARGUMENT, st.message()};
-    case Status::Code::kNotFound: return {grpc::StatusCode::NOT_FOUND, st.message()};
-    case Status::Code::kAlreadyExists: return {grpc::StatusCode::ALREADY_EXISTS, st.message()};
-    default: return {grpc::StatusCode::INTERNAL, st.message()};
+    case Status::Code::kOk:
+      return grpc::Status::OK;
+    case Status::Code::kInvalidArgument:
+      return {grpc::StatusCode::INVALID_ARGUMENT, st.message()};
+    case Status::Code::kNotFound:
+      return {grpc::StatusCode::NOT_FOUND, st.message()};
+    case Status::Code::kAlreadyExists:
+      return {grpc::StatusCode::ALREADY_EXISTS, st.message()};
+    default:
+      return {grpc::StatusCode::INTERNAL, st.message()};
   }
 }
 
@@ -46,7 +50,8 @@ std::string PlacementText(const std::string& encoded, const std::vector<std::str
       if (!(s.gpu_mask >> g & 1)) continue;
       int h = g;
       while (h + 1 < kMaxGpusPerNode && (s.gpu_mask >> (h + 1) & 1)) ++h;
-      gpus += (gpus.empty() ? "" : ",") + std::to_string(g) + (h > g ? "-" + std::to_string(h) : "");
+      gpus +=
+          (gpus.empty() ? "" : ",") + std::to_string(g) + (h > g ? "-" + std::to_string(h) : "");
       g = h;
     }
     const std::string node = s.node < static_cast<int>(names.size()) ? names[s.node] : "?";
@@ -57,15 +62,16 @@ std::string PlacementText(const std::string& encoded, const std::vector<std::str
 
 class SchedulerImpl final : public pb::Scheduler::Service {
  public:
-  SchedulerImpl(Engine* engine, std::string token, std::string state_dir, std::vector<std::string> nodes,
-                std::string policy)
+  SchedulerImpl(Engine* engine, std::string token, std::string state_dir,
+                std::vector<std::string> nodes, std::string policy)
       : engine_(engine),
         token_(std::move(token)),
         state_dir_(std::move(state_dir)),
         nodes_(std::move(nodes)),
         policy_(std::move(policy)) {}
 
-  grpc::Status Submit(grpc::ServerContext* ctx, const pb::SubmitRequest* req, pb::SubmitResponse* resp) override {
+  grpc::Status Submit(grpc::ServerContext* ctx, const pb::SubmitRequest* req,
+                      pb::SubmitResponse* resp) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
     if (auto st = Validate(*req); !st.ok()) return st;
     JobRecord job;
@@ -87,7 +93,8 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status ListJobs(grpc::ServerContext* ctx, const pb::ListJobsRequest* req, pb::ListJobsResponse* resp) override {
+  grpc::Status ListJobs(grpc::ServerContext* ctx, const pb::ListJobsRequest* req,
+                        pb::ListJobsResponse* resp) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
     std::vector<RunState> states;
     for (int s : req->states()) {
@@ -100,7 +107,8 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status GetJob(grpc::ServerContext* ctx, const pb::GetJobRequest* req, pb::Job* resp) override {
+  grpc::Status GetJob(grpc::ServerContext* ctx, const pb::GetJobRequest* req,
+                      pb::Job* resp) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
     Result<JobRecord> j = engine_->Get(req->job_id());
     if (!j.ok()) return ToGrpc(j.status());
@@ -132,7 +140,8 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status Cancel(grpc::ServerContext* ctx, const pb::CancelRequest* req, pb::CancelResponse* resp) override {
+  grpc::Status Cancel(grpc::ServerContext* ctx, const pb::CancelRequest* req,
+                      pb::CancelResponse* resp) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
     Result<RunState> was = engine_->Cancel(req->job_id());
     if (!was.ok()) return ToGrpc(was.status());
@@ -163,9 +172,11 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status DrainNode(grpc::ServerContext* ctx, const pb::DrainNodeRequest* req, pb::DrainNodeResponse*) override {
+  grpc::Status DrainNode(grpc::ServerContext* ctx, const pb::DrainNodeRequest* req,
+                         pb::DrainNodeResponse*) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
-    if (req->node().empty()) return Invalid("node: empty; give a node name (see `schedkit status`)");
+    if (req->node().empty())
+      return Invalid("node: empty; give a node name (see `schedkit status`)");
     return ToGrpc(engine_->Drain(req->node()));
   }
 
@@ -174,7 +185,8 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     const auto& md = ctx->client_metadata();
     auto it = md.find("authorization");
     if (it == md.end()) {
-      return {grpc::StatusCode::UNAUTHENTICATED, "missing 'authorization: Bearer <token>' metadata"};
+      return {grpc::StatusCode::UNAUTHENTICATED,
+              "missing 'authorization: Bearer <token>' metadata"};
     }
     if (!TokenMatches(std::string(it->second.data(), it->second.size()), "Bearer " + token_)) {
       return {grpc::StatusCode::UNAUTHENTICATED, "wrong token (see <state-dir>/token)"};
@@ -200,8 +212,10 @@ class SchedulerImpl final : public pb::Scheduler::Service {
                      std::to_string(engine_->TotalGpus()));
     }
     if (r.cpus() < 0) return Invalid("cpus: " + std::to_string(r.cpus()) + " is negative");
-    if (!Finite(r.mem_gb()) || r.mem_gb() < 0) return Invalid("mem_gb: must be a finite number >= 0");
-    if (!Finite(r.duration_s()) || r.duration_s() < 0) return Invalid("duration_s: must be a finite number >= 0");
+    if (!Finite(r.mem_gb()) || r.mem_gb() < 0)
+      return Invalid("mem_gb: must be a finite number >= 0");
+    if (!Finite(r.duration_s()) || r.duration_s() < 0)
+      return Invalid("duration_s: must be a finite number >= 0");
     if (!r.checkpoint_dir().empty() && r.checkpoint_dir()[0] != '/') {
       return Invalid("checkpoint_dir: '" + r.checkpoint_dir() + "' is not an absolute path");
     }
@@ -230,7 +244,9 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     out->set_finish_time(j.finish_time);
     const double now =
         std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-    out->set_executed_s(j.executed_s + (j.state == RunState::kRunning ? std::max(0.0, now - j.last_start_time) : 0));
+    out->set_executed_s(j.executed_s + (j.state == RunState::kRunning
+                                            ? std::max(0.0, now - j.last_start_time)
+                                            : 0));
     out->set_restart_count(j.restart_count);
     out->set_placement(PlacementText(j.placement, nodes_));
     out->set_exit_code(j.exit_code);
@@ -257,7 +273,8 @@ Result<std::string> LoadOrCreateToken(const std::string& path) {
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 64; ++i) token += kHex[rd() % 16];
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return Status::IoError(path + ": cannot create the token file: " + std::strerror(errno));
+  if (fd < 0)
+    return Status::IoError(path + ": cannot create the token file: " + std::strerror(errno));
   const std::string line = token + "\n";
   const bool ok = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
   close(fd);
@@ -305,12 +322,12 @@ Result<std::unique_ptr<RuntimeService>> RuntimeService::Start(const RuntimeOptio
   Result<std::string> token = LoadOrCreateToken(options.state_dir + "/token");
   if (!token.ok()) return token.status();
 
-  Result<std::unique_ptr<Backend>> backend = options.backend == "local"   ? MakeLocalBackend(options)
-                                             : options.backend == "slurm" ? MakeSlurmBackend(options)
-                                                                           : Result<std::unique_ptr<Backend>>(
-                                                                                 Status::InvalidArgument(
-                                                                                     "--backend '" + options.backend +
-                                                                                     "': expected local or slurm"));
+  Result<std::unique_ptr<Backend>> backend =
+      options.backend == "local" ? MakeLocalBackend(options)
+      : options.backend == "slurm"
+          ? MakeSlurmBackend(options)
+          : Result<std::unique_ptr<Backend>>(Status::InvalidArgument(
+                "--backend '" + options.backend + "': expected local or slurm"));
   if (!backend.ok()) return backend.status();
   if (options.policy.policy.empty()) options.policy.policy = "fifo";
   Result<std::unique_ptr<Policy>> policy = MakePolicy(options.policy);
@@ -320,12 +337,12 @@ Result<std::unique_ptr<RuntimeService>> RuntimeService::Start(const RuntimeOptio
 
   std::vector<std::string> nodes = (*backend)->NodeNames();
   auto service = std::make_unique<ServiceImpl>();
-  Result<std::unique_ptr<Engine>> engine =
-      Engine::Start(options, std::move(store).value(), std::move(backend).value(), std::move(policy).value());
+  Result<std::unique_ptr<Engine>> engine = Engine::Start(
+      options, std::move(store).value(), std::move(backend).value(), std::move(policy).value());
   if (!engine.ok()) return engine.status();
   service->engine_ = std::move(engine).value();
-  service->impl_ = std::make_unique<SchedulerImpl>(service->engine_.get(), *token, options.state_dir,
-                                                   std::move(nodes), options.policy.policy);
+  service->impl_ = std::make_unique<SchedulerImpl>(
+      service->engine_.get(), *token, options.state_dir, std::move(nodes), options.policy.policy);
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);

@@ -66,10 +66,12 @@ class SlurmBackend final : public Backend {
     const std::string n = std::to_string(placement.shares.size());
     if (!job.backend_id.empty()) {  // Preempted earlier: held in Slurm, move and release it.
       const std::string& id = job.backend_id;
-      SCHEDKIT_RETURN_IF_ERROR(Check(RunCommand({"scontrol", "update", "jobid=" + id, "nodelist=" + nodes,
-                                                 "numnodes=" + n}), "scontrol update nodelist"));
-      SCHEDKIT_RETURN_IF_ERROR(Check(RunCommand({"scontrol", "update", "jobid=" + id, "starttime=now"}),
-                                     "scontrol update starttime"));
+      SCHEDKIT_RETURN_IF_ERROR(Check(
+          RunCommand({"scontrol", "update", "jobid=" + id, "nodelist=" + nodes, "numnodes=" + n}),
+          "scontrol update nodelist"));
+      SCHEDKIT_RETURN_IF_ERROR(
+          Check(RunCommand({"scontrol", "update", "jobid=" + id, "starttime=now"}),
+                "scontrol update starttime"));
       SCHEDKIT_RETURN_IF_ERROR(Check(RunCommand({"scontrol", "release", id}), "scontrol release"));
       return id;
     }
@@ -83,7 +85,8 @@ class SlurmBackend final : public Backend {
     {
       std::ofstream out(script);
       out << "#!/bin/sh\n"
-          << "export SCHEDKIT_RESTART_COUNT=$((${SLURM_RESTART_COUNT:-0} + " << job.restart_count << "))\n";
+          << "export SCHEDKIT_RESTART_COUNT=$((${SLURM_RESTART_COUNT:-0} + " << job.restart_count
+          << "))\n";
       if (job.shell) {
         out << "exec /bin/sh -c " << ShellQuote(job.command.at(0)) << "\n";
       } else {
@@ -93,15 +96,23 @@ class SlurmBackend final : public Backend {
       }
       if (!out) return Status::IoError(script + ": cannot write");
     }
-    std::vector<std::string> argv = {"sbatch", "--hold", "--parsable", "--job-name=schedkit-" + std::to_string(job.id),
-                                     "--nodelist=" + nodes, "--nodes=" + n, "--open-mode=append",
-                                     "--output=" + dir + "/stdout.log", "--error=" + dir + "/stderr.log",
+    std::vector<std::string> argv = {"sbatch",
+                                     "--hold",
+                                     "--parsable",
+                                     "--job-name=schedkit-" + std::to_string(job.id),
+                                     "--nodelist=" + nodes,
+                                     "--nodes=" + n,
+                                     "--open-mode=append",
+                                     "--output=" + dir + "/stdout.log",
+                                     "--error=" + dir + "/stderr.log",
                                      "--export=ALL,SCHEDKIT_JOB_ID=" + std::to_string(job.id) +
                                          ",SCHEDKIT_CHECKPOINT_DIR=" + job.checkpoint_dir};
     if (max_gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(max_gpus));
     if (job.cpus > 0) argv.push_back("--cpus-per-task=" + std::to_string(job.cpus));
-    if (job.mem_gb > 0) argv.push_back("--mem=" + std::to_string(static_cast<long>(job.mem_gb * 1024)) + "M");
-    argv.push_back("--chdir=" + (job.working_dir.empty() ? fs::current_path().string() : job.working_dir));
+    if (job.mem_gb > 0)
+      argv.push_back("--mem=" + std::to_string(static_cast<long>(job.mem_gb * 1024)) + "M");
+    argv.push_back("--chdir=" +
+                   (job.working_dir.empty() ? fs::current_path().string() : job.working_dir));
     argv.push_back(script);
     Result<CommandOutput> sub = RunCommand(argv);
     SCHEDKIT_RETURN_IF_ERROR(Check(sub, "sbatch"));
@@ -145,7 +156,8 @@ class SlurmBackend final : public Backend {
     Result<CommandOutput> r = RunCommand({"scontrol", "show", "job", "-o", job.backend_id});
     if (!r.ok() || r->exit_code != 0) return Liveness::kLost;
     const std::string state = ParseFields(r->out)["JobState"];
-    if (state == "RUNNING" || state == "CONFIGURING" || state == "COMPLETING") return Liveness::kAlive;
+    if (state == "RUNNING" || state == "CONFIGURING" || state == "COMPLETING")
+      return Liveness::kAlive;
     if (Ended(job, exit)) return Liveness::kEnded;
     RunCommand({"scancel", job.backend_id});  // Pending in Slurm: start afresh.
     return Liveness::kLost;
@@ -163,8 +175,8 @@ class SlurmBackend final : public Backend {
     }
     auto f = ParseFields(r->out);
     const std::string& state = f["JobState"];
-    if (state == "PENDING" || state == "RUNNING" || state == "CONFIGURING" || state == "COMPLETING" ||
-        state == "REQUEUED" || state == "SUSPENDED") {
+    if (state == "PENDING" || state == "RUNNING" || state == "CONFIGURING" ||
+        state == "COMPLETING" || state == "REQUEUED" || state == "SUSPENDED") {
       return false;
     }
     const std::string& code = f["ExitCode"];  // "status:signal"
@@ -220,7 +232,8 @@ Result<std::unique_ptr<Backend>> MakeSlurmBackend(const RuntimeOptions& options)
     cluster.nodes.push_back(node);
     names.push_back(name);
   }
-  return std::unique_ptr<Backend>(std::make_unique<SlurmBackend>(options, std::move(cluster), std::move(names)));
+  return std::unique_ptr<Backend>(
+      std::make_unique<SlurmBackend>(options, std::move(cluster), std::move(names)));
 }
 
 }  // namespace schedkit::runtime

@@ -69,12 +69,18 @@ int BindProgress(Stmt& s, const JobRecord& j, int first) {
 
 const char* RunStateName(RunState s) {
   switch (s) {
-    case RunState::kPending: return "PENDING";
-    case RunState::kRunning: return "RUNNING";
-    case RunState::kSucceeded: return "SUCCEEDED";
-    case RunState::kFailed: return "FAILED";
-    case RunState::kCancelled: return "CANCELLED";
-    case RunState::kRejected: return "REJECTED";
+    case RunState::kPending:
+      return "PENDING";
+    case RunState::kRunning:
+      return "RUNNING";
+    case RunState::kSucceeded:
+      return "SUCCEEDED";
+    case RunState::kFailed:
+      return "FAILED";
+    case RunState::kCancelled:
+      return "CANCELLED";
+    case RunState::kRejected:
+      return "REJECTED";
   }
   return "?";
 }
@@ -125,11 +131,12 @@ Status Store::Exec(const std::string& sql) {
 Status Store::Insert(JobRecord* j) {
   std::lock_guard<std::mutex> lock(mu_);
   SCHEDKIT_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE"));
-  Stmt s(db_,
-         "INSERT INTO jobs (command, shell, gpus, cpus, mem_gb, duration_s, user, vc, name, "
-         "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
-         "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
-         "backend_id, exit_code, message) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  Stmt s(
+      db_,
+      "INSERT INTO jobs (command, shell, gpus, cpus, mem_gb, duration_s, user, vc, name, "
+      "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
+      "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
+      "backend_id, exit_code, message) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -203,7 +210,9 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     sqlite3_stmt* q = s.get();
     j.id = sqlite3_column_int64(q, 0);
     nlohmann::json cmd = nlohmann::json::parse(s.Text(1), nullptr, /*allow_exceptions=*/false);
-    if (!cmd.is_array()) return Status::IoError(path_ + ": job " + std::to_string(j.id) + ": field 'command': not a JSON array");
+    if (!cmd.is_array())
+      return Status::IoError(path_ + ": job " + std::to_string(j.id) +
+                             ": field 'command': not a JSON array");
     for (const auto& a : cmd) j.command.push_back(a.is_string() ? a.get<std::string>() : "");
     j.shell = sqlite3_column_int(q, 2) != 0;
     j.gpus = sqlite3_column_int(q, 3);
@@ -218,7 +227,8 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.priority = sqlite3_column_int(q, 12);
     j.submit_time = sqlite3_column_double(q, 13);
     if (!ParseRunState(s.Text(14), &j.state)) {
-      return Status::IoError(path_ + ": job " + std::to_string(j.id) + ": field 'state': unknown '" + s.Text(14) + "'");
+      return Status::IoError(path_ + ": job " + std::to_string(j.id) +
+                             ": field 'state': unknown '" + s.Text(14) + "'");
     }
     j.first_start_time = sqlite3_column_double(q, 15);
     j.last_start_time = sqlite3_column_double(q, 16);

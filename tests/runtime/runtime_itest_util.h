@@ -3,6 +3,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,8 +16,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "runtime/client.h"
 
@@ -63,10 +62,12 @@ class Server {
 
   void Start() {
     std::filesystem::remove(state_dir_ + "/address");
-    std::vector<std::string> argv = {kCli, "serve", "--state-dir", state_dir_, "--listen", "127.0.0.1:0"};
+    std::vector<std::string> argv = {kCli,       "serve",    "--state-dir",
+                                     state_dir_, "--listen", "127.0.0.1:0"};
     argv.insert(argv.end(), args_.begin(), args_.end());
     const std::filesystem::path state(state_dir_);
-    const std::string log = (state.parent_path() / ("serve-" + state.filename().string() + ".log")).string();
+    const std::string log =
+        (state.parent_path() / ("serve-" + state.filename().string() + ".log")).string();
     std::vector<char*> a;
     for (std::string& s : argv) a.push_back(s.data());
     a.push_back(nullptr);
@@ -81,7 +82,8 @@ class Server {
       _exit(127);
     }
     ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(state_dir_ + "/address"); }, 20))
-        << "schedkit serve did not start; see " << log << ":\n" << ReadFile(log);
+        << "schedkit serve did not start; see " << log << ":\n"
+        << ReadFile(log);
     Result<Endpoint> e = ResolveEndpoint(state_dir_, "", "");
     ASSERT_TRUE(e.ok()) << e.status().message();
     endpoint_ = *e;

@@ -20,7 +20,9 @@ int64_t EventCount(const std::string& state_dir, JobId job, const std::string& k
   return n.ok() ? *n : -1;
 }
 
-pid_t MonitorPid(const pb::Job& job) { return static_cast<pid_t>(std::atol(job.backend_id().c_str())); }
+pid_t MonitorPid(const pb::Job& job) {
+  return static_cast<pid_t>(std::atol(job.backend_id().c_str()));
+}
 
 TEST(RuntimeService, FifoRunsJobsInSubmitOrderOnOneSlotWithItsEnvironment) {
   const std::string dir = FreshDir("fifo");
@@ -29,7 +31,8 @@ TEST(RuntimeService, FifoRunsJobsInSubmitOrderOnOneSlotWithItsEnvironment) {
   const JobId a = server.SubmitArgv({"/bin/echo", "$HOME"});
   const JobId b = server.SubmitArgv({"sleep", "0.3"});
   pb::SubmitRequest env;
-  env.add_command("echo id=$SCHEDKIT_JOB_ID gpus=$CUDA_VISIBLE_DEVICES restarts=$SCHEDKIT_RESTART_COUNT");
+  env.add_command(
+      "echo id=$SCHEDKIT_JOB_ID gpus=$CUDA_VISIBLE_DEVICES restarts=$SCHEDKIT_RESTART_COUNT");
   env.set_shell(true);
   env.set_gpus(1);
   const JobId c = *server.Submit(env);
@@ -48,11 +51,13 @@ TEST(RuntimeService, FifoRunsJobsInSubmitOrderOnOneSlotWithItsEnvironment) {
 TEST(RuntimeService, TiresiasPreemptsALongJobWhichResumesFromItsCheckpoint) {
   const std::string dir = FreshDir("tiresias");
   // Queue 0 holds jobs below 1 GPU-second of attained service.
-  Server server(dir + "/state", {"--gpus", "1", "--policy", "tiresias", "--opt", "thresholds=1", "--grace-s", "5"});
+  Server server(dir + "/state",
+                {"--gpus", "1", "--policy", "tiresias", "--opt", "thresholds=1", "--grace-s", "5"});
   const std::string ckpt = dir + "/ckpt";
-  const JobId train = server.SubmitArgv(
-      {"/usr/bin/python3", kSource + "/examples/checkpointing_train.py", "--steps", "40", "--step-s", "0.05"}, 1,
-      ckpt);
+  const JobId train =
+      server.SubmitArgv({"/usr/bin/python3", kSource + "/examples/checkpointing_train.py",
+                         "--steps", "40", "--step-s", "0.05"},
+                        1, ckpt);
   ASSERT_TRUE(WaitFor([&] { return server.Get(train).executed_s() > 1.3; }, 20));
   ASSERT_EQ(server.Get(train).state(), pb::RUNNING);
   // A new job is in queue 0, the running one was demoted to queue 1: it is preempted.
@@ -71,7 +76,9 @@ TEST(RuntimeService, TiresiasPreemptsALongJobWhichResumesFromItsCheckpoint) {
   EXPECT_NE(out.find("restart_count=0 resumed_from=0 gpus=0"), std::string::npos) << out;
   EXPECT_NE(out.find("checkpoint saved"), std::string::npos) << out;
   EXPECT_NE(out.find("restart_count=1 resumed_from="), std::string::npos) << out;
-  EXPECT_EQ(out.find("restart_count=1 resumed_from=0 "), std::string::npos) << "resumed from scratch:\n" << out;
+  EXPECT_EQ(out.find("restart_count=1 resumed_from=0 "), std::string::npos)
+      << "resumed from scratch:\n"
+      << out;
   EXPECT_NE(out.find("done steps=40 total=780"), std::string::npos) << out;
 }
 
@@ -82,20 +89,23 @@ TEST(RuntimeService, CancelsPendingAndRunningJobsAndTheQueueMovesOn) {
   const JobId pending = server.SubmitArgv({"sleep", "30"});
   ASSERT_TRUE(WaitFor([&] { return server.InState(running, pb::RUNNING); }, 20));
   // Through the CLI, as a user would.
-  const std::string cli = kCli + " cancel --state-dir " + server.state_dir() + " " + std::to_string(pending);
+  const std::string cli =
+      kCli + " cancel --state-dir " + server.state_dir() + " " + std::to_string(pending);
   EXPECT_EQ(std::system((cli + " > /dev/null").c_str()), 0);
   EXPECT_EQ(server.Get(pending).state(), pb::CANCELLED);
   const pid_t monitor = MonitorPid(server.Get(running));
   ASSERT_GT(monitor, 0);
   ASSERT_TRUE(server.Cancel(running).ok());
   EXPECT_EQ(server.Get(running).state(), pb::CANCELLED);
-  EXPECT_TRUE(WaitFor([&] { return kill(monitor, 0) != 0; }, 5)) << "the job's processes outlived cancel";
+  EXPECT_TRUE(WaitFor([&] { return kill(monitor, 0) != 0; }, 5))
+      << "the job's processes outlived cancel";
   const JobId next = server.SubmitArgv({"true"});
   ASSERT_TRUE(WaitFor([&] { return server.InState(next, pb::SUCCEEDED); }, 20));
   EXPECT_EQ(server.Get(pending).first_start_time(), 0) << "a cancelled pending job started";
   const grpc::Status again = server.Cancel(running);
   EXPECT_EQ(again.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_NE(again.error_message().find("already ended CANCELLED"), std::string::npos) << again.error_message();
+  EXPECT_NE(again.error_message().find("already ended CANCELLED"), std::string::npos)
+      << again.error_message();
 }
 
 TEST(RuntimeService, SigkillOfTheServiceLosesNoJobAndReadoptsOrRequeues) {
@@ -128,10 +138,13 @@ TEST(RuntimeService, SigkillOfTheServiceLosesNoJobAndReadoptsOrRequeues) {
   ASSERT_TRUE(WaitFor([&] { return server.InState(d, pb::RUNNING); }, 20));
   const pb::Job requeued = server.Get(d);
   EXPECT_EQ(requeued.restart_count(), 1);
-  EXPECT_NE(requeued.backend_id(), "") ;
+  EXPECT_NE(requeued.backend_id(), "");
   EXPECT_EQ(EventCount(server.state_dir(), d, "requeued"), 1);
   pb::ListJobsResponse all;
-  ASSERT_TRUE(server.client().stub().ListJobs(server.client().Context().get(), pb::ListJobsRequest(), &all).ok());
+  ASSERT_TRUE(server.client()
+                  .stub()
+                  .ListJobs(server.client().Context().get(), pb::ListJobsRequest(), &all)
+                  .ok());
   EXPECT_EQ(all.jobs_size(), 4);
   ASSERT_TRUE(server.Cancel(d).ok());
 }
@@ -157,12 +170,16 @@ TEST(RuntimeService, RejectsAWrongOrMissingTokenAndKeepsTheTokenPrivate) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_NE(s.error_message().find("authorization"), std::string::npos) << s.error_message();
   pb::ListJobsResponse jobs;
-  ASSERT_TRUE(server.client().stub().ListJobs(server.client().Context().get(), pb::ListJobsRequest(), &jobs).ok());
+  ASSERT_TRUE(server.client()
+                  .stub()
+                  .ListJobs(server.client().Context().get(), pb::ListJobsRequest(), &jobs)
+                  .ok());
   EXPECT_EQ(jobs.jobs_size(), 0) << "a rejected submission was queued";
   // The CLI with a wrong token file fails with the gRPC status.
   std::ofstream(dir + "/bad_token") << "nope\n";
   EXPECT_NE(std::system((kCli + " jobs --state-dir " + server.state_dir() + " --token-file " + dir +
-                         "/bad_token 2> " + dir + "/cli.err").c_str()),
+                         "/bad_token 2> " + dir + "/cli.err")
+                            .c_str()),
             0);
   EXPECT_NE(ReadFile(dir + "/cli.err").find("UNAUTHENTICATED"), std::string::npos);
 }
@@ -181,8 +198,13 @@ TEST(RuntimeService, MalformedRequestsGetClearErrors) {
       {[](pb::SubmitRequest* r) { r->set_cpus(-3); }, "cpus: -3"},
       {[](pb::SubmitRequest* r) { r->set_mem_gb(NAN); }, "mem_gb"},
       {[](pb::SubmitRequest* r) { r->set_duration_s(-5); }, "duration_s"},
-      {[](pb::SubmitRequest* r) { r->set_shell(true); r->add_command("x"); }, "exactly one element"},
-      {[](pb::SubmitRequest* r) { r->set_checkpoint_dir("rel/dir"); }, "checkpoint_dir: 'rel/dir' is not an absolute"},
+      {[](pb::SubmitRequest* r) {
+         r->set_shell(true);
+         r->add_command("x");
+       },
+       "exactly one element"},
+      {[](pb::SubmitRequest* r) { r->set_checkpoint_dir("rel/dir"); },
+       "checkpoint_dir: 'rel/dir' is not an absolute"},
       {[](pb::SubmitRequest* r) { r->set_command(0, ""); }, "command[0]: empty"},
   };
   for (const Case& c : cases) {
@@ -253,12 +275,18 @@ TEST(RuntimeService, WatchStreamsTransitionsAndDrainHoldsNewJobs) {
   }
   EXPECT_EQ(kinds, (std::vector<std::string>{"submitted", "started", "finished"}));
 
-  EXPECT_EQ(std::system((kCli + " drain --state-dir " + server.state_dir() + " local > /dev/null").c_str()), 0);
+  EXPECT_EQ(std::system(
+                (kCli + " drain --state-dir " + server.state_dir() + " local > /dev/null").c_str()),
+            0);
   const JobId held = server.SubmitArgv({"true"});
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
   EXPECT_EQ(server.Get(held).state(), pb::PENDING) << "a job started on a drained node";
   pb::ClusterStatusResponse status;
-  ASSERT_TRUE(server.client().stub().ClusterStatus(server.client().Context().get(), pb::ClusterStatusRequest(), &status).ok());
+  ASSERT_TRUE(
+      server.client()
+          .stub()
+          .ClusterStatus(server.client().Context().get(), pb::ClusterStatusRequest(), &status)
+          .ok());
   ASSERT_EQ(status.nodes_size(), 1);
   EXPECT_TRUE(status.nodes(0).drained());
   EXPECT_EQ(status.pending(), 1);

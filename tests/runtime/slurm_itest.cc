@@ -13,7 +13,8 @@ namespace {
 class SlurmCluster {
  public:
   explicit SlurmCluster(std::string dir) : dir_(std::move(dir)) {
-    const std::string cmd = kSource + "/tests/slurm/test_cluster.sh start " + dir_ + " > " + dir_ + ".start.log 2>&1";
+    const std::string cmd =
+        kSource + "/tests/slurm/test_cluster.sh start " + dir_ + " > " + dir_ + ".start.log 2>&1";
     ok_ = std::system(cmd.c_str()) == 0;
     setenv("SLURM_CONF", (dir_ + "/slurm.conf").c_str(), 1);
   }
@@ -43,15 +44,20 @@ std::map<std::string, std::string> SlurmJob(const std::string& id) {
 std::string NodeOf(const pb::Job& j) { return j.placement().substr(0, j.placement().find(':')); }
 
 TEST(RuntimeSlurm, PlacesJobsOnTheChosenNodesAndPreemptsByRequeue) {
-  ASSERT_EQ(std::system("command -v slurmctld > /dev/null"), 0) << "slurmctld is not installed: run scripts/setup.sh";
+  ASSERT_EQ(std::system("command -v slurmctld > /dev/null"), 0)
+      << "slurmctld is not installed: run scripts/setup.sh";
   const std::string dir = FreshDir("slurm");
   SlurmCluster cluster(dir + "/cluster");
   ASSERT_TRUE(cluster.ok()) << cluster.log();
   // Queue 0 holds jobs below 4 GPU-seconds: a 4-GPU job is demoted after 1 s of running.
-  Server server(dir + "/state", {"--backend", "slurm", "--policy", "tiresias", "--opt", "thresholds=4",
-                                 "--poll-s", "0.5"});
+  Server server(dir + "/state", {"--backend", "slurm", "--policy", "tiresias", "--opt",
+                                 "thresholds=4", "--poll-s", "0.5"});
   pb::ClusterStatusResponse status;
-  ASSERT_TRUE(server.client().stub().ClusterStatus(server.client().Context().get(), pb::ClusterStatusRequest(), &status).ok());
+  ASSERT_TRUE(
+      server.client()
+          .stub()
+          .ClusterStatus(server.client().Context().get(), pb::ClusterStatusRequest(), &status)
+          .ok());
   ASSERT_EQ(status.nodes_size(), 2);
   EXPECT_EQ(status.nodes(0).name(), "n1");
   EXPECT_EQ(status.nodes(0).gpus(), 4);
@@ -71,17 +77,22 @@ TEST(RuntimeSlurm, PlacesJobsOnTheChosenNodesAndPreemptsByRequeue) {
   EXPECT_EQ(ja.placement().substr(ja.placement().find(':')), ":0-3");
 
   // Both are demoted past 4 GPU-seconds; a new 4-GPU job outranks them.
-  ASSERT_TRUE(WaitFor([&] { return server.Get(a).executed_s() > 1.5 && server.Get(b).executed_s() > 1.5; }, 20));
+  ASSERT_TRUE(WaitFor(
+      [&] { return server.Get(a).executed_s() > 1.5 && server.Get(b).executed_s() > 1.5; }, 20));
   const JobId c = server.SubmitArgv({"sleep", "1"}, 4);
-  ASSERT_TRUE(WaitFor([&] { return server.Get(a).restart_count() + server.Get(b).restart_count() == 1; }, 20));
+  ASSERT_TRUE(WaitFor(
+      [&] { return server.Get(a).restart_count() + server.Get(b).restart_count() == 1; }, 20));
   const JobId victim = server.Get(a).restart_count() == 1 ? a : b;
   const pb::Job v = server.Get(victim);
   const std::string victim_node = victim == a ? NodeOf(ja) : NodeOf(jb);
   EXPECT_EQ(v.state(), pb::PENDING);
-  EXPECT_TRUE(WaitFor([&] {
-    auto f = SlurmJob(v.backend_id());
-    return f["JobState"] == "PENDING" && f["Restarts"] == "1";
-  }, 20)) << "not requeued in Slurm";
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        auto f = SlurmJob(v.backend_id());
+        return f["JobState"] == "PENDING" && f["Restarts"] == "1";
+      },
+      20))
+      << "not requeued in Slurm";
   // The newcomer runs on the node the victim left, and finishes.
   ASSERT_TRUE(WaitFor([&] { return server.InState(c, pb::SUCCEEDED); }, 30));
   const std::string c_slurm = server.Get(c).backend_id();
@@ -92,10 +103,12 @@ TEST(RuntimeSlurm, PlacesJobsOnTheChosenNodesAndPreemptsByRequeue) {
   EXPECT_EQ(server.Get(victim).restart_count(), 1);
   for (JobId id : {a, b}) {
     ASSERT_TRUE(server.Cancel(id).ok());
-    EXPECT_TRUE(WaitFor([&] {
-      const std::string s = SlurmJob(server.Get(id).backend_id())["JobState"];
-      return s == "CANCELLED" || s.empty();
-    }, 20));
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          const std::string s = SlurmJob(server.Get(id).backend_id())["JobState"];
+          return s == "CANCELLED" || s.empty();
+        },
+        20));
   }
 }
 
