@@ -190,6 +190,8 @@ Status Engine::Recover() {
         l.rec.placement.clear();
         Transition(l, "finished", now);
       } else {
+        // Its resources are gone (e.g. fewer --gpus than before): stop it before requeueing.
+        if (alive == Backend::Liveness::kAlive) backend_->Preempt(l.rec);
         l.rec.state = RunState::kPending;
         l.rec.placement.clear();
         l.rec.restart_count++;

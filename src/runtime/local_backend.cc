@@ -29,7 +29,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Field 22 of /proc/PID/stat (start time in clock ticks): tells a live process from a
-// later one that reuses its pid. Empty if there is no such process.
+// later one that reuses its pid. Empty if there is no such process or it is a zombie
+// (an adopted monitor's new parent may be slow to reap it).
 std::string StartTimeOf(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
@@ -38,7 +39,8 @@ std::string StartTimeOf(pid_t pid) {
   if (close_paren == std::string::npos) return "";
   std::istringstream rest(line.substr(close_paren + 2));
   std::string field;
-  for (int i = 3; i <= 22 && rest >> field; ++i) {
+  if (!(rest >> field) || field == "Z" || field == "X") return "";  // Field 3: the state.
+  for (int i = 4; i <= 22 && rest >> field; ++i) {
   }
   return field;
 }
@@ -291,7 +293,7 @@ class LocalBackend final : public Backend {
     const pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) return false;
     if (r == 0) return true;
-    return kill(pid, 0) == 0 && StartTimeOf(pid) == start;  // Not ours: adopted.
+    return kill(pid, 0) == 0 && !start.empty() && StartTimeOf(pid) == start;  // Not ours: adopted.
   }
 
   static void Reap(pid_t pid) {

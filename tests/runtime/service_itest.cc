@@ -56,7 +56,7 @@ TEST(RuntimeService, TiresiasPreemptsALongJobWhichResumesFromItsCheckpoint) {
   const std::string ckpt = dir + "/ckpt";
   const JobId train =
       server.SubmitArgv({"/usr/bin/python3", kSource + "/examples/checkpointing_train.py",
-                         "--steps", "40", "--step-s", "0.05"},
+                         "--steps", "60", "--step-s", "0.05"},
                         1, ckpt);
   ASSERT_TRUE(WaitFor([&] { return server.Get(train).executed_s() > 1.3; }, 20));
   ASSERT_EQ(server.Get(train).state(), pb::RUNNING);
@@ -79,7 +79,7 @@ TEST(RuntimeService, TiresiasPreemptsALongJobWhichResumesFromItsCheckpoint) {
   EXPECT_EQ(out.find("restart_count=1 resumed_from=0 "), std::string::npos)
       << "resumed from scratch:\n"
       << out;
-  EXPECT_NE(out.find("done steps=40 total=780"), std::string::npos) << out;
+  EXPECT_NE(out.find("done steps=60 total=1770"), std::string::npos) << out;
 }
 
 TEST(RuntimeService, CancelsPendingAndRunningJobsAndTheQueueMovesOn) {
@@ -111,7 +111,7 @@ TEST(RuntimeService, CancelsPendingAndRunningJobsAndTheQueueMovesOn) {
 TEST(RuntimeService, SigkillOfTheServiceLosesNoJobAndReadoptsOrRequeues) {
   const std::string dir = FreshDir("crash");
   Server server(dir + "/state", {"--gpus", "1", "--policy", "fifo", "--grace-s", "2"});
-  const JobId a = server.SubmitArgv({"sleep", "1.5"});
+  const JobId a = server.SubmitArgv({"sleep", "3"});
   const JobId b = server.SubmitArgv({"sleep", "0.2"});
   const JobId c = server.SubmitArgv({"true"});
   ASSERT_TRUE(WaitFor([&] { return server.InState(a, pb::RUNNING); }, 20));
