@@ -82,6 +82,26 @@ TEST(RuntimeService, TiresiasPreemptsALongJobWhichResumesFromItsCheckpoint) {
   EXPECT_NE(out.find("done steps=60 total=1770"), std::string::npos) << out;
 }
 
+TEST(RuntimeService, SrtfUsesTheSubmittedEstimateMinusMeasuredRunTime) {
+  const std::string dir = FreshDir("srtf");
+  Server server(dir + "/state", {"--gpus", "1", "--policy", "srtf", "--grace-s", "5"});
+  pb::SubmitRequest req;
+  req.add_command("sleep");
+  req.add_command("2");
+  req.set_gpus(1);
+  req.set_duration_s(20);  // A (too) long estimate: about 19 s left when the short one comes.
+  const JobId long_job = *server.Submit(req);
+  ASSERT_TRUE(WaitFor([&] { return server.InState(long_job, pb::RUNNING); }, 20));
+  req.set_command(1, "0.2");
+  req.set_duration_s(1);
+  const JobId short_job = *server.Submit(req);
+  ASSERT_TRUE(WaitFor([&] { return server.InState(long_job, pb::SUCCEEDED); }, 30));
+  const pb::Job l = server.Get(long_job), s = server.Get(short_job);
+  EXPECT_EQ(s.state(), pb::SUCCEEDED);
+  EXPECT_LT(s.finish_time(), l.finish_time());
+  EXPECT_EQ(l.restart_count(), 1);  // Preempted for the shorter remaining time, then resumed.
+}
+
 TEST(RuntimeService, CancelsPendingAndRunningJobsAndTheQueueMovesOn) {
   const std::string dir = FreshDir("cancel");
   Server server(dir + "/state", {"--gpus", "1", "--policy", "fifo", "--grace-s", "5"});
