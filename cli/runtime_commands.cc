@@ -196,6 +196,23 @@ int Jobs(const JobsArgs& a) {
   });
 }
 
+// Prints one line per job event until the service stops or the user interrupts.
+int Watch(const ClientArgs& c) {
+  return WithClient(c, [&](runtime::Client& client) {
+    auto ctx = client.Context(365 * 24 * 3600.0);
+    auto stream = client.stub().WatchJobs(ctx.get(), pb::WatchJobsRequest());
+    pb::JobEvent e;
+    while (stream->Read(&e)) {
+      std::printf("%s job %lld %s %s%s\n", Clock(e.time()).c_str(),
+                  static_cast<long long>(e.job().id()), e.kind().c_str(),
+                  pb::JobState_Name(e.job().state()).c_str(),
+                  e.job().placement().empty() ? "" : (" on " + e.job().placement()).c_str());
+      std::fflush(stdout);
+    }
+    return stream->Finish();
+  });
+}
+
 int Cancel(const ClientArgs& c, int64_t id) {
   return WithClient(c, [&](runtime::Client& client) {
     pb::CancelRequest req;
@@ -288,6 +305,11 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   j->add_option("--state", jobs->states, "only jobs in this state (repeatable)");
   j->add_option("--id", jobs->id, "only this job");
   out.push_back({j, [jobs] { return Jobs(*jobs); }});
+
+  auto watch = std::make_shared<ClientArgs>();
+  CLI::App* w = app.add_subcommand("watch", "Print every job state change as it happens");
+  AddClientOptions(w, watch.get());
+  out.push_back({w, [watch] { return Watch(*watch); }});
 
   auto cancel = std::make_shared<std::pair<ClientArgs, int64_t>>();
   CLI::App* c =
