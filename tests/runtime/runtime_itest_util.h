@@ -43,9 +43,10 @@ inline std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-// A fresh directory under the test temp dir.
+// A fresh directory under the test temp dir, apart from concurrent runs of the suite.
 inline std::string FreshDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/schedkit_runtime_" + name;
+  const std::string dir =
+      ::testing::TempDir() + "/schedkit_runtime_" + std::to_string(getpid()) + "_" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
