@@ -75,7 +75,8 @@ struct ExecPlan {
   std::vector<std::string> args, env;
   std::string dir, stdout_path, stderr_path, exit_path, exit_tmp;
   double mem_gb = 0;
-  std::vector<int> cores;
+  std::vector<int> cores;       // CPU ids to pin the job to.
+  std::vector<int> core_slots;  // Their indices in LocalBackend::cores_.
 };
 
 Result<std::string> ResolveProgram(const std::string& name) {
@@ -166,7 +167,15 @@ class LocalBackend final : public Backend {
     cluster_.source = "local";
     cluster_.nodes.push_back(node);
     names_.push_back("local");
-    cores_in_use_.assign(std::max(1u, std::thread::hardware_concurrency()), 0);
+    // Jobs are pinned within the cores the service itself may use.
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (CPU_ISSET(c, &allowed)) cores_.push_back(c);
+      }
+    }
+    cores_in_use_.assign(cores_.size(), 0);
   }
 
   std::string Name() const override { return "local"; }
@@ -207,8 +216,8 @@ class LocalBackend final : public Backend {
       return Status::InvalidArgument("cannot start '" + plan->program +
                                      "': " + std::strerror(exec_errno));
     }
-    cores_of_[job.id] = plan->cores;
-    for (int c : plan->cores) cores_in_use_[c] = 1;
+    cores_of_[job.id] = plan->core_slots;
+    for (int i : plan->core_slots) cores_in_use_[i] = 1;
     return std::to_string(monitor) + ":" + StartTimeOf(monitor);
   }
 
@@ -278,12 +287,13 @@ class LocalBackend final : public Backend {
     plan.env.push_back("CUDA_VISIBLE_DEVICES=" + gpus);
     // CPU affinity: the lowest free cores, when there are enough of them.
     std::vector<int> cores;
-    for (int c = 0;
-         c < static_cast<int>(cores_in_use_.size()) && static_cast<int>(cores.size()) < job.cpus;
-         ++c) {
-      if (!cores_in_use_[c]) cores.push_back(c);
+    for (size_t i = 0; i < cores_.size() && static_cast<int>(cores.size()) < job.cpus; ++i) {
+      if (!cores_in_use_[i]) cores.push_back(static_cast<int>(i));
     }
-    if (static_cast<int>(cores.size()) == job.cpus) plan.cores = std::move(cores);
+    if (static_cast<int>(cores.size()) == job.cpus) {
+      for (int i : cores) plan.cores.push_back(cores_[i]);
+      plan.core_slots = std::move(cores);
+    }
     return plan;
   }
 
@@ -348,7 +358,8 @@ class LocalBackend final : public Backend {
   RuntimeOptions options_;
   ClusterSpec cluster_;
   std::vector<std::string> names_;
-  std::vector<char> cores_in_use_;
+  std::vector<int> cores_;          // CPU ids the service may run on.
+  std::vector<char> cores_in_use_;  // Parallel to cores_.
   std::map<JobId, std::vector<int>> cores_of_;
 };
 

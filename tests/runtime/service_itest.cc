@@ -102,6 +102,31 @@ TEST(RuntimeService, SrtfUsesTheSubmittedEstimateMinusMeasuredRunTime) {
   EXPECT_EQ(l.restart_count(), 1);  // Preempted for the shorter remaining time, then resumed.
 }
 
+TEST(RuntimeService, EnforcesMemoryAndPinsCpus) {
+  const std::string dir = FreshDir("limits");
+  Server server(dir + "/state", {"--gpus", "1"});
+  pb::SubmitRequest req;
+  req.add_command("/usr/bin/python3");
+  req.add_command("-c");
+  req.add_command("import os; print(sorted(os.sched_getaffinity(0))); b = bytearray(600 << 20)");
+  req.set_gpus(1);
+  req.set_cpus(1);
+  req.set_mem_gb(0.25);  // RLIMIT_AS: the 600 MB allocation fails.
+  const JobId capped = *server.Submit(req);
+  ASSERT_TRUE(WaitFor([&] { return server.InState(capped, pb::FAILED); }, 20));
+  const pb::Job j = server.Get(capped);
+  EXPECT_EQ(j.exit_code(), 1);
+  EXPECT_NE(ReadFile(j.stderr_path()).find("MemoryError"), std::string::npos)
+      << ReadFile(j.stderr_path());
+  const std::string cpus = ReadFile(j.stdout_path());  // One CPU asked: pinned to one core.
+  EXPECT_TRUE(cpus.size() >= 4 && cpus.front() == '[' && cpus.find(',') == std::string::npos)
+      << cpus;
+  req.set_mem_gb(0);  // No limit: the same program succeeds.
+  const JobId free_job = *server.Submit(req);
+  ASSERT_TRUE(WaitFor([&] { return server.InState(free_job, pb::SUCCEEDED); }, 20))
+      << ReadFile(server.Get(free_job).stderr_path());
+}
+
 TEST(RuntimeService, CancelsPendingAndRunningJobsAndTheQueueMovesOn) {
   const std::string dir = FreshDir("cancel");
   Server server(dir + "/state", {"--gpus", "1", "--policy", "fifo", "--grace-s", "5"});
