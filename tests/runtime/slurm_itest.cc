@@ -1,6 +1,9 @@
 // `schedkit serve --backend slurm` on a real two-node Slurm cluster that the test starts
 // itself on loopback (tests/slurm/test_cluster.sh; Debian's slurmctld, slurmd,
-// slurm-client from scripts/setup.sh). Checks placement and preemption by requeue.
+// slurm-client from scripts/setup.sh). Checks placement, preemption by requeue and
+// re-adoption of running Slurm jobs after a SIGKILL of the service.
+#include <signal.h>
+
 #include <cstdlib>
 #include <map>
 
@@ -101,6 +104,16 @@ TEST(RuntimeSlurm, PlacesJobsOnTheChosenNodesAndPreemptsByRequeue) {
   ASSERT_TRUE(WaitFor([&] { return slurm_running(victim); }, 30));
   EXPECT_EQ(server.Get(victim).backend_id(), v.backend_id());
   EXPECT_EQ(server.Get(victim).restart_count(), 1);
+  // A crash of the service: both Slurm jobs are still running and are re-adopted as they are.
+  const std::string a_id = server.Get(a).backend_id(), b_id = server.Get(b).backend_id();
+  server.Kill(SIGKILL);
+  server.Start();
+  for (auto [id, slurm_id] : {std::pair{a, a_id}, std::pair{b, b_id}}) {
+    const pb::Job j = server.Get(id);
+    EXPECT_EQ(j.state(), pb::RUNNING) << id;
+    EXPECT_EQ(j.backend_id(), slurm_id);
+    EXPECT_EQ(j.restart_count(), id == victim ? 1 : 0);
+  }
   for (JobId id : {a, b}) {
     ASSERT_TRUE(server.Cancel(id).ok());
     EXPECT_TRUE(WaitFor(
