@@ -15,6 +15,22 @@ double WallNow() {
 
 constexpr size_t kMaxEventsKept = 100000;
 
+// What the policy sees of a job; times relative to the service's time origin.
+JobSpec SpecOf(const JobRecord& r, double origin_unix) {
+  JobSpec spec;
+  spec.id = r.id;
+  spec.submit_s = r.submit_time - origin_unix;
+  spec.gpus = r.gpus;
+  spec.cpus = r.cpus;
+  spec.mem_gb = r.mem_gb;
+  spec.duration_s = r.duration_s;
+  spec.user = r.user;
+  spec.vc = r.vc;
+  spec.name = r.name;
+  spec.priority = r.priority;
+  return spec;
+}
+
 }  // namespace
 
 std::string EncodePlacement(const Placement& p) {
@@ -130,8 +146,6 @@ bool Engine::stopped() const {
   return stop_;
 }
 
-double Engine::Now() const { return WallNow() - origin_unix_; }
-
 Status Engine::Recover() {
   std::lock_guard<std::mutex> lock(mu_);
   Result<std::string> origin = store_->GetMeta("origin_unix");
@@ -157,16 +171,7 @@ Status Engine::Recover() {
       rec.checkpoint_dir = JobDir(options_.state_dir, rec.id) + "/checkpoint";
     live->rec = std::move(rec);
     const JobRecord& r = live->rec;
-    live->spec = JobSpec{.id = r.id,
-                         .submit_s = r.submit_time - origin_unix_,
-                         .gpus = r.gpus,
-                         .cpus = r.cpus,
-                         .mem_gb = r.mem_gb,
-                         .duration_s = r.duration_s};
-    live->spec.user = r.user;
-    live->spec.vc = r.vc;
-    live->spec.name = r.name;
-    live->spec.priority = r.priority;
+    live->spec = SpecOf(r, origin_unix_);
     Live& l = *live;
     jobs_[r.id] = std::move(live);
     if (l.rec.state == RunState::kPending) {
@@ -224,16 +229,7 @@ Result<JobId> Engine::Submit(JobRecord job) {
   auto live = std::make_unique<Live>();
   if (job.checkpoint_dir.empty())
     job.checkpoint_dir = JobDir(options_.state_dir, job.id) + "/checkpoint";
-  live->spec = JobSpec{.id = job.id,
-                       .submit_s = job.submit_time - origin_unix_,
-                       .gpus = job.gpus,
-                       .cpus = job.cpus,
-                       .mem_gb = job.mem_gb,
-                       .duration_s = job.duration_s};
-  live->spec.user = job.user;
-  live->spec.vc = job.vc;
-  live->spec.name = job.name;
-  live->spec.priority = job.priority;
+  live->spec = SpecOf(job, origin_unix_);
   live->rec = std::move(job);
   const JobId id = live->rec.id;
   events_.push_back(JobEvent{++event_seq_, live->rec.submit_time, "submitted", live->rec});

@@ -73,7 +73,6 @@ class Engine {
          std::unique_ptr<Backend> backend, std::unique_ptr<Policy> policy);
   Status Recover();
   void Loop();
-  double Now() const;  // Seconds since the time origin.
   // REQUIRES: mu_ held. Writes `rec` and records an event.
   Status Transition(Live& live, const std::string& kind, double unix_time);
   void Decide(double now_unix);
