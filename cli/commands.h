@@ -35,6 +35,10 @@ void AddDagCommands(CLI::App& app, std::vector<Subcommand>& out);
 // `schedkit predict ...` (cli/predict_commands.cc, docs/predict.md).
 void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out);
 
+// The real-cluster runtime: serve, submit, jobs, cancel, status, drain (cli/runtime_commands.cc;
+// no commands when built with SCHEDKIT_BUILD_RUNTIME=OFF).
+void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out);
+
 // `--compat lucid` for simulate (one policy) and compare (several): loads the Lucid/Helios
 // log keeping the configured VCs, runs each policy, prints the metrics and, when `out` is
 // given, writes jobs.csv and vcs.csv (in out/<policy>/ when several policies run).

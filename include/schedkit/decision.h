@@ -13,7 +13,9 @@ namespace schedkit {
 // Each job appears in `arrived` exactly once in a run and in `finished` at most once.
 struct EventBatch {
   std::vector<JobId> arrived;   // New jobs, in (submit, id) order. Pending until started.
-  std::vector<JobId> finished;  // Jobs that completed their work.
+  // Jobs that completed their work; in the runtime also jobs that were cancelled or could
+  // not start, which may have been pending: a policy must drop them from its queues.
+  std::vector<JobId> finished;
   bool woken = false;           // A wake-up the policy asked for has come.
 };
 

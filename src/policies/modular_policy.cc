@@ -13,8 +13,20 @@ ModularPolicy::~ModularPolicy() = default;
 
 void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, Decisions* out) {
   for (JobId id : events.finished) {
+    // The simulator only finishes running jobs; the runtime also ends pending ones
+    // (cancelled), which must leave the waiting list or the queue.
+    auto waiting = std::find(waiting_.begin(), waiting_.end(), id);
+    if (waiting != waiting_.end()) {
+      waiting_.erase(waiting);
+      continue;
+    }
     admitted_gpu_demand_ -= view.Spec(id).gpus;
     ForgetWake(id);
+    auto queued = queued_.find(id);
+    if (queued != queued_.end()) {
+      queue_.erase(queued->second);
+      queued_.erase(queued);
+    }
   }
   if (config_.replace_all) list_.Remove(events.finished);
   AdmitArrivals(view, events, out);

@@ -1,0 +1,69 @@
+// Where runtime jobs really run. One interface, chosen at start-up: `local` (processes on
+// this machine, local_backend.cc) and `slurm` (a Slurm cluster, slurm_backend.cc). The
+// engine decides; a backend only starts, stops and watches.
+#ifndef SCHEDKIT_RUNTIME_BACKEND_H_
+#define SCHEDKIT_RUNTIME_BACKEND_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/job_record.h"
+#include "schedkit/cluster.h"
+#include "schedkit/runtime.h"
+#include "schedkit/status.h"
+
+namespace schedkit::runtime {
+
+struct JobExit {
+  JobId id = 0;
+  int exit_code = 0;  // 128+N when killed by signal N.
+  std::string message;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string Name() const = 0;
+  // The nodes jobs can be placed on; node i is named NodeNames()[i]. Nodes have no CPU
+  // or memory capacity in the spec: backends enforce those per job, policies place GPUs.
+  virtual const ClusterSpec& Cluster() const = 0;
+  virtual const std::vector<std::string>& NodeNames() const = 0;
+
+  // Starts `job` (again, if it was preempted) on `placement` with the environment the
+  // contract promises (SCHEDKIT_JOB_ID, SCHEDKIT_RESTART_COUNT, SCHEDKIT_CHECKPOINT_DIR,
+  // CUDA_VISIBLE_DEVICES). Returns the backend id to store. An error means the job cannot
+  // run (e.g. its program does not exist): the engine fails it with the message.
+  virtual Result<std::string> Start(const JobRecord& job, const Placement& placement) = 0;
+  // Stops a running job so that it can resume later; it is told first (SIGTERM) and
+  // forced after the grace period. Returns once the job no longer holds its resources,
+  // as far as the backend can tell.
+  virtual Status Preempt(const JobRecord& job) = 0;
+  // Stops a job for good; a no-op for a job that never started.
+  virtual Status Cancel(const JobRecord& job) = 0;
+  // Of the running jobs given, those that have ended, with their exit status.
+  virtual std::vector<JobExit> Poll(const std::vector<const JobRecord*>& running) = 0;
+
+  enum class Liveness { kAlive, kEnded, kLost };
+  // After a service restart, for a job the store says is running: still running
+  // (re-adopt it), ended while the service was down (`exit` says how), or lost (requeue).
+  virtual Liveness Adopt(const JobRecord& job, JobExit* exit) = 0;
+};
+
+// Per-job files: <state_dir>/jobs/<id>/{stdout.log,stderr.log,checkpoint/}.
+std::string JobDir(const std::string& state_dir, JobId id);
+
+Result<std::unique_ptr<Backend>> MakeLocalBackend(const RuntimeOptions& options);
+Result<std::unique_ptr<Backend>> MakeSlurmBackend(const RuntimeOptions& options);
+
+// Runs argv (PATH lookup, no shell) and returns its exit code and stdout (stderr kept for
+// the message when it fails).
+struct CommandOutput {
+  int exit_code = 0;
+  std::string out, err;
+};
+Result<CommandOutput> RunCommand(const std::vector<std::string>& argv);
+
+}  // namespace schedkit::runtime
+
+#endif  // SCHEDKIT_RUNTIME_BACKEND_H_

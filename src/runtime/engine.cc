@@ -1,0 +1,470 @@
+#include "runtime/engine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace schedkit::runtime {
+namespace {
+
+double WallNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+constexpr size_t kMaxEventsKept = 100000;
+
+// What the policy sees of a job; times relative to the service's time origin.
+JobSpec SpecOf(const JobRecord& r, double origin_unix) {
+  JobSpec spec;
+  spec.id = r.id;
+  spec.submit_s = r.submit_time - origin_unix;
+  spec.gpus = r.gpus;
+  spec.cpus = r.cpus;
+  spec.mem_gb = r.mem_gb;
+  spec.duration_s = r.duration_s;
+  spec.user = r.user;
+  spec.vc = r.vc;
+  spec.name = r.name;
+  spec.priority = r.priority;
+  return spec;
+}
+
+}  // namespace
+
+std::string EncodePlacement(const Placement& p) {
+  std::string s;
+  for (const NodeShare& share : p.shares) {
+    s += (s.empty() ? "" : ";") + std::to_string(share.node) + ":" + std::to_string(share.gpu_mask);
+  }
+  return s;
+}
+
+Placement DecodePlacement(const std::string& text) {
+  Placement p;
+  std::istringstream in(text);
+  std::string share;
+  while (std::getline(in, share, ';')) {
+    const size_t colon = share.find(':');
+    if (colon == std::string::npos) continue;
+    NodeShare s;
+    s.node = std::atoi(share.substr(0, colon).c_str());
+    s.gpu_mask = std::stoull(share.substr(colon + 1));
+    p.shares.push_back(s);
+  }
+  return p;
+}
+
+struct Engine::Live {
+  JobRecord rec;
+  JobSpec spec;  // What the policy sees; submit_s relative to the time origin.
+  Placement placement;
+};
+
+// The policy's read-only window on the engine at one decision. REQUIRES: mu_ held.
+class Engine::View final : public ClusterView {
+ public:
+  View(const Engine& e, double now_unix, const ClusterState& resources)
+      : e_(e), now_unix_(now_unix), resources_(resources) {}
+  Time Now() const override { return now_unix_ - e_.origin_unix_; }
+  const ClusterSpec& Cluster() const override { return e_.backend_->Cluster(); }
+  const ClusterState& Resources() const override { return resources_; }
+  const std::vector<JobId>& RunningJobs() const override { return e_.running_; }
+  std::vector<JobId> PendingJobs() const override {
+    std::vector<std::pair<Time, JobId>> pending;
+    for (const auto& [id, live] : e_.jobs_) {
+      if (live->rec.state == RunState::kPending) pending.emplace_back(live->spec.submit_s, id);
+    }
+    std::sort(pending.begin(), pending.end());
+    std::vector<JobId> ids;
+    for (const auto& p : pending) ids.push_back(p.second);
+    return ids;
+  }
+  JobStatus Status(JobId id) const override {
+    const Live& l = *e_.jobs_.at(id);
+    const JobRecord& r = l.rec;
+    JobStatus s;
+    s.spec = &l.spec;
+    const bool running = r.state == RunState::kRunning;
+    s.state = running                          ? JobState::kRunning
+              : r.state == RunState::kPending  ? JobState::kPending
+              : r.state == RunState::kRejected ? JobState::kRejected
+                                               : JobState::kFinished;
+    s.first_start_s = r.first_start_time > 0 ? r.first_start_time - e_.origin_unix_ : kNever;
+    s.last_start_s = r.last_start_time > 0 ? r.last_start_time - e_.origin_unix_ : kNever;
+    s.executed_s = r.executed_s + (running ? std::max(0.0, now_unix_ - r.last_start_time) : 0.0);
+    s.attained_gpu_s = s.executed_s * l.spec.gpus;
+    s.preemptions = r.preemptions;
+    s.remaining_s = r.duration_s > 0 ? std::max(0.0, r.duration_s - s.executed_s) : NAN;
+    s.placement = running ? &l.placement : nullptr;
+    return s;
+  }
+  const JobSpec& Spec(JobId id) const override { return e_.jobs_.at(id)->spec; }
+
+ private:
+  const Engine& e_;
+  double now_unix_;
+  const ClusterState& resources_;
+};
+
+Engine::Engine(const RuntimeOptions& options, std::unique_ptr<Store> store,
+               std::unique_ptr<Backend> backend, std::unique_ptr<Policy> policy)
+    : options_(options),
+      store_(std::move(store)),
+      backend_(std::move(backend)),
+      policy_(std::move(policy)),
+      backend_name_(backend_->Name()),
+      drained_(backend_->Cluster().nodes.size(), false),
+      free_(&backend_->Cluster()) {}
+
+Result<std::unique_ptr<Engine>> Engine::Start(const RuntimeOptions& options,
+                                              std::unique_ptr<Store> store,
+                                              std::unique_ptr<Backend> backend,
+                                              std::unique_ptr<Policy> policy) {
+  std::unique_ptr<Engine> e(
+      new Engine(options, std::move(store), std::move(backend), std::move(policy)));
+  SCHEDKIT_RETURN_IF_ERROR(e->Recover());
+  e->loop_ = std::thread([raw = e.get()] { raw->Loop(); });
+  return e;
+}
+
+Engine::~Engine() { Stop(); }
+
+void Engine::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  events_cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+}
+
+bool Engine::stopped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stop_;
+}
+
+Status Engine::Recover() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Result<std::string> origin = store_->GetMeta("origin_unix");
+  if (!origin.ok()) return origin.status();
+  if (origin->empty()) {
+    origin_unix_ = WallNow();
+    SCHEDKIT_RETURN_IF_ERROR(store_->SetMeta("origin_unix", std::to_string(origin_unix_)));
+  } else {
+    origin_unix_ = std::atof(origin->c_str());
+  }
+  const std::vector<std::string>& names = backend_->NodeNames();
+  for (size_t i = 0; i < names.size(); ++i) {
+    Result<std::string> d = store_->GetMeta("drained:" + names[i]);
+    if (!d.ok()) return d.status();
+    drained_[i] = *d == "1";
+  }
+  Result<std::vector<JobRecord>> all = store_->LoadAll();
+  if (!all.ok()) return all.status();
+  const double now = WallNow();
+  for (JobRecord& rec : *all) {
+    auto live = std::make_unique<Live>();
+    if (rec.checkpoint_dir.empty())
+      rec.checkpoint_dir = JobDir(options_.state_dir, rec.id) + "/checkpoint";
+    live->rec = std::move(rec);
+    const JobRecord& r = live->rec;
+    live->spec = SpecOf(r, origin_unix_);
+    Live& l = *live;
+    jobs_[r.id] = std::move(live);
+    if (l.rec.state == RunState::kPending) {
+      arrived_.push_back(l.rec.id);
+    } else if (l.rec.state == RunState::kRunning) {
+      JobExit exit;
+      const Backend::Liveness alive = backend_->Adopt(l.rec, &exit);
+      const Placement p = DecodePlacement(l.rec.placement);
+      if (alive == Backend::Liveness::kAlive && free_.CanAllocate(p)) {
+        l.placement = p;
+        free_.Allocate(p);
+        running_.push_back(l.rec.id);
+        Transition(l, "adopted", now);
+      } else if (alive == Backend::Liveness::kEnded) {
+        // Ended while the service was down; it never joins the policy's view as running.
+        l.rec.executed_s += std::max(0.0, now - l.rec.last_start_time);
+        l.rec.state = exit.exit_code == 0 ? RunState::kSucceeded : RunState::kFailed;
+        l.rec.exit_code = exit.exit_code;
+        l.rec.message = exit.message;
+        l.rec.finish_time = now;
+        l.rec.placement.clear();
+        Transition(l, "finished", now);
+      } else {
+        // Its resources are gone (e.g. fewer --gpus than before): stop it before requeueing.
+        if (alive == Backend::Liveness::kAlive) backend_->Preempt(l.rec);
+        l.rec.state = RunState::kPending;
+        l.rec.placement.clear();
+        l.rec.restart_count++;
+        if (backend_name_ == "slurm")
+          l.rec.backend_id.clear();  // Adopt cancelled it: submit afresh.
+        Transition(l, "requeued", now);
+        arrived_.push_back(l.rec.id);
+      }
+    }
+  }
+  dirty_ = true;
+  return Status::Ok();
+}
+
+Status Engine::Transition(Live& live, const std::string& kind, double unix_time) {
+  Status st = store_->Update(live.rec, kind, unix_time);
+  if (!st.ok()) std::fprintf(stderr, "schedkit serve: %s\n", st.message().c_str());
+  events_.push_back(JobEvent{++event_seq_, unix_time, kind, live.rec});
+  if (events_.size() > kMaxEventsKept) events_.pop_front();
+  events_cv_.notify_all();
+  return st;
+}
+
+Result<JobId> Engine::Submit(JobRecord job) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (stop_) return Status::Internal("the service is stopping");
+  job.submit_time = WallNow();
+  job.state = RunState::kPending;
+  SCHEDKIT_RETURN_IF_ERROR(store_->Insert(&job));
+  auto live = std::make_unique<Live>();
+  if (job.checkpoint_dir.empty())
+    job.checkpoint_dir = JobDir(options_.state_dir, job.id) + "/checkpoint";
+  live->spec = SpecOf(job, origin_unix_);
+  live->rec = std::move(job);
+  const JobId id = live->rec.id;
+  events_.push_back(JobEvent{++event_seq_, live->rec.submit_time, "submitted", live->rec});
+  if (events_.size() > kMaxEventsKept) events_.pop_front();
+  jobs_[id] = std::move(live);
+  arrived_.push_back(id);
+  dirty_ = true;
+  lock.unlock();
+  events_cv_.notify_all();
+  wake_.notify_one();
+  return id;
+}
+
+Result<JobRecord> Engine::Get(JobId id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return Status::NotFound("job " + std::to_string(id) + ": no such job");
+  return it->second->rec;
+}
+
+std::vector<JobRecord> Engine::List(const std::vector<RunState>& states) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JobRecord> out;
+  for (const auto& [id, live] : jobs_) {
+    if (states.empty() ||
+        std::find(states.begin(), states.end(), live->rec.state) != states.end()) {
+      out.push_back(live->rec);
+    }
+  }
+  return out;
+}
+
+Result<RunState> Engine::Cancel(JobId id) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return Status::NotFound("job " + std::to_string(id) + ": no such job");
+  Live& l = *it->second;
+  const RunState was = l.rec.state;
+  if (IsFinal(was)) return was;
+  Status st = backend_->Cancel(l.rec);
+  if (!st.ok()) return st;
+  Finish(l, RunState::kCancelled, 0, "cancelled by request", WallNow(), "cancelled");
+  finished_.push_back(id);  // The policy forgets it, pending or running.
+  dirty_ = true;
+  lock.unlock();
+  wake_.notify_one();
+  return was;
+}
+
+Status Engine::Drain(const std::string& node) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const std::vector<std::string>& names = backend_->NodeNames();
+  auto it = std::find(names.begin(), names.end(), node);
+  if (it == names.end()) {
+    std::string all;
+    for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+    return Status::NotFound("node '" + node + "': no such node (nodes: " + all + ")");
+  }
+  drained_[it - names.begin()] = true;
+  SCHEDKIT_RETURN_IF_ERROR(store_->SetMeta("drained:" + node, "1"));
+  dirty_ = true;
+  lock.unlock();
+  wake_.notify_one();
+  return Status::Ok();
+}
+
+ClusterSummary Engine::Summary() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  ClusterSummary s;
+  const ClusterSpec& spec = backend_->Cluster();
+  for (size_t i = 0; i < spec.nodes.size(); ++i) {
+    s.nodes.push_back(NodeStatus{backend_->NodeNames()[i], spec.nodes[i].gpus,
+                                 free_.free_gpus(static_cast<int>(i)), drained_[i]});
+  }
+  for (const auto& [id, live] : jobs_) {
+    if (live->rec.state == RunState::kPending)
+      ++s.pending;
+    else if (live->rec.state == RunState::kRunning)
+      ++s.running;
+    else
+      ++s.finished;
+  }
+  return s;
+}
+
+int64_t Engine::LastEventSeq() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return event_seq_;
+}
+
+std::vector<JobEvent> Engine::EventsAfter(int64_t after, double timeout_s) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  events_cv_.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                      [&] { return stop_ || event_seq_ > after; });
+  std::vector<JobEvent> out;
+  for (auto it = events_.rbegin(); it != events_.rend() && it->seq > after; ++it)
+    out.push_back(*it);
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+void Engine::Loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stop_) {
+    double until = WallNow() + options_.poll_s;
+    if (wake_at_unix_ > 0) until = std::min(until, wake_at_unix_);
+    const auto deadline = std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::duration<double>(until)));
+    wake_.wait_until(lock, deadline, [&] { return stop_ || dirty_; });
+    if (stop_) break;
+    const double now = WallNow();
+    PollBackend(now);
+    const bool woken = wake_at_unix_ > 0 && now >= wake_at_unix_;
+    if (dirty_ || woken) {
+      dirty_ = false;
+      Decide(now);
+    }
+  }
+}
+
+void Engine::PollBackend(double now_unix) {
+  if (running_.empty()) return;
+  std::vector<const JobRecord*> running;
+  for (JobId id : running_) running.push_back(&jobs_.at(id)->rec);
+  for (const JobExit& e : backend_->Poll(running)) {
+    Live& l = *jobs_.at(e.id);
+    Finish(l, e.exit_code == 0 ? RunState::kSucceeded : RunState::kFailed, e.exit_code, e.message,
+           now_unix, e.exit_code == 0 ? "finished" : "failed");
+    finished_.push_back(e.id);
+    dirty_ = true;
+  }
+}
+
+void Engine::Decide(double now_unix) {
+  EventBatch events;
+  std::sort(arrived_.begin(), arrived_.end(), [&](JobId a, JobId b) {
+    const double sa = jobs_.at(a)->spec.submit_s, sb = jobs_.at(b)->spec.submit_s;
+    return sa != sb ? sa < sb : a < b;
+  });
+  events.arrived.swap(arrived_);
+  events.finished.swap(finished_);
+  events.woken = wake_at_unix_ > 0 && now_unix >= wake_at_unix_;
+  // Drained nodes look full to the policy; their running jobs carry on.
+  ClusterState resources = free_;
+  for (size_t i = 0; i < drained_.size(); ++i) {
+    const int node = static_cast<int>(i);
+    if (!drained_[i] || resources.free_gpu_mask(node) == 0) continue;
+    resources.Allocate(Placement{{NodeShare{node, resources.free_gpu_mask(node), 0, 0}}});
+  }
+  View view(*this, now_unix, resources);
+  Decisions d;
+  policy_->Decide(view, events, &d);
+  Apply(d, now_unix);
+  wake_at_unix_ = d.wake_at == kNever ? 0 : origin_unix_ + d.wake_at;
+}
+
+void Engine::Apply(const Decisions& d, double now_unix) {
+  for (JobId id : d.reject) {
+    Live& l = *jobs_.at(id);
+    if (l.rec.state != RunState::kPending) continue;
+    Finish(l, RunState::kRejected, 0,
+           "rejected by policy " + std::string(policy_->Name()) + " (the cluster has " +
+               std::to_string(backend_->Cluster().TotalGpus()) + " GPUs)",
+           now_unix, "rejected");
+  }
+  for (JobId id : d.preempt) {
+    Live& l = *jobs_.at(id);
+    if (l.rec.state == RunState::kRunning) StopRunning(l, now_unix);
+  }
+  for (const StartDecision& s : d.start) {
+    Live& l = *jobs_.at(s.job);
+    if (l.rec.state == RunState::kRunning) StopRunning(l, now_unix);  // A move.
+    if (l.rec.state != RunState::kPending || !free_.CanAllocate(s.placement)) {
+      std::fprintf(
+          stderr,
+          "schedkit serve: policy %s: refused start of job %lld on %s (not pending or not free)\n",
+          std::string(policy_->Name()).c_str(), static_cast<long long>(s.job),
+          s.placement.ToString().c_str());
+      continue;
+    }
+    StartJob(l, s.placement, now_unix);
+  }
+}
+
+void Engine::StopRunning(Live& l, double now_unix) {
+  Status st = backend_->Preempt(l.rec);
+  if (!st.ok())
+    std::fprintf(stderr, "schedkit serve: job %lld: %s\n", static_cast<long long>(l.rec.id),
+                 st.message().c_str());
+  l.rec.executed_s += std::max(0.0, now_unix - l.rec.last_start_time);
+  l.rec.preemptions++;
+  l.rec.restart_count++;
+  l.rec.state = RunState::kPending;
+  l.rec.placement.clear();
+  free_.Release(l.placement);
+  l.placement = Placement();
+  std::erase(running_, l.rec.id);
+  Transition(l, "preempted", now_unix);
+}
+
+void Engine::StartJob(Live& l, const Placement& p, double now_unix) {
+  Result<std::string> id = backend_->Start(l.rec, p);
+  if (!id.ok()) {
+    l.rec.exit_code = 127;
+    Finish(l, RunState::kFailed, 127, id.status().message(), now_unix, "failed");
+    finished_.push_back(l.rec.id);  // The policy thinks it started: tell it it ended.
+    dirty_ = true;
+    return;
+  }
+  l.rec.backend_id = *id;
+  l.rec.state = RunState::kRunning;
+  if (l.rec.first_start_time == 0) l.rec.first_start_time = now_unix;
+  l.rec.last_start_time = now_unix;
+  l.placement = p;
+  l.rec.placement = EncodePlacement(p);
+  free_.Allocate(p);
+  running_.push_back(l.rec.id);
+  Transition(l, "started", now_unix);
+}
+
+void Engine::Finish(Live& l, RunState state, int exit_code, const std::string& message,
+                    double now_unix, const std::string& kind) {
+  if (l.rec.state == RunState::kRunning) {
+    l.rec.executed_s += std::max(0.0, now_unix - l.rec.last_start_time);
+    free_.Release(l.placement);
+    l.placement = Placement();
+    std::erase(running_, l.rec.id);
+  }
+  l.rec.state = state;
+  l.rec.exit_code = exit_code;
+  l.rec.message = message;
+  l.rec.finish_time = now_unix;
+  l.rec.placement.clear();
+  Transition(l, kind, now_unix);
+}
+
+}  // namespace schedkit::runtime

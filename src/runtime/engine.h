@@ -1,0 +1,114 @@
+// The runtime's scheduling loop. On every submit, finish, cancel or wake-up it builds the
+// same ClusterView + EventBatch the simulator gives a policy, asks the policy, and applies
+// its decisions through the backend; every transition is written to the store first.
+// Time for the policy is seconds since the service's first start (kept in the store), so
+// attained service is measured run time and survives restarts.
+#ifndef SCHEDKIT_RUNTIME_ENGINE_H_
+#define SCHEDKIT_RUNTIME_ENGINE_H_
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/backend.h"
+#include "runtime/store.h"
+#include "schedkit/policy.h"
+#include "schedkit/runtime.h"
+
+namespace schedkit::runtime {
+
+struct JobEvent {
+  int64_t seq = 0;
+  double time = 0;
+  std::string kind;
+  JobRecord job;
+};
+
+struct NodeStatus {
+  std::string name;
+  int gpus = 0, free_gpus = 0;
+  bool drained = false;
+};
+
+struct ClusterSummary {
+  std::vector<NodeStatus> nodes;
+  int64_t pending = 0, running = 0, finished = 0;
+};
+
+class Engine {
+ public:
+  // Loads the store, re-adopts or requeues jobs that were running, and starts the loop.
+  static Result<std::unique_ptr<Engine>> Start(const RuntimeOptions& options,
+                                               std::unique_ptr<Store> store,
+                                               std::unique_ptr<Backend> backend,
+                                               std::unique_ptr<Policy> policy);
+  ~Engine();
+  void Stop();
+
+  // REQUIRES: `job` was validated (see service.cc). Assigns id, submit time, defaults.
+  Result<JobId> Submit(JobRecord job);
+  Result<JobRecord> Get(JobId id) const;
+  std::vector<JobRecord> List(const std::vector<RunState>& states) const;
+  // Returns the state the job had.
+  Result<RunState> Cancel(JobId id);
+  Status Drain(const std::string& node);
+  ClusterSummary Summary() const;
+  int TotalGpus() const { return backend_->Cluster().TotalGpus(); }
+  const std::string& backend_name() const { return backend_name_; }
+
+  // Events with seq > after, waiting up to `timeout_s` for one; empty on timeout or stop.
+  std::vector<JobEvent> EventsAfter(int64_t after, double timeout_s) const;
+  int64_t LastEventSeq() const;
+  bool stopped() const;
+
+ private:
+  class View;
+  struct Live;
+
+  Engine(const RuntimeOptions& options, std::unique_ptr<Store> store,
+         std::unique_ptr<Backend> backend, std::unique_ptr<Policy> policy);
+  Status Recover();
+  void Loop();
+  // REQUIRES: mu_ held. Writes `rec` and records an event.
+  Status Transition(Live& live, const std::string& kind, double unix_time);
+  void Decide(double now_unix);
+  void Apply(const Decisions& d, double now_unix);
+  void StopRunning(Live& live, double now_unix);
+  void StartJob(Live& live, const Placement& p, double now_unix);
+  void Finish(Live& live, RunState state, int exit_code, const std::string& message,
+              double now_unix, const std::string& kind);
+  void PollBackend(double now_unix);
+
+  RuntimeOptions options_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<Backend> backend_;
+  std::unique_ptr<Policy> policy_;
+  std::string backend_name_;
+  double origin_unix_ = 0;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  mutable std::condition_variable events_cv_;
+  std::map<JobId, std::unique_ptr<Live>> jobs_;  // Every job ever submitted.
+  std::vector<JobId> running_;
+  std::vector<JobId> arrived_, finished_;  // Since the last decision.
+  std::vector<bool> drained_;
+  ClusterState free_;
+  double wake_at_unix_ = 0;  // 0 = none.
+  bool dirty_ = false, stop_ = false;
+  std::deque<JobEvent> events_;  // The most recent, for WatchJobs.
+  int64_t event_seq_ = 0;
+  std::thread loop_;
+};
+
+// Placement text kept in the store: "node:gpu_mask" shares joined by ';'.
+std::string EncodePlacement(const Placement& p);
+Placement DecodePlacement(const std::string& text);
+
+}  // namespace schedkit::runtime
+
+#endif  // SCHEDKIT_RUNTIME_ENGINE_H_

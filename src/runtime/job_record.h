@@ -1,0 +1,48 @@
+// One runtime job as the store keeps it: what was submitted and where it stands.
+#ifndef SCHEDKIT_RUNTIME_JOB_RECORD_H_
+#define SCHEDKIT_RUNTIME_JOB_RECORD_H_
+
+#include <string>
+#include <vector>
+
+#include "schedkit/job.h"
+
+namespace schedkit::runtime {
+
+// Mirrors schedkit.v1.JobState (same numbers).
+enum class RunState { kPending = 1, kRunning, kSucceeded, kFailed, kCancelled, kRejected };
+
+const char* RunStateName(RunState s);
+// Returns false iff `name` is not a RunStateName.
+bool ParseRunState(const std::string& name, RunState* out);
+inline bool IsFinal(RunState s) { return s >= RunState::kSucceeded; }
+
+struct JobRecord {
+  JobId id = 0;
+  // Submitted.
+  std::vector<std::string> command;
+  bool shell = false;
+  int gpus = 0;
+  int cpus = 0;
+  double mem_gb = 0;
+  double duration_s = 0;
+  std::string user, vc, name, checkpoint_dir, working_dir;
+  int priority = 0;
+  double submit_time = 0;  // Unix seconds.
+  // Progress.
+  RunState state = RunState::kPending;
+  double first_start_time = 0;  // Unix seconds; 0 = never.
+  double last_start_time = 0;
+  double finish_time = 0;
+  double executed_s = 0;  // Over finished runs; the current run adds now - last_start_time.
+  int restart_count = 0;
+  int preemptions = 0;
+  std::string placement;   // Encoded by EncodePlacement; empty unless running.
+  std::string backend_id;  // Local: "pid:starttime" of the job's monitor; Slurm: the job id.
+  int exit_code = 0;
+  std::string message;
+};
+
+}  // namespace schedkit::runtime
+
+#endif  // SCHEDKIT_RUNTIME_JOB_RECORD_H_

@@ -1,0 +1,376 @@
+// The local backend: jobs are processes on this machine, on a configured number of GPU
+// slots. Each job runs under a small monitor process (a fork of the service, in its own
+// session) that waits for it and writes its exit status to jobs/<id>/exit_status, so a
+// restarted service can re-adopt a job and still learn how it ended. Signals go to the
+// monitor's process group, which the job shares; the monitor ignores SIGTERM.
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "runtime/backend.h"
+
+extern char** environ;
+
+namespace schedkit::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Field 22 of /proc/PID/stat (start time in clock ticks): tells a live process from a
+// later one that reuses its pid. Empty if there is no such process or it is a zombie
+// (an adopted monitor's new parent may be slow to reap it).
+std::string StartTimeOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return "";
+  const size_t close_paren = line.rfind(')');
+  if (close_paren == std::string::npos) return "";
+  std::istringstream rest(line.substr(close_paren + 2));
+  std::string field;
+  if (!(rest >> field) || field == "Z" || field == "X") return "";  // Field 3: the state.
+  for (int i = 4; i <= 22 && rest >> field; ++i) {
+  }
+  return field;
+}
+
+bool ParseBackendId(const std::string& id, pid_t* pid, std::string* start) {
+  const size_t colon = id.find(':');
+  if (colon == std::string::npos) return false;
+  *pid = static_cast<pid_t>(std::atol(id.substr(0, colon).c_str()));
+  *start = id.substr(colon + 1);
+  return *pid > 0;
+}
+
+// Async-signal-safe decimal formatting for the monitor (no allocation after fork).
+size_t FormatInt(long v, char* buf) {
+  char tmp[24];
+  size_t n = 0;
+  const bool neg = v < 0;
+  unsigned long u = neg ? -static_cast<unsigned long>(v) : static_cast<unsigned long>(v);
+  do {
+    tmp[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u > 0);
+  size_t k = 0;
+  if (neg) buf[k++] = '-';
+  while (n > 0) buf[k++] = tmp[--n];
+  return k;
+}
+
+// Everything the forked processes need, prepared before fork (nothing allocates after).
+struct ExecPlan {
+  std::string program;
+  std::vector<std::string> args, env;
+  std::string dir, stdout_path, stderr_path, exit_path, exit_tmp;
+  double mem_gb = 0;
+  std::vector<int> cores;       // CPU ids to pin the job to.
+  std::vector<int> core_slots;  // Their indices in LocalBackend::cores_.
+};
+
+Result<std::string> ResolveProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (access(name.c_str(), X_OK) != 0)
+      return Status::InvalidArgument("'" + name + "': " + std::strerror(errno));
+    return name;
+  }
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path != nullptr ? path : "/usr/bin:/bin");
+  std::string d;
+  while (std::getline(dirs, d, ':')) {
+    const std::string candidate = (d.empty() ? "." : d) + "/" + name;
+    struct stat st;
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+  }
+  return Status::InvalidArgument("'" + name + "': not found in PATH");
+}
+
+[[noreturn]] void RunJob(const ExecPlan& plan, char* const* argv, char* const* envp, int err_fd) {
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  sigset_t none;  // `schedkit serve` blocks SIGINT/SIGTERM to sigwait them; the job must not.
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  const int out = open(plan.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  const int err = open(plan.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  const int in = open("/dev/null", O_RDONLY);
+  if (out < 0 || err < 0 || in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
+      (!plan.dir.empty() && chdir(plan.dir.c_str()) != 0)) {
+    const int e = errno;
+    (void)!write(err_fd, &e, sizeof(e));
+    _exit(127);
+  }
+  if (plan.mem_gb > 0) {
+    const rlim_t bytes = static_cast<rlim_t>(plan.mem_gb * 1024.0 * 1024.0 * 1024.0);
+    rlimit lim{bytes, bytes};
+    setrlimit(RLIMIT_AS, &lim);
+  }
+  if (!plan.cores.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : plan.cores) CPU_SET(c, &set);
+    sched_setaffinity(0, sizeof(set), &set);  // Best effort.
+  }
+  execve(argv[0], argv, envp);
+  const int e = errno;
+  (void)!write(err_fd, &e, sizeof(e));
+  _exit(127);
+}
+
+[[noreturn]] void RunMonitor(const ExecPlan& plan, char* const* argv, char* const* envp,
+                             int err_fd) {
+  setsid();  // Own session and process group: survives the service, takes group signals.
+  signal(SIGTERM, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  const pid_t job = fork();
+  if (job < 0) _exit(127);
+  if (job == 0) RunJob(plan, argv, envp, err_fd);
+  close(err_fd);
+  int status = 0;
+  while (waitpid(job, &status, 0) < 0 && errno == EINTR) {
+  }
+  const long code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  char buf[32];
+  size_t n = FormatInt(code, buf);
+  buf[n++] = '\n';
+  const int fd = open(plan.exit_tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    (void)!write(fd, buf, n);
+    close(fd);
+    rename(plan.exit_tmp.c_str(), plan.exit_path.c_str());
+  }
+  _exit(0);
+}
+
+class LocalBackend final : public Backend {
+ public:
+  explicit LocalBackend(const RuntimeOptions& o) : options_(o) {
+    NodeSpec node;
+    node.gpus = o.gpus;
+    node.cpus = 0;  // Not packed by policies; enforced per job.
+    node.mem_gb = 0;
+    node.gpu_type = "local";
+    cluster_.source = "local";
+    cluster_.nodes.push_back(node);
+    names_.push_back("local");
+    // Jobs are pinned within the cores the service itself may use.
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+      for (int c = 0; c < CPU_SETSIZE; ++c) {
+        if (CPU_ISSET(c, &allowed)) cores_.push_back(c);
+      }
+    }
+    cores_in_use_.assign(cores_.size(), 0);
+  }
+
+  std::string Name() const override { return "local"; }
+  const ClusterSpec& Cluster() const override { return cluster_; }
+  const std::vector<std::string>& NodeNames() const override { return names_; }
+
+  Result<std::string> Start(const JobRecord& job, const Placement& placement) override {
+    Result<ExecPlan> plan = Plan(job, placement);
+    if (!plan.ok()) return plan.status();
+    std::vector<char*> argv, envp;
+    for (std::string& a : plan->args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (std::string& e : plan->env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    int err_pipe[2];
+    if (pipe2(err_pipe, O_CLOEXEC) != 0)
+      return Status::IoError(std::string("pipe: ") + std::strerror(errno));
+    std::error_code ec;
+    fs::remove(plan->exit_path, ec);
+    const pid_t monitor = fork();
+    if (monitor < 0) {
+      close(err_pipe[0]);
+      close(err_pipe[1]);
+      return Status::IoError(std::string("fork: ") + std::strerror(errno));
+    }
+    if (monitor == 0) {
+      close(err_pipe[0]);
+      RunMonitor(*plan, argv.data(), envp.data(), err_pipe[1]);
+    }
+    close(err_pipe[1]);
+    int exec_errno = 0;
+    ssize_t n;
+    while ((n = read(err_pipe[0], &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR) {
+    }
+    close(err_pipe[0]);
+    if (n > 0) {
+      Reap(monitor);
+      return Status::InvalidArgument("cannot start '" + plan->program +
+                                     "': " + std::strerror(exec_errno));
+    }
+    cores_of_[job.id] = plan->core_slots;
+    for (int i : plan->core_slots) cores_in_use_[i] = 1;
+    return std::to_string(monitor) + ":" + StartTimeOf(monitor);
+  }
+
+  Status Preempt(const JobRecord& job) override { return Stop(job); }
+  Status Cancel(const JobRecord& job) override { return Stop(job); }
+
+  std::vector<JobExit> Poll(const std::vector<const JobRecord*>& running) override {
+    std::vector<JobExit> out;
+    for (const JobRecord* j : running) {
+      pid_t pid;
+      std::string start;
+      if (!ParseBackendId(j->backend_id, &pid, &start) || Alive(pid, start)) continue;
+      out.push_back(ExitOf(*j));
+      FreeCores(j->id);
+    }
+    return out;
+  }
+
+  Liveness Adopt(const JobRecord& job, JobExit* exit) override {
+    pid_t pid;
+    std::string start;
+    if (ParseBackendId(job.backend_id, &pid, &start) && Alive(pid, start)) return Liveness::kAlive;
+    if (!fs::exists(JobDir(options_.state_dir, job.id) + "/exit_status")) return Liveness::kLost;
+    *exit = ExitOf(job);
+    return Liveness::kEnded;
+  }
+
+ private:
+  Result<ExecPlan> Plan(const JobRecord& job, const Placement& placement) {
+    ExecPlan plan;
+    const std::string dir = JobDir(options_.state_dir, job.id);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!ec && !job.checkpoint_dir.empty()) fs::create_directories(job.checkpoint_dir, ec);
+    if (ec) return Status::IoError(dir + ": " + ec.message());
+    plan.stdout_path = dir + "/stdout.log";
+    plan.stderr_path = dir + "/stderr.log";
+    plan.exit_path = dir + "/exit_status";
+    plan.exit_tmp = dir + "/exit_status.tmp";
+    plan.dir = job.working_dir;
+    plan.mem_gb = job.mem_gb;
+    if (job.shell) {
+      plan.args = {"/bin/sh", "-c", job.command.at(0)};
+    } else {
+      Result<std::string> program = ResolveProgram(job.command.at(0));
+      if (!program.ok()) return program.status();
+      plan.args = job.command;
+      plan.args[0] = *program;
+    }
+    plan.program = job.command.at(0);
+    std::string gpus;
+    for (const NodeShare& s : placement.shares) {
+      for (int g = 0; g < kMaxGpusPerNode; ++g) {
+        if (s.gpu_mask >> g & 1) gpus += (gpus.empty() ? "" : ",") + std::to_string(g);
+      }
+    }
+    static const char* const kOurs[] = {"SCHEDKIT_JOB_ID=", "SCHEDKIT_RESTART_COUNT=",
+                                        "SCHEDKIT_CHECKPOINT_DIR=", "CUDA_VISIBLE_DEVICES="};
+    for (char** e = environ; *e != nullptr; ++e) {
+      bool ours = false;
+      for (const char* k : kOurs) ours = ours || std::strncmp(*e, k, std::strlen(k)) == 0;
+      if (!ours) plan.env.emplace_back(*e);
+    }
+    plan.env.push_back("SCHEDKIT_JOB_ID=" + std::to_string(job.id));
+    plan.env.push_back("SCHEDKIT_RESTART_COUNT=" + std::to_string(job.restart_count));
+    plan.env.push_back("SCHEDKIT_CHECKPOINT_DIR=" + job.checkpoint_dir);
+    plan.env.push_back("CUDA_VISIBLE_DEVICES=" + gpus);
+    // CPU affinity: the lowest free cores, when there are enough of them.
+    std::vector<int> cores;
+    for (size_t i = 0; i < cores_.size() && static_cast<int>(cores.size()) < job.cpus; ++i) {
+      if (!cores_in_use_[i]) cores.push_back(static_cast<int>(i));
+    }
+    if (static_cast<int>(cores.size()) == job.cpus) {
+      for (int i : cores) plan.cores.push_back(cores_[i]);
+      plan.core_slots = std::move(cores);
+    }
+    return plan;
+  }
+
+  // True iff the monitor `pid` still runs (reaping it if it is our child and has ended).
+  static bool Alive(pid_t pid, const std::string& start) {
+    int status;
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return false;
+    if (r == 0) return true;
+    return kill(pid, 0) == 0 && !start.empty() && StartTimeOf(pid) == start;  // Not ours: adopted.
+  }
+
+  static void Reap(pid_t pid) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+
+  JobExit ExitOf(const JobRecord& job) const {
+    JobExit e{job.id, 0, ""};
+    std::ifstream in(JobDir(options_.state_dir, job.id) + "/exit_status");
+    if (!(in >> e.exit_code)) {
+      e.exit_code = 128 + SIGKILL;
+      e.message = "the job's monitor ended without an exit status (killed)";
+    } else if (e.exit_code != 0) {
+      e.message = e.exit_code > 128 ? "killed by signal " + std::to_string(e.exit_code - 128)
+                                    : "exited with status " + std::to_string(e.exit_code);
+    }
+    return e;
+  }
+
+  // SIGTERM to the job's process group, SIGKILL after the grace period.
+  Status Stop(const JobRecord& job) {
+    pid_t pid;
+    std::string start;
+    if (!ParseBackendId(job.backend_id, &pid, &start)) return Status::Ok();
+    FreeCores(job.id);
+    if (!Alive(pid, start)) return Status::Ok();
+    kill(-pid, SIGTERM);
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::duration<double>(options_.grace_s);
+    while (Clock::now() < deadline) {
+      // The monitor ignores SIGTERM: the job is gone once the monitor has written its exit.
+      if (!Alive(pid, start)) return Status::Ok();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    kill(-pid, SIGKILL);
+    for (int i = 0; i < 500 && Alive(pid, start); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return Alive(pid, start)
+               ? Status::Internal("job " + std::to_string(job.id) + ": still alive after SIGKILL")
+               : Status::Ok();
+  }
+
+  void FreeCores(JobId id) {
+    auto it = cores_of_.find(id);
+    if (it == cores_of_.end()) return;
+    for (int c : it->second) cores_in_use_[c] = 0;
+    cores_of_.erase(it);
+  }
+
+  RuntimeOptions options_;
+  ClusterSpec cluster_;
+  std::vector<std::string> names_;
+  std::vector<int> cores_;          // CPU ids the service may run on.
+  std::vector<char> cores_in_use_;  // Parallel to cores_.
+  std::map<JobId, std::vector<int>> cores_of_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> MakeLocalBackend(const RuntimeOptions& options) {
+  if (options.gpus < 0 || options.gpus > kMaxGpusPerNode) {
+    return Status::InvalidArgument("--gpus " + std::to_string(options.gpus) + ": expected 0.." +
+                                   std::to_string(kMaxGpusPerNode));
+  }
+  return std::unique_ptr<Backend>(std::make_unique<LocalBackend>(options));
+}
+
+}  // namespace schedkit::runtime

@@ -1,0 +1,365 @@
+// The gRPC face of the runtime (proto/schedkit/v1/scheduler.proto) and RuntimeService::Start,
+// which opens the state directory, the store, the backend and the policy.
+#include <fcntl.h>
+#include <grpcpp/grpcpp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "runtime/auth.h"
+#include "runtime/engine.h"
+#include "schedkit/v1/scheduler.grpc.pb.h"
+
+namespace schedkit {
+namespace runtime {
+namespace {
+
+namespace fs = std::filesystem;
+namespace pb = ::schedkit::v1;
+
+grpc::Status ToGrpc(const Status& st) {
+  switch (st.code()) {
+    case Status::Code::kOk:
+      return grpc::Status::OK;
+    case Status::Code::kInvalidArgument:
+      return {grpc::StatusCode::INVALID_ARGUMENT, st.message()};
+    case Status::Code::kNotFound:
+      return {grpc::StatusCode::NOT_FOUND, st.message()};
+    case Status::Code::kAlreadyExists:
+      return {grpc::StatusCode::ALREADY_EXISTS, st.message()};
+    default:
+      return {grpc::StatusCode::INTERNAL, st.message()};
+  }
+}
+
+grpc::Status Invalid(const std::string& msg) { return {grpc::StatusCode::INVALID_ARGUMENT, msg}; }
+
+bool Finite(double v) { return std::isfinite(v); }
+
+// "n1:0-3" style text with node names.
+std::string PlacementText(const std::string& encoded, const std::vector<std::string>& names) {
+  std::string out;
+  for (const NodeShare& s : DecodePlacement(encoded).shares) {
+    std::string gpus;
+    for (int g = 0; g < kMaxGpusPerNode; ++g) {
+      if (!(s.gpu_mask >> g & 1)) continue;
+      int h = g;
+      while (h + 1 < kMaxGpusPerNode && (s.gpu_mask >> (h + 1) & 1)) ++h;
+      gpus +=
+          (gpus.empty() ? "" : ",") + std::to_string(g) + (h > g ? "-" + std::to_string(h) : "");
+      g = h;
+    }
+    const std::string node = s.node < static_cast<int>(names.size()) ? names[s.node] : "?";
+    out += (out.empty() ? "" : ";") + node + ":" + gpus;
+  }
+  return out;
+}
+
+class SchedulerImpl final : public pb::Scheduler::Service {
+ public:
+  SchedulerImpl(Engine* engine, std::string token, std::string state_dir,
+                std::vector<std::string> nodes, std::string policy)
+      : engine_(engine),
+        token_(std::move(token)),
+        state_dir_(std::move(state_dir)),
+        nodes_(std::move(nodes)),
+        policy_(std::move(policy)) {}
+
+  grpc::Status Submit(grpc::ServerContext* ctx, const pb::SubmitRequest* req,
+                      pb::SubmitResponse* resp) override {
+    if (auto st = Authorize(ctx); !st.ok()) return st;
+    if (auto st = Validate(*req); !st.ok()) return st;
+    JobRecord job;
+    job.command.assign(req->command().begin(), req->command().end());
+    job.shell = req->shell();
+    job.gpus = req->gpus();
+    job.cpus = req->cpus();
+    job.mem_gb = req->mem_gb();
+    job.duration_s = req->duration_s();
+    job.user = req->user();
+    job.vc = req->vc();
+    job.priority = req->priority();
+    job.checkpoint_dir = req->checkpoint_dir();
+    job.name = req->name();
+    job.working_dir = req->working_dir();
+    Result<JobId> id = engine_->Submit(std::move(job));
+    if (!id.ok()) return ToGrpc(id.status());
+    resp->set_job_id(*id);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ListJobs(grpc::ServerContext* ctx, const pb::ListJobsRequest* req,
+                        pb::ListJobsResponse* resp) override {
+    if (auto st = Authorize(ctx); !st.ok()) return st;
+    std::vector<RunState> states;
+    for (int s : req->states()) {
+      if (s < 1 || s > static_cast<int>(RunState::kRejected)) {
+        return Invalid("states: " + std::to_string(s) + " is not a job state");
+      }
+      states.push_back(static_cast<RunState>(s));
+    }
+    for (const JobRecord& j : engine_->List(states)) Fill(j, resp->add_jobs());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status GetJob(grpc::ServerContext* ctx, const pb::GetJobRequest* req,
+                      pb::Job* resp) override {
+    if (auto st = Authorize(ctx); !st.ok()) return st;
+    Result<JobRecord> j = engine_->Get(req->job_id());
+    if (!j.ok()) return ToGrpc(j.status());
+    Fill(*j, resp);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status WatchJobs(grpc::ServerContext* ctx, const pb::WatchJobsRequest*,
+                         grpc::ServerWriter<pb::JobEvent>* writer) override {
+    if (auto st = Authorize(ctx); !st.ok()) return st;
+    int64_t seq = engine_->LastEventSeq();
+    for (const JobRecord& j : engine_->List({})) {
+      pb::JobEvent e;
+      e.set_time(j.submit_time);
+      e.set_kind("current");
+      Fill(j, e.mutable_job());
+      if (!writer->Write(e)) return grpc::Status::OK;
+    }
+    while (!ctx->IsCancelled() && !engine_->stopped()) {
+      for (const JobEvent& ev : engine_->EventsAfter(seq, 0.5)) {
+        seq = ev.seq;
+        pb::JobEvent e;
+        e.set_time(ev.time);
+        e.set_kind(ev.kind);
+        Fill(ev.job, e.mutable_job());
+        if (!writer->Write(e)) return grpc::Status::OK;
+      }
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Cancel(grpc::ServerContext* ctx, const pb::CancelRequest* req,
+                      pb::CancelResponse* resp) override {
+    if (auto st = Authorize(ctx); !st.ok()) return st;
+    Result<RunState> was = engine_->Cancel(req->job_id());
+    if (!was.ok()) return ToGrpc(was.status());
+    if (IsFinal(*was)) {
+      return {grpc::StatusCode::FAILED_PRECONDITION,
+              "job " + std::to_string(req->job_id()) + " already ended " + RunStateName(*was)};
+    }
+    resp->set_previous_state(static_cast<pb::JobState>(*was));
+    return grpc::Status::OK;
+  }
+
+  grpc::Status ClusterStatus(grpc::ServerContext* ctx, const pb::ClusterStatusRequest*,
+                             pb::ClusterStatusResponse* resp) override {
+    if (auto st = Authorize(ctx); !st.ok()) return st;
+    const ClusterSummary s = engine_->Summary();
+    resp->set_backend(engine_->backend_name());
+    resp->set_policy(policy_);
+    for (const NodeStatus& n : s.nodes) {
+      pb::Node* node = resp->add_nodes();
+      node->set_name(n.name);
+      node->set_gpus(n.gpus);
+      node->set_free_gpus(n.free_gpus);
+      node->set_drained(n.drained);
+    }
+    resp->set_pending(s.pending);
+    resp->set_running(s.running);
+    resp->set_finished(s.finished);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status DrainNode(grpc::ServerContext* ctx, const pb::DrainNodeRequest* req,
+                         pb::DrainNodeResponse*) override {
+    if (auto st = Authorize(ctx); !st.ok()) return st;
+    if (req->node().empty())
+      return Invalid("node: empty; give a node name (see `schedkit status`)");
+    return ToGrpc(engine_->Drain(req->node()));
+  }
+
+ private:
+  grpc::Status Authorize(grpc::ServerContext* ctx) const {
+    const auto& md = ctx->client_metadata();
+    auto it = md.find("authorization");
+    if (it == md.end()) {
+      return {grpc::StatusCode::UNAUTHENTICATED,
+              "missing 'authorization: Bearer <token>' metadata"};
+    }
+    if (!TokenMatches(std::string(it->second.data(), it->second.size()), "Bearer " + token_)) {
+      return {grpc::StatusCode::UNAUTHENTICATED, "wrong token (see <state-dir>/token)"};
+    }
+    return grpc::Status::OK;
+  }
+
+  grpc::Status Validate(const pb::SubmitRequest& r) const {
+    if (r.command().empty()) return Invalid("command: empty; give the program and its arguments");
+    if (r.command(0).empty()) return Invalid("command[0]: empty program name");
+    for (int i = 0; i < r.command().size(); ++i) {
+      if (r.command(i).find('\0') != std::string::npos) {
+        return Invalid("command[" + std::to_string(i) + "]: contains a NUL byte");
+      }
+    }
+    if (r.shell() && r.command().size() != 1) {
+      return Invalid("command: with shell=true give exactly one element, the shell text (got " +
+                     std::to_string(r.command().size()) + ")");
+    }
+    if (r.gpus() < 0) return Invalid("gpus: " + std::to_string(r.gpus()) + " is negative");
+    if (r.gpus() > engine_->TotalGpus()) {
+      return Invalid("gpus: " + std::to_string(r.gpus()) + " requested, the cluster has " +
+                     std::to_string(engine_->TotalGpus()));
+    }
+    if (r.cpus() < 0) return Invalid("cpus: " + std::to_string(r.cpus()) + " is negative");
+    if (!Finite(r.mem_gb()) || r.mem_gb() < 0)
+      return Invalid("mem_gb: must be a finite number >= 0");
+    if (!Finite(r.duration_s()) || r.duration_s() < 0)
+      return Invalid("duration_s: must be a finite number >= 0");
+    if (!r.checkpoint_dir().empty() && r.checkpoint_dir()[0] != '/') {
+      return Invalid("checkpoint_dir: '" + r.checkpoint_dir() + "' is not an absolute path");
+    }
+    if (!r.working_dir().empty() && r.working_dir()[0] != '/') {
+      return Invalid("working_dir: '" + r.working_dir() + "' is not an absolute path");
+    }
+    return grpc::Status::OK;
+  }
+
+  void Fill(const JobRecord& j, pb::Job* out) const {
+    out->set_id(j.id);
+    out->set_state(static_cast<pb::JobState>(j.state));
+    for (const std::string& a : j.command) out->add_command(a);
+    out->set_shell(j.shell);
+    out->set_gpus(j.gpus);
+    out->set_cpus(j.cpus);
+    out->set_mem_gb(j.mem_gb);
+    out->set_duration_s(j.duration_s);
+    out->set_user(j.user);
+    out->set_vc(j.vc);
+    out->set_priority(j.priority);
+    out->set_checkpoint_dir(j.checkpoint_dir);
+    out->set_name(j.name);
+    out->set_submit_time(j.submit_time);
+    out->set_first_start_time(j.first_start_time);
+    out->set_finish_time(j.finish_time);
+    const double now =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    out->set_executed_s(j.executed_s + (j.state == RunState::kRunning
+                                            ? std::max(0.0, now - j.last_start_time)
+                                            : 0));
+    out->set_restart_count(j.restart_count);
+    out->set_placement(PlacementText(j.placement, nodes_));
+    out->set_exit_code(j.exit_code);
+    out->set_message(j.message);
+    const std::string dir = JobDir(state_dir_, j.id);
+    out->set_stdout_path(dir + "/stdout.log");
+    out->set_stderr_path(dir + "/stderr.log");
+    out->set_backend_id(j.backend_id);
+  }
+
+  Engine* engine_;
+  std::string token_;
+  std::string state_dir_;
+  std::vector<std::string> nodes_;
+  std::string policy_;
+};
+
+// The token file: read it, or create it (0600, 32 random bytes as hex) at first start.
+Result<std::string> LoadOrCreateToken(const std::string& path) {
+  std::ifstream in(path);
+  std::string token;
+  if (in && std::getline(in, token) && !token.empty()) return token;
+  std::random_device rd;  // /dev/urandom.
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 64; ++i) token += kHex[rd() % 16];
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0)
+    return Status::IoError(path + ": cannot create the token file: " + std::strerror(errno));
+  const std::string line = token + "\n";
+  const bool ok = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  close(fd);
+  if (!ok) return Status::IoError(path + ": cannot write the token file");
+  return token;
+}
+
+class ServiceImpl final : public RuntimeService {
+ public:
+  std::string address() const override { return address_; }
+  void Wait() override { server_->Wait(); }
+  void Shutdown() override {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    engine_->Stop();
+  }
+  ~ServiceImpl() override {
+    if (server_) Shutdown();
+  }
+
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<SchedulerImpl> impl_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string address_;
+};
+
+}  // namespace
+}  // namespace runtime
+
+Result<std::unique_ptr<RuntimeService>> RuntimeService::Start(const RuntimeOptions& in) {
+  using namespace runtime;
+  RuntimeOptions options = in;
+  if (options.state_dir.empty()) return Status::InvalidArgument("--state-dir: empty");
+  if (!(options.grace_s >= 0) || !std::isfinite(options.grace_s)) {
+    return Status::InvalidArgument("--grace-s: must be a finite number >= 0");
+  }
+  if (!(options.poll_s > 0) || !std::isfinite(options.poll_s)) {
+    return Status::InvalidArgument("--poll-s: must be a finite number > 0");
+  }
+  std::error_code ec;
+  fs::create_directories(options.state_dir, ec);
+  if (ec) return Status::IoError(options.state_dir + ": " + ec.message());
+  options.state_dir = fs::absolute(options.state_dir).lexically_normal().string();
+  if (!options.state_dir.empty() && options.state_dir.back() == '/') options.state_dir.pop_back();
+  chmod(options.state_dir.c_str(), 0700);
+  Result<std::string> token = LoadOrCreateToken(options.state_dir + "/token");
+  if (!token.ok()) return token.status();
+
+  Result<std::unique_ptr<Backend>> backend =
+      options.backend == "local" ? MakeLocalBackend(options)
+      : options.backend == "slurm"
+          ? MakeSlurmBackend(options)
+          : Result<std::unique_ptr<Backend>>(Status::InvalidArgument(
+                "--backend '" + options.backend + "': expected local or slurm"));
+  if (!backend.ok()) return backend.status();
+  if (options.policy.policy.empty()) options.policy.policy = "fifo";
+  Result<std::unique_ptr<Policy>> policy = MakePolicy(options.policy);
+  if (!policy.ok()) return policy.status();
+  Result<std::unique_ptr<Store>> store = Store::Open(options.state_dir + "/schedkit.db");
+  if (!store.ok()) return store.status();
+
+  std::vector<std::string> nodes = (*backend)->NodeNames();
+  auto service = std::make_unique<ServiceImpl>();
+  Result<std::unique_ptr<Engine>> engine = Engine::Start(
+      options, std::move(store).value(), std::move(backend).value(), std::move(policy).value());
+  if (!engine.ok()) return engine.status();
+  service->engine_ = std::move(engine).value();
+  service->impl_ = std::make_unique<SchedulerImpl>(
+      service->engine_.get(), *token, options.state_dir, std::move(nodes), options.policy.policy);
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(service->impl_.get());
+  service->server_ = builder.BuildAndStart();
+  if (!service->server_ || port == 0) {
+    service->engine_->Stop();
+    return Status::InvalidArgument("--listen '" + options.listen + "': cannot listen there");
+  }
+  const std::string host = options.listen.substr(0, options.listen.rfind(':'));
+  service->address_ = host + ":" + std::to_string(port);
+  // Clients find the service through this file (written atomically).
+  const std::string tmp = options.state_dir + "/address.tmp";
+  std::ofstream(tmp) << service->address_ << "\n";
+  fs::rename(tmp, options.state_dir + "/address", ec);
+  if (ec) return Status::IoError(options.state_dir + "/address: " + ec.message());
+  return std::unique_ptr<RuntimeService>(std::move(service));
+}
+
+}  // namespace schedkit

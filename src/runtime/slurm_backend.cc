@@ -1,0 +1,239 @@
+// The Slurm backend: Slurm runs the jobs, schedkit decides. A job is submitted held
+// (sbatch --hold) on the nodes its placement names and released at once; preemption is
+// `scontrol requeuehold` (Slurm signals the job and keeps it, held, for the next start,
+// which moves it to the new nodes, clears the requeue delay and releases it). State is
+// read back with squeue, and scontrol show job for jobs that have left the queue.
+// Recipe and verified behaviour: ../shared/docs/reference/slurm-single-host.md.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "runtime/backend.h"
+
+namespace schedkit::runtime {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ShellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// "Key=Value" fields of `scontrol show job -o`.
+std::map<std::string, std::string> ParseFields(const std::string& line) {
+  std::map<std::string, std::string> f;
+  std::istringstream in(line);
+  std::string tok;
+  while (in >> tok) {
+    const size_t eq = tok.find('=');
+    if (eq != std::string::npos) f[tok.substr(0, eq)] = tok.substr(eq + 1);
+  }
+  return f;
+}
+
+Status Check(const Result<CommandOutput>& r, const std::string& what) {
+  if (!r.ok()) return r.status();
+  if (r->exit_code != 0) return Status::Internal(what + " failed: " + Trim(r->err + r->out));
+  return Status::Ok();
+}
+
+class SlurmBackend final : public Backend {
+ public:
+  SlurmBackend(const RuntimeOptions& o, ClusterSpec cluster, std::vector<std::string> names)
+      : options_(o), cluster_(std::move(cluster)), names_(std::move(names)) {}
+
+  std::string Name() const override { return "slurm"; }
+  const ClusterSpec& Cluster() const override { return cluster_; }
+  const std::vector<std::string>& NodeNames() const override { return names_; }
+
+  Result<std::string> Start(const JobRecord& job, const Placement& placement) override {
+    std::string nodes;
+    int max_gpus = 0;
+    for (const NodeShare& s : placement.shares) {
+      nodes += (nodes.empty() ? "" : ",") + names_.at(s.node);
+      max_gpus = std::max(max_gpus, s.gpus());
+    }
+    const std::string n = std::to_string(placement.shares.size());
+    if (!job.backend_id.empty()) {  // Preempted earlier: held in Slurm, move and release it.
+      const std::string& id = job.backend_id;
+      SCHEDKIT_RETURN_IF_ERROR(Check(
+          RunCommand({"scontrol", "update", "jobid=" + id, "nodelist=" + nodes, "numnodes=" + n}),
+          "scontrol update nodelist"));
+      SCHEDKIT_RETURN_IF_ERROR(
+          Check(RunCommand({"scontrol", "update", "jobid=" + id, "starttime=now"}),
+                "scontrol update starttime"));
+      SCHEDKIT_RETURN_IF_ERROR(Check(RunCommand({"scontrol", "release", id}), "scontrol release"));
+      return id;
+    }
+    const std::string dir = JobDir(options_.state_dir, job.id);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!ec && !job.checkpoint_dir.empty()) fs::create_directories(job.checkpoint_dir, ec);
+    if (ec) return Status::IoError(dir + ": " + ec.message());
+    // The batch script only sets the restart count and execs the argv, quoted word by word.
+    const std::string script = dir + "/job.sh";
+    {
+      std::ofstream out(script);
+      out << "#!/bin/sh\n"
+          << "export SCHEDKIT_RESTART_COUNT=$((${SLURM_RESTART_COUNT:-0} + " << job.restart_count
+          << "))\n";
+      if (job.shell) {
+        out << "exec /bin/sh -c " << ShellQuote(job.command.at(0)) << "\n";
+      } else {
+        out << "exec";
+        for (const std::string& a : job.command) out << " " << ShellQuote(a);
+        out << "\n";
+      }
+      if (!out) return Status::IoError(script + ": cannot write");
+    }
+    std::vector<std::string> argv = {"sbatch",
+                                     "--hold",
+                                     "--parsable",
+                                     "--job-name=schedkit-" + std::to_string(job.id),
+                                     "--nodelist=" + nodes,
+                                     "--nodes=" + n,
+                                     "--open-mode=append",
+                                     "--output=" + dir + "/stdout.log",
+                                     "--error=" + dir + "/stderr.log",
+                                     "--export=ALL,SCHEDKIT_JOB_ID=" + std::to_string(job.id) +
+                                         ",SCHEDKIT_CHECKPOINT_DIR=" + job.checkpoint_dir};
+    if (max_gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(max_gpus));
+    if (job.cpus > 0) argv.push_back("--cpus-per-task=" + std::to_string(job.cpus));
+    if (job.mem_gb > 0)
+      argv.push_back("--mem=" + std::to_string(static_cast<long>(job.mem_gb * 1024)) + "M");
+    argv.push_back("--chdir=" +
+                   (job.working_dir.empty() ? fs::current_path().string() : job.working_dir));
+    argv.push_back(script);
+    Result<CommandOutput> sub = RunCommand(argv);
+    SCHEDKIT_RETURN_IF_ERROR(Check(sub, "sbatch"));
+    const std::string id = Trim(sub->out.substr(0, sub->out.find(';')));
+    SCHEDKIT_RETURN_IF_ERROR(Check(RunCommand({"scontrol", "release", id}), "scontrol release"));
+    return id;
+  }
+
+  Status Preempt(const JobRecord& job) override {
+    if (job.backend_id.empty()) return Status::Ok();
+    return Check(RunCommand({"scontrol", "requeuehold", job.backend_id}), "scontrol requeuehold");
+  }
+
+  Status Cancel(const JobRecord& job) override {
+    if (job.backend_id.empty()) return Status::Ok();
+    return Check(RunCommand({"scancel", job.backend_id}), "scancel");
+  }
+
+  std::vector<JobExit> Poll(const std::vector<const JobRecord*>& running) override {
+    std::vector<JobExit> out;
+    if (running.empty()) return out;
+    Result<CommandOutput> q = RunCommand({"squeue", "-h", "-o", "%i|%T"});
+    if (!q.ok() || q->exit_code != 0) return out;  // Try again next time.
+    std::set<std::string> queued;
+    std::istringstream lines(q->out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      const size_t bar = line.find('|');
+      if (bar != std::string::npos) queued.insert(line.substr(0, bar));
+    }
+    for (const JobRecord* j : running) {
+      if (queued.count(j->backend_id)) continue;
+      JobExit e;
+      if (Ended(*j, &e)) out.push_back(e);
+    }
+    return out;
+  }
+
+  Liveness Adopt(const JobRecord& job, JobExit* exit) override {
+    if (job.backend_id.empty()) return Liveness::kLost;
+    Result<CommandOutput> r = RunCommand({"scontrol", "show", "job", "-o", job.backend_id});
+    if (!r.ok() || r->exit_code != 0) return Liveness::kLost;
+    const std::string state = ParseFields(r->out)["JobState"];
+    if (state == "RUNNING" || state == "CONFIGURING" || state == "COMPLETING")
+      return Liveness::kAlive;
+    if (Ended(job, exit)) return Liveness::kEnded;
+    RunCommand({"scancel", job.backend_id});  // Pending in Slurm: start afresh.
+    return Liveness::kLost;
+  }
+
+ private:
+  // True iff Slurm says the job has ended; fills `e`.
+  bool Ended(const JobRecord& j, JobExit* e) {
+    e->id = j.id;
+    Result<CommandOutput> r = RunCommand({"scontrol", "show", "job", "-o", j.backend_id});
+    if (!r.ok() || r->exit_code != 0) {
+      e->exit_code = 1;
+      e->message = "Slurm job " + j.backend_id + " has left Slurm's records";
+      return true;
+    }
+    auto f = ParseFields(r->out);
+    const std::string& state = f["JobState"];
+    if (state == "PENDING" || state == "RUNNING" || state == "CONFIGURING" ||
+        state == "COMPLETING" || state == "REQUEUED" || state == "SUSPENDED") {
+      return false;
+    }
+    const std::string& code = f["ExitCode"];  // "status:signal"
+    const size_t colon = code.find(':');
+    const int status = std::atoi(code.substr(0, colon).c_str());
+    const int sig = colon == std::string::npos ? 0 : std::atoi(code.substr(colon + 1).c_str());
+    e->exit_code = sig > 0 ? 128 + sig : status;
+    if (state != "COMPLETED") {
+      e->exit_code = e->exit_code == 0 ? 1 : e->exit_code;
+      e->message = "Slurm job " + j.backend_id + " ended " + state + " (" + f["Reason"] + ")";
+    }
+    return true;
+  }
+
+  RuntimeOptions options_;
+  ClusterSpec cluster_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Backend>> MakeSlurmBackend(const RuntimeOptions& options) {
+  Result<CommandOutput> r = RunCommand({"sinfo", "-h", "-N", "-o", "%N|%G"});
+  SCHEDKIT_RETURN_IF_ERROR(Check(r, "sinfo (is SLURM_CONF set and slurmctld up?)"));
+  std::map<std::string, int> gpus_of;  // Sorted by name; a node in two partitions is listed twice.
+  std::istringstream lines(r->out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    const size_t bar = line.find('|');
+    if (bar == std::string::npos) continue;
+    const std::string gres = line.substr(bar + 1);
+    int gpus = 0;
+    const size_t at = gres.find("gpu:");
+    if (at != std::string::npos) {
+      std::string count = gres.substr(at + 4);
+      const size_t colon = count.find(':');  // gpu:TYPE:N
+      if (colon != std::string::npos && !std::isdigit(static_cast<unsigned char>(count[0]))) {
+        count = count.substr(colon + 1);
+      }
+      gpus = std::atoi(count.c_str());
+    }
+    gpus_of[line.substr(0, bar)] = std::min(gpus, kMaxGpusPerNode);
+  }
+  if (gpus_of.empty()) return Status::InvalidArgument("sinfo lists no nodes");
+  ClusterSpec cluster;
+  cluster.source = "slurm";
+  std::vector<std::string> names;
+  for (const auto& [name, gpus] : gpus_of) {
+    NodeSpec node;
+    node.gpus = gpus;
+    node.cpus = 0;
+    node.mem_gb = 0;
+    cluster.nodes.push_back(node);
+    names.push_back(name);
+  }
+  return std::unique_ptr<Backend>(
+      std::make_unique<SlurmBackend>(options, std::move(cluster), std::move(names)));
+}
+
+}  // namespace schedkit::runtime

@@ -1,0 +1,147 @@
+// Helpers for the runtime integration tests: the real `schedkit serve` as a child process,
+// a real gRPC client, and polling with a deadline (never asserting on durations).
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/client.h"
+
+namespace schedkit::runtime::testing {
+
+namespace pb = ::schedkit::v1;
+
+inline const std::string kCli = SCHEDKIT_CLI;
+inline const std::string kSource = SCHEDKIT_SOURCE_DIR;
+
+// Polls `done` every 50 ms until it holds or `timeout_s` passes; returns whether it held.
+inline bool WaitFor(const std::function<bool()>& done, double timeout_s) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A fresh directory under the test temp dir, apart from concurrent runs of the suite.
+inline std::string FreshDir(const std::string& name) {
+  const std::string dir =
+      ::testing::TempDir() + "/schedkit_runtime_" + std::to_string(getpid()) + "_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// `schedkit serve --state-dir DIR ARGS...` on a free loopback port.
+class Server {
+ public:
+  Server(std::string state_dir, std::vector<std::string> args)
+      : state_dir_(std::move(state_dir)), args_(std::move(args)) {
+    Start();
+  }
+  ~Server() { Kill(SIGTERM); }
+
+  void Start() {
+    std::filesystem::remove(state_dir_ + "/address");
+    std::vector<std::string> argv = {kCli,       "serve",    "--state-dir",
+                                     state_dir_, "--listen", "127.0.0.1:0"};
+    argv.insert(argv.end(), args_.begin(), args_.end());
+    const std::filesystem::path state(state_dir_);
+    const std::string log =
+        (state.parent_path() / ("serve-" + state.filename().string() + ".log")).string();
+    std::vector<char*> a;
+    for (std::string& s : argv) a.push_back(s.data());
+    a.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ == 0) {  // Only async-signal-safe calls until exec.
+      const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+      }
+      execv(a[0], a.data());
+      _exit(127);
+    }
+    ASSERT_TRUE(WaitFor([&] { return std::filesystem::exists(state_dir_ + "/address"); }, 20))
+        << "schedkit serve did not start; see " << log << ":\n"
+        << ReadFile(log);
+    Result<Endpoint> e = ResolveEndpoint(state_dir_, "", "");
+    ASSERT_TRUE(e.ok()) << e.status().message();
+    endpoint_ = *e;
+    client_ = std::make_unique<Client>(endpoint_);
+  }
+
+  // Sends `sig` and reaps the service (SIGKILL: a crash; SIGTERM: a clean stop).
+  void Kill(int sig) {
+    if (pid_ <= 0) return;
+    kill(pid_, sig);
+    waitpid(pid_, nullptr, 0);
+    pid_ = 0;
+  }
+
+  Client& client() { return *client_; }
+  const Endpoint& endpoint() const { return endpoint_; }
+  const std::string& state_dir() const { return state_dir_; }
+
+  Result<JobId> Submit(pb::SubmitRequest req) {
+    if (req.working_dir().empty()) req.set_working_dir(state_dir_);
+    pb::SubmitResponse resp;
+    grpc::Status st = client_->stub().Submit(client_->Context().get(), req, &resp);
+    if (!st.ok()) return Status::Internal(st.error_message());
+    return resp.job_id();
+  }
+  // argv job; `gpus` GPUs.
+  JobId SubmitArgv(std::vector<std::string> argv, int gpus = 1, std::string checkpoint_dir = "") {
+    pb::SubmitRequest req;
+    for (const std::string& a : argv) req.add_command(a);
+    req.set_gpus(gpus);
+    req.set_checkpoint_dir(checkpoint_dir);
+    Result<JobId> id = Submit(req);
+    EXPECT_TRUE(id.ok()) << id.status().message();
+    return id.ok() ? *id : 0;
+  }
+  pb::Job Get(JobId id) {
+    pb::GetJobRequest req;
+    req.set_job_id(id);
+    pb::Job job;
+    grpc::Status st = client_->stub().GetJob(client_->Context().get(), req, &job);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+    return job;
+  }
+  bool InState(JobId id, pb::JobState s) { return Get(id).state() == s; }
+  grpc::Status Cancel(JobId id) {
+    pb::CancelRequest req;
+    req.set_job_id(id);
+    pb::CancelResponse resp;
+    return client_->stub().Cancel(client_->Context(60).get(), req, &resp);
+  }
+
+ private:
+  std::string state_dir_;
+  std::vector<std::string> args_;
+  pid_t pid_ = 0;
+  Endpoint endpoint_;
+  std::unique_ptr<Client> client_;
+};
+
+}  // namespace schedkit::runtime::testing

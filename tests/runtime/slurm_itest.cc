@@ -1,0 +1,129 @@
+// `schedkit serve --backend slurm` on a real two-node Slurm cluster that the test starts
+// itself on loopback (tests/slurm/test_cluster.sh; Debian's slurmctld, slurmd,
+// slurm-client from scripts/setup.sh). Checks placement, preemption by requeue and
+// re-adoption of running Slurm jobs after a SIGKILL of the service.
+#include <signal.h>
+
+#include <cstdlib>
+#include <map>
+
+#include "runtime/backend.h"
+#include "runtime_itest_util.h"
+
+namespace schedkit::runtime::testing {
+namespace {
+
+class SlurmCluster {
+ public:
+  explicit SlurmCluster(std::string dir) : dir_(std::move(dir)) {
+    const std::string cmd =
+        kSource + "/tests/slurm/test_cluster.sh start " + dir_ + " > " + dir_ + ".start.log 2>&1";
+    ok_ = std::system(cmd.c_str()) == 0;
+    setenv("SLURM_CONF", (dir_ + "/slurm.conf").c_str(), 1);
+  }
+  ~SlurmCluster() { std::system((kSource + "/tests/slurm/test_cluster.sh stop " + dir_).c_str()); }
+  bool ok() const { return ok_; }
+  std::string log() const { return ReadFile(dir_ + ".start.log"); }
+
+ private:
+  std::string dir_;
+  bool ok_ = false;
+};
+
+// Fields of `scontrol show job -o ID`.
+std::map<std::string, std::string> SlurmJob(const std::string& id) {
+  Result<CommandOutput> r = RunCommand({"scontrol", "show", "job", "-o", id});
+  std::map<std::string, std::string> f;
+  if (!r.ok()) return f;
+  std::istringstream in(r->out);
+  std::string tok;
+  while (in >> tok) {
+    const size_t eq = tok.find('=');
+    if (eq != std::string::npos) f[tok.substr(0, eq)] = tok.substr(eq + 1);
+  }
+  return f;
+}
+
+std::string NodeOf(const pb::Job& j) { return j.placement().substr(0, j.placement().find(':')); }
+
+TEST(RuntimeSlurm, PlacesJobsOnTheChosenNodesAndPreemptsByRequeue) {
+  ASSERT_EQ(std::system("command -v slurmctld > /dev/null"), 0)
+      << "slurmctld is not installed: run scripts/setup.sh";
+  const std::string dir = FreshDir("slurm");
+  SlurmCluster cluster(dir + "/cluster");
+  ASSERT_TRUE(cluster.ok()) << cluster.log();
+  // Queue 0 holds jobs below 4 GPU-seconds: a 4-GPU job is demoted after 1 s of running.
+  Server server(dir + "/state", {"--backend", "slurm", "--policy", "tiresias", "--opt",
+                                 "thresholds=4", "--poll-s", "0.5"});
+  pb::ClusterStatusResponse status;
+  ASSERT_TRUE(
+      server.client()
+          .stub()
+          .ClusterStatus(server.client().Context().get(), pb::ClusterStatusRequest(), &status)
+          .ok());
+  ASSERT_EQ(status.nodes_size(), 2);
+  EXPECT_EQ(status.nodes(0).name(), "n1");
+  EXPECT_EQ(status.nodes(0).gpus(), 4);
+
+  const JobId a = server.SubmitArgv({"sleep", "120"}, 4);
+  const JobId b = server.SubmitArgv({"sleep", "120"}, 4);
+  auto slurm_running = [&](JobId id) {
+    const pb::Job j = server.Get(id);
+    return j.state() == pb::RUNNING && SlurmJob(j.backend_id())["JobState"] == "RUNNING";
+  };
+  ASSERT_TRUE(WaitFor([&] { return slurm_running(a) && slurm_running(b); }, 30));
+  const pb::Job ja = server.Get(a), jb = server.Get(b);
+  // Placement: Slurm runs each job exactly where the policy put it, on different nodes.
+  EXPECT_EQ(SlurmJob(ja.backend_id())["NodeList"], NodeOf(ja));
+  EXPECT_EQ(SlurmJob(jb.backend_id())["NodeList"], NodeOf(jb));
+  EXPECT_NE(NodeOf(ja), NodeOf(jb));
+  EXPECT_EQ(ja.placement().substr(ja.placement().find(':')), ":0-3");
+
+  // Both are demoted past 4 GPU-seconds; a new 4-GPU job outranks them.
+  ASSERT_TRUE(WaitFor(
+      [&] { return server.Get(a).executed_s() > 1.5 && server.Get(b).executed_s() > 1.5; }, 20));
+  const JobId c = server.SubmitArgv({"sleep", "1"}, 4);
+  ASSERT_TRUE(WaitFor(
+      [&] { return server.Get(a).restart_count() + server.Get(b).restart_count() == 1; }, 20));
+  const JobId victim = server.Get(a).restart_count() == 1 ? a : b;
+  const pb::Job v = server.Get(victim);
+  const std::string victim_node = victim == a ? NodeOf(ja) : NodeOf(jb);
+  EXPECT_EQ(v.state(), pb::PENDING);
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        auto f = SlurmJob(v.backend_id());
+        return f["JobState"] == "PENDING" && f["Restarts"] == "1";
+      },
+      20))
+      << "not requeued in Slurm";
+  // The newcomer runs on the node the victim left, and finishes.
+  ASSERT_TRUE(WaitFor([&] { return server.InState(c, pb::SUCCEEDED); }, 30));
+  const std::string c_slurm = server.Get(c).backend_id();
+  EXPECT_EQ(SlurmJob(c_slurm)["NodeList"], victim_node);
+  // The victim resumes as the same Slurm job, now released again.
+  ASSERT_TRUE(WaitFor([&] { return slurm_running(victim); }, 30));
+  EXPECT_EQ(server.Get(victim).backend_id(), v.backend_id());
+  EXPECT_EQ(server.Get(victim).restart_count(), 1);
+  // A crash of the service: both Slurm jobs are still running and are re-adopted as they are.
+  const std::string a_id = server.Get(a).backend_id(), b_id = server.Get(b).backend_id();
+  server.Kill(SIGKILL);
+  server.Start();
+  for (auto [id, slurm_id] : {std::pair{a, a_id}, std::pair{b, b_id}}) {
+    const pb::Job j = server.Get(id);
+    EXPECT_EQ(j.state(), pb::RUNNING) << id;
+    EXPECT_EQ(j.backend_id(), slurm_id);
+    EXPECT_EQ(j.restart_count(), id == victim ? 1 : 0);
+  }
+  for (JobId id : {a, b}) {
+    ASSERT_TRUE(server.Cancel(id).ok());
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          const std::string s = SlurmJob(server.Get(id).backend_id())["JobState"];
+          return s == "CANCELLED" || s.empty();
+        },
+        20));
+  }
+}
+
+}  // namespace
+}  // namespace schedkit::runtime::testing
