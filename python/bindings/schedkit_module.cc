@@ -1,11 +1,11 @@
 // The `schedkit` Python module (pybind11): the learning environments as Gym-style objects with
 // NumPy observations, their space descriptions, and the DAG simulator's built-in schedulers as
-// references. A bad Status becomes a Python exception (ValueError; OSError for I/O errors);
-// no C++ exception crosses into Python otherwise.
+// references. A bad Status becomes a Python ValueError carrying its one-line message.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -22,10 +22,6 @@ namespace schedkit {
 namespace {
 
 [[noreturn]] void Raise(const Status& status) {
-  if (status.code() == Status::Code::kIoError) {
-    PyErr_SetString(PyExc_OSError, status.message().c_str());
-    throw py::error_already_set();
-  }
   throw py::value_error(status.message());
 }
 
@@ -112,9 +108,17 @@ DagConfig MakeDagConfig(int num_executors, int job_arrival_cap, double job_arriv
   return c;
 }
 
+// Loaded once per path for the life of the interpreter: tpch.json takes about a second to parse,
+// and environments and reference runs only read it.
 std::shared_ptr<const DagWorkload> LoadWorkload(const std::string& path) {
-  return std::make_shared<const DagWorkload>(
-      Unwrap(LoadDagWorkload(path.empty() ? DefaultDagWorkloadPath() : path)));
+  static std::map<std::string, std::shared_ptr<const DagWorkload>> cache;
+  const std::string file = path.empty() ? DefaultDagWorkloadPath() : path;
+  auto it = cache.find(file);
+  if (it == cache.end()) {
+    it = cache.emplace(file, std::make_shared<const DagWorkload>(Unwrap(LoadDagWorkload(file))))
+             .first;
+  }
+  return it->second;
 }
 
 PyEnv MakeDagEnv(int num_executors, int job_arrival_cap, double job_arrival_rate,

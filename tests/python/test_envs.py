@@ -178,7 +178,7 @@ class ClusterEnvTest(ContractMixin, unittest.TestCase):
             cluster_env(max_queued=0)
         with self.assertRaisesRegex(ValueError, "nowhere"):
             cluster_env(placement="nowhere")
-        with self.assertRaises(OSError):
+        with self.assertRaisesRegex(ValueError, "/nonexistent/trace.csv"):
             cluster_env(trace="/nonexistent/trace.csv")
 
 
