@@ -116,8 +116,8 @@ class DagTask:
 
 
 SIZES = {  # (training, smoke)
-    "cluster": ({"jobs": 100, "rate": 4.0}, {"jobs": 12, "rate": 4.0}),
-    "dag": ({"executors": 20, "jobs": 20, "rate": 1.6e-5}, {"executors": 5, "jobs": 3, "rate": 1e-5}),
+    "cluster": ({"jobs": 300, "rate": 60.0}, {"jobs": 12, "rate": 4.0}),
+    "dag": ({"executors": 50, "jobs": 50, "rate": 4e-5}, {"executors": 5, "jobs": 3, "rate": 1e-5}),
 }
 
 

@@ -21,9 +21,7 @@ namespace py = pybind11;
 namespace schedkit {
 namespace {
 
-[[noreturn]] void Raise(const Status& status) {
-  throw py::value_error(status.message());
-}
+[[noreturn]] void Raise(const Status& status) { throw py::value_error(status.message()); }
 
 template <typename T>
 T Unwrap(Result<T> result) {
@@ -87,9 +85,8 @@ class PyEnv {
   py::dict ObservationSpace() const { return FieldsToPython(doc_.observation); }
   py::dict ActionSpace() const { return FieldsToPython(doc_.action); }
   py::dict Spaces() const {
-    return py::dict(py::arg("observation") = ObservationSpace(),
-                    py::arg("action") = ActionSpace(), py::arg("symbols") = doc_.symbols,
-                    py::arg("reward") = doc_.reward);
+    return py::dict(py::arg("observation") = ObservationSpace(), py::arg("action") = ActionSpace(),
+                    py::arg("symbols") = doc_.symbols, py::arg("reward") = doc_.reward);
   }
 
  private:
@@ -187,14 +184,12 @@ PYBIND11_MODULE(schedkit, m) {
   const schedkit::ClusterEnvConfig c;
   m.def("ClusterEnv", &schedkit::MakeClusterEnv, py::arg("trace") = "", py::arg("cluster") = "",
         py::arg("placement") = c.placement, py::arg("num_jobs") = c.generator.num_jobs,
-        py::arg("jobs_per_hour") = c.generator.jobs_per_hour,
-        py::arg("max_queued") = c.max_queued, py::arg("max_running") = c.max_running,
-        py::arg("expose_remaining") = c.expose_remaining,
+        py::arg("jobs_per_hour") = c.generator.jobs_per_hour, py::arg("max_queued") = c.max_queued,
+        py::arg("max_running") = c.max_running, py::arg("expose_remaining") = c.expose_remaining,
         "The GPU-cluster environment: a trace file, or (trace='') the seeded generator; "
         "cluster='' is the shipped 64-GPU cluster.");
-  m.def("dag_simulate", &schedkit::DagSimulate, py::arg("scheduler") = "fair",
-        py::arg("seed") = 0, py::arg("num_executors") = d.num_executors,
-        py::arg("job_arrival_cap") = d.job_arrival_cap,
+  m.def("dag_simulate", &schedkit::DagSimulate, py::arg("scheduler") = "fair", py::arg("seed") = 0,
+        py::arg("num_executors") = d.num_executors, py::arg("job_arrival_cap") = d.job_arrival_cap,
         py::arg("job_arrival_rate") = d.job_arrival_rate,
         py::arg("moving_delay_ms") = d.moving_delay_ms,
         py::arg("warmup_delay_ms") = d.warmup_delay_ms, py::arg("workload") = "",

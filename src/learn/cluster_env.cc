@@ -132,11 +132,13 @@ class ClusterEnvironment final : public Environment {
 
   // Waiting makes progress only if something can still happen.
   bool CanWait() const {
-    return !sim_->view().RunningJobs().empty() || arrived_ < static_cast<int64_t>(trace_.jobs.size());
+    return !sim_->view().RunningJobs().empty() ||
+           arrived_ < static_cast<int64_t>(trace_.jobs.size());
   }
 
   bool AnyFits() const {
-    return std::any_of(places_.begin(), places_.end(), [](const Placement& p) { return !p.empty(); });
+    return std::any_of(places_.begin(), places_.end(),
+                       [](const Placement& p) { return !p.empty(); });
   }
 
   // Runs the simulation event by event until a visible queued job fits (at once unless
@@ -175,7 +177,8 @@ class ClusterEnvironment final : public Environment {
   // The first max_queued pending jobs and where each would go now.
   void RefreshQueue() {
     visible_ = sim_->view().PendingJobs();
-    if (visible_.size() > static_cast<size_t>(config_.max_queued)) visible_.resize(config_.max_queued);
+    if (visible_.size() > static_cast<size_t>(config_.max_queued))
+      visible_.resize(config_.max_queued);
     places_.clear();
     for (JobId id : visible_) {
       places_.push_back(placement_->Place(sim_->view().Spec(id), sim_->view().Resources()));
@@ -285,9 +288,8 @@ const std::vector<std::string>& ClusterEnvRunningColumns() {
 
 Result<std::unique_ptr<Environment>> MakeClusterEnvironment(const ClusterEnvConfig& config) {
   SCHEDKIT_RETURN_IF_ERROR(config.Validate());
-  const std::string cluster_path = config.cluster_path.empty()
-                                       ? DataDir() + "/clusters/muri_n8g8.csv"
-                                       : config.cluster_path;
+  const std::string cluster_path =
+      config.cluster_path.empty() ? DataDir() + "/clusters/muri_n8g8.csv" : config.cluster_path;
   Result<ClusterSpec> cluster = LoadClusterSpec(cluster_path);
   if (!cluster.ok()) return cluster.status();
   Result<std::unique_ptr<PlacementModule>> placement = MakePlacement(config.placement);

@@ -1,6 +1,8 @@
 // The GPU-cluster learning environment (schedkit/cluster_env.h): a hand-computed episode, the
 // summed reward against an independent simulator run, the observation contract, determinism by
 // seed, and illegal actions that change nothing.
+#include "schedkit/cluster_env.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <random>
 #include <set>
 
-#include "schedkit/cluster_env.h"
 #include "schedkit/env_spaces.h"
 #include "schedkit/registry.h"
 #include "schedkit/simulator.h"
@@ -66,8 +67,8 @@ TEST(ClusterEnvTest, HandComputedEpisode) {
   // Job 0 (4 GPUs, 100 s) at 0; job 1 (8 GPUs, 50 s) at 10 waits for job 0.
   ClusterEnvConfig config;
   config.trace_path = testing::WriteTempFile(
-      "env_two_jobs.csv", std::string(kHeader) + "0,0,4,100,,,m,1,,,,,,u,,0\n" +
-                              "1,10,8,50,,,m,1,,,,,,u,,0\n");
+      "env_two_jobs.csv",
+      std::string(kHeader) + "0,0,4,100,,,m,1,,,,,,u,,0\n" + "1,10,8,50,,,m,1,,,,,,u,,0\n");
   config.cluster_path = TinyCluster();
   config.max_queued = 2;
   config.max_running = 2;
@@ -97,9 +98,9 @@ TEST(ClusterEnvTest, HandComputedEpisode) {
 
 TEST(ClusterEnvTest, WaitingIsAStepToTheNextEvent) {
   ClusterEnvConfig config;
-  config.trace_path = testing::WriteTempFile(
-      "env_wait.csv", std::string(kHeader) + "0,0,4,100,,,m,1,,,,,,u,,0\n" +
-                          "1,30,2,10,,,m,1,,,,,,u,,0\n");
+  config.trace_path =
+      testing::WriteTempFile("env_wait.csv", std::string(kHeader) + "0,0,4,100,,,m,1,,,,,,u,,0\n" +
+                                                 "1,30,2,10,,,m,1,,,,,,u,,0\n");
   config.cluster_path = TinyCluster();
   auto env = MakeEnv(config);
   env->Reset(0);
@@ -252,8 +253,8 @@ TEST(ClusterEnvTest, SameSeedSameEpisodeOtherSeedOtherEpisode) {
 TEST(ClusterEnvTest, IllegalActionsAreInvalidArgumentsAndChangeNothing) {
   ClusterEnvConfig config;
   config.trace_path = testing::WriteTempFile(
-      "env_illegal.csv", std::string(kHeader) + "0,0,8,100,,,m,1,,,,,,u,,0\n" +
-                             "1,0,4,10,,,m,1,,,,,,u,,0\n");
+      "env_illegal.csv",
+      std::string(kHeader) + "0,0,8,100,,,m,1,,,,,,u,,0\n" + "1,0,4,10,,,m,1,,,,,,u,,0\n");
   config.cluster_path = TinyCluster();
   config.max_queued = 3;
   auto env = MakeEnv(config);
@@ -308,8 +309,8 @@ TEST(ClusterEnvTest, BadConfigsNameTheProblem) {
   EXPECT_NE(MakeClusterEnvironment(config).status().message().find("nowhere"), std::string::npos);
   config = ClusterEnvConfig();
   config.cluster_path = TinyCluster();
-  config.trace_path = testing::WriteTempFile(
-      "env_too_big.csv", std::string(kHeader) + "0,0,16,100,,,m,1,,,,,,u,,0\n");
+  config.trace_path = testing::WriteTempFile("env_too_big.csv",
+                                             std::string(kHeader) + "0,0,16,100,,,m,1,,,,,,u,,0\n");
   const std::string msg = MakeClusterEnvironment(config).status().message();
   EXPECT_NE(msg.find("env_too_big.csv"), std::string::npos) << msg;
   EXPECT_NE(msg.find("job 0"), std::string::npos) << msg;
