@@ -90,8 +90,8 @@ class DagTask:
         n_exec = float(obs["num_executors"])
         committable = float(obs["num_committable_execs"])
         source = int(obs["source_job_idx"])
-        cap = np.array([committable if j == source else
-                        min(max(n_exec - obs["exec_supplies"][j], 0), committable) for j in jobs])
+        cap = np.where(jobs == source, committable,
+                       np.clip(n_exec - obs["exec_supplies"][jobs], 0, committable))
         x = np.stack([np.log1p(nodes[rows, 0]), np.log1p(nodes[rows, 1] / 1000.0),
                       np.log1p(job_work[jobs]), obs["exec_supplies"][jobs] / n_exec,
                       cap / n_exec, (jobs == source).astype(float),
