@@ -25,7 +25,20 @@ import schedkit
 # ----------------------------------------------------------------------------------------------
 # Environments: how to build one, the candidates at a decision point, and reference policies.
 
-class ClusterTask:
+class Task:
+    """An environment, the candidates at a decision point and reference policies."""
+
+    def run(self, seed, choose):
+        """Average JCT (s) of one episode with choose(obs, rng) -> action."""
+        rng = random.Random(seed)
+        obs = self.env.reset(seed)
+        while True:
+            obs, _, done, _, info = self.env.step(choose(obs, rng))
+            if done:
+                return info["avg_jct_s"]
+
+
+class ClusterTask(Task):
     """Candidates: queued rows that fit (the policy never waits: the environment only stops
     where some job fits). Features: log GPUs, log wait, log remaining (oracle), load."""
     unit, unit_name = 3600.0, "h"
@@ -57,17 +70,9 @@ class ClusterTask:
                 obs["queued"], np.flatnonzero(obs["action_mask"]))) for seed in seeds])
         return out
 
-    def run(self, seed, choose):
-        """Average JCT (s) of one episode with choose(obs, rng) -> action."""
-        rng = random.Random(seed)
-        obs = self.env.reset(seed)
-        while True:
-            obs, _, done, _, info = self.env.step(choose(obs, rng))
-            if done:
-                return info["avg_jct_s"]
 
 
-class DagTask:
+class DagTask(Task):
     """Candidates: schedulable stages; the policy commits every committable executor (the
     environment cuts the number to the stage's demand). Features per stage: log tasks left,
     log recent task duration, log work left in its job, its job's executor share, commit cap,
@@ -106,13 +111,6 @@ class DagTask:
         return {name: np.mean([schedkit.dag_simulate(name, seed=s, **self.size)["avg_jct_s"]
                                for s in seeds]) for name in ("fair", "fifo")}
 
-    def run(self, seed, choose):
-        rng = random.Random(seed)
-        obs = self.env.reset(seed)
-        while True:
-            obs, _, done, _, info = self.env.step(choose(obs, rng))
-            if done:
-                return info["avg_jct_s"]
 
 
 SIZES = {  # (training, smoke)
@@ -154,7 +152,7 @@ def rollout(task, scorer, seed):
 
 def train(task, scorer, args, deadline):
     opt = torch.optim.Adam(scorer.parameters(), lr=args.lr)
-    iteration, seed = 0, 0
+    iteration = 0
     while iteration < args.iterations and time.time() < deadline:
         seed = args.seed * 100003 + iteration  # Every group of episodes shares one workload.
         episodes = [rollout(task, scorer, seed) for _ in range(args.group)]
