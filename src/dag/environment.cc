@@ -43,10 +43,20 @@ class DagEnvironment final : public Environment {
     r.observation = DagObservationTensors(engine_.observation());
     r.info["wall_time"] = engine_.now_ms();
     r.info["steps"] = static_cast<double>(engine_.steps());
+    if (out->done) AddJctInfo(&r.info);
     return r;
   }
 
  private:
+  // The episode's JCTs (s) for learners that report them (the cluster env's keys).
+  void AddJctInfo(std::map<std::string, double>* info) const {
+    const std::vector<DagJobResult> jobs = engine_.JobResults();
+    double sum = 0;
+    for (const DagJobResult& j : jobs) sum += j.jct_s();
+    (*info)["sum_jct_s"] = sum;
+    (*info)["avg_jct_s"] = jobs.empty() ? 0 : sum / static_cast<double>(jobs.size());
+  }
+
   std::shared_ptr<const DagWorkload> workload_;
   dag::Engine engine_;
   bool started_ = false;

@@ -1,0 +1,35 @@
+# The `schedkit` Python module (python/bindings, docs/learning.md): pybind11 against Debian's
+# /usr/bin/python3, built into build/python/ (PYTHONPATH=build/python). Its tests and the
+# REINFORCE example's smoke run are ctest tests run with the same interpreter.
+if(NOT SCHEDKIT_BUILD_PYTHON)
+  return()
+endif()
+# Another python3 may come first on PATH: the module must match the interpreter whose
+# site-packages hold Debian's numpy and torch.
+set(Python3_EXECUTABLE /usr/bin/python3 CACHE FILEPATH "Python for the bindings and their tests")
+set(PYBIND11_FINDPYTHON ON)
+find_package(Python3 REQUIRED COMPONENTS Interpreter Development.Module)
+find_package(pybind11 REQUIRED CONFIG)
+
+# The static core goes into a shared module: it must be position-independent.
+set_target_properties(schedkit_core PROPERTIES POSITION_INDEPENDENT_CODE ON)
+pybind11_add_module(schedkit_python MODULE ${PROJECT_SOURCE_DIR}/python/bindings/schedkit_module.cc)
+target_link_libraries(schedkit_python PRIVATE schedkit_core)
+set_target_properties(schedkit_python PROPERTIES
+  OUTPUT_NAME schedkit
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/python)
+
+if(SCHEDKIT_BUILD_TESTS)
+  set(SCHEDKIT_PY_ENV "PYTHONPATH=${CMAKE_BINARY_DIR}/python")
+  add_test(NAME python_envs
+    COMMAND ${Python3_EXECUTABLE} -m unittest -v test_envs
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/python)
+  add_test(NAME python_reinforce_smoke
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/examples/reinforce.py --env cluster --smoke)
+  add_test(NAME python_reinforce_smoke_dag
+    COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/examples/reinforce.py --env dag --smoke)
+  set_tests_properties(python_envs python_reinforce_smoke python_reinforce_smoke_dag PROPERTIES
+    ENVIRONMENT "${SCHEDKIT_PY_ENV}" TIMEOUT 300)
+  # ctest builds nothing: make `ninja schedkit_tests` bring the module along.
+  add_dependencies(schedkit_tests schedkit_python)
+endif()
