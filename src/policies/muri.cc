@@ -237,18 +237,38 @@ class MuriPolicy final : public Policy {
     return InterleavingEfficiency(total, TypeIterationTime(both));
   }
 
-  void MatchOnce(const ClusterView& view, int g, int total_gpus, int64_t* required,
-                 std::vector<Group>* packs) {
-    const int n = static_cast<int>(packs->size());
+  // The matching of `packs` (mate per pack, or -1), memoised by the packs' member types
+  // in order: the weights, and so the deterministic matcher's answer, depend on nothing
+  // else, and consecutive events often present the same candidates.
+  const std::vector<int>& MatchPacks(const ClusterView& view, const std::vector<Group>& packs) {
+    const int n = static_cast<int>(packs.size());
+    std::vector<Members> types(n);
+    std::vector<int> key;
+    key.reserve(static_cast<size_t>(n) * kMaxGroupSize);
+    for (int u = 0; u < n; ++u) {
+      types[u] = TypesOf(view, packs[u].members);
+      key.insert(key.end(), types[u].begin(), types[u].end());
+    }
+    if (auto it = match_cache_.find(key); it != match_cache_.end()) return it->second;
+    std::vector<int> mate = ComputeMatching(types);
+    match_cache_ints_ += key.size() + mate.size();
+    if (match_cache_ints_ > kMatchCacheInts) {  // Bounded memory; results do not change.
+      match_cache_.clear();
+      match_cache_ints_ = key.size() + mate.size();
+    }
+    return match_cache_.emplace(std::move(key), std::move(mate)).first->second;
+  }
+
+  std::vector<int> ComputeMatching(const std::vector<Members>& types) {
+    const int n = static_cast<int>(types.size());
     // Packs with the same member types have the same weights: weigh each pair of distinct
     // member-type lists once, then spread the weights over the n x n matrix.
     std::vector<Members> kinds;
     std::map<Members, int> kind_of;
     std::vector<int> kind(n);
     for (int u = 0; u < n; ++u) {
-      const Members m = TypesOf(view, (*packs)[u].members);
-      auto [it, fresh] = kind_of.try_emplace(m, static_cast<int>(kinds.size()));
-      if (fresh) kinds.push_back(m);
+      auto [it, fresh] = kind_of.try_emplace(types[u], static_cast<int>(kinds.size()));
+      if (fresh) kinds.push_back(types[u]);
       kind[u] = it->second;
     }
     const int k = static_cast<int>(kinds.size());
@@ -263,19 +283,23 @@ class MuriPolicy final : public Policy {
         if (u != v) w[u * n + v] = kind_w[kind[u] * k + kind[v]];
       }
     }
-    std::vector<int> mate;
     if (compat_ == CompatMode::kMuri) {
       // Muri's own blossom: its choice among (near-)equal-weight matchings decides the groups.
-      mate = MuriBlossomMatching(n, w);
-    } else {
-      std::vector<WeightedEdge> edges;
-      for (int u = 0; u < n; ++u) {
-        for (int v = u + 1; v < n; ++v) {
-          if (w[u * n + v] > 0) edges.push_back({u, v, w[u * n + v]});
-        }
-      }
-      mate = MaxWeightMatching(n, edges);
+      return MuriBlossomMatching(n, w);
     }
+    std::vector<WeightedEdge> edges;
+    for (int u = 0; u < n; ++u) {
+      for (int v = u + 1; v < n; ++v) {
+        if (w[u * n + v] > 0) edges.push_back({u, v, w[u * n + v]});
+      }
+    }
+    return MaxWeightMatching(n, edges);
+  }
+
+  void MatchOnce(const ClusterView& view, int g, int total_gpus, int64_t* required,
+                 std::vector<Group>* packs) {
+    const int n = static_cast<int>(packs->size());
+    const std::vector<int> mate = MatchPacks(view, *packs);
     std::vector<Group> next;
     for (int u = 0; u < n; ++u) {
       const int v = mate[u];
@@ -372,6 +396,16 @@ class MuriPolicy final : public Policy {
   std::vector<JobSpec> type_specs_;   // One representative per type id.
   std::vector<double> type_totals_;   // StageTotal per type id.
   std::unordered_map<Members, double, MembersHash> tt_cache_;  // Sorted types -> TT.
+  struct KeyHash {
+    size_t operator()(const std::vector<int>& k) const {
+      uint64_t h = 0x9e3779b97f4a7c15ull ^ k.size();
+      for (int t : k) h = (h ^ static_cast<uint32_t>(t)) * 0xff51afd7ed558ccdull;
+      return static_cast<size_t>(h ^ (h >> 32));
+    }
+  };
+  static constexpr size_t kMatchCacheInts = size_t{1} << 22;  // 16 MiB of keys and mates.
+  std::unordered_map<std::vector<int>, std::vector<int>, KeyHash> match_cache_;
+  size_t match_cache_ints_ = 0;
   int64_t next_group_ = 1;
 };
 
