@@ -332,23 +332,28 @@ class Blossom {
     return false;
   }
 
-  // Scans original node u's neighbours: tight edges grow the tree, others update slack.
-  // Between original nodes the edge is (u, v, w) itself, so its slack is read directly.
+  // Scans original node u's neighbours: tight edges grow the tree, others update slack
+  // (UpdateSlack inlined). An edge between two original nodes is (u, v, w) itself, so
+  // its slack is read directly instead of through the stored endpoints.
   bool Scan(int u) {
-    const double* row = &Ew(u, 0);
+    const double lab_u = lab_[u];  // Labels change only between scans.
     for (int v = 1; v <= n_; ++v) {
-      const double w = row[v];
-      if (w > 0 && st_[u] != st_[v]) {
-        const double dist = lab_[u] + lab_[v] - w * 2.0;
-        if (NotPositive(dist)) {
-          if (OnFoundEdge(u, v)) return true;
-          row = &Ew(u, 0);  // A new blossom may have grown the arrays.
-        } else {
-          // UpdateSlack(u, st_[v]); when v is its own top node the edge is (u, v).
-          const int x = st_[v];
-          const double dist_x = x == v ? dist : Dist(u, x);
-          if (slack_[x] == 0 || dist_x < Dist(slack_[x], x)) slack_[x] = u;
-        }
+      const double w = Ew(u, v);
+      if (!(w > 0)) continue;
+      const int x = st_[v];
+      if (st_[u] == x) continue;
+      const double dist = lab_u + lab_[v] - w * 2.0;
+      if (NotPositive(dist)) {
+        if (OnFoundEdge(u, v)) return true;
+        continue;
+      }
+      const int s = slack_[x];
+      if (s == 0) {
+        slack_[x] = u;
+      } else if (x == v) {  // Both edges join original nodes.
+        if (dist < lab_[s] + lab_[v] - Ew(s, v) * 2.0) slack_[x] = u;
+      } else if (Dist(u, x) < Dist(s, x)) {
+        slack_[x] = u;
       }
     }
     return false;
