@@ -108,6 +108,8 @@ class Blossom {
     }
     for (std::vector<int>* a : {&match_, &st_, &pa_, &S_, &slack_, &vis_}) a->assign(cap_, 0);
     lab_.assign(cap_, 0);
+    best_dist_.assign(cap_, 0);
+    has_best_.assign(cap_, 0);
     for (int i = 0; i <= n_; ++i) st_[i] = i;
     flower_.resize(cap_);
     for (int i = 0; i < cap_; ++i) flower_[i].clear();
@@ -134,6 +136,8 @@ class Blossom {
     cap_ = cap;
     for (std::vector<int>* a : {&match_, &st_, &pa_, &S_, &slack_, &vis_}) a->resize(cap_, 0);
     lab_.resize(cap_, 0);
+    best_dist_.resize(cap_, 0);
+    has_best_.resize(cap_, 0);
     flower_.resize(cap_);
     flower_from_.resize(static_cast<size_t>(cap_) * (n_ + 1), 0);
   }
@@ -144,15 +148,21 @@ class Blossom {
     return lab_[u] + lab_[v] - Ew(u, v) * 2.0;
   }
 
-  void UpdateSlack(int u, int x) {
-    if (slack_[x] == 0 || Dist(u, x) < Dist(slack_[x], x)) slack_[x] = u;
-  }
-
+  // slack_[x]: the u (original, outside x, in an S = 0 tree) of least slack to x; keeping the best
+  // slack in hand instead of recomputing it.
   void SetSlack(int x) {
-    slack_[x] = 0;
+    int best = 0;
+    double best_dist = 0;
     for (int u = 1; u <= n_; ++u) {
-      if (Ew(u, x) > 0 && st_[u] != x && S_[st_[u]] == 0) UpdateSlack(u, x);
+      if (Ew(u, x) > 0 && st_[u] != x && S_[st_[u]] == 0) {
+        const double dist = Dist(u, x);
+        if (best == 0 || dist < best_dist) {
+          best = u;
+          best_dist = dist;
+        }
+      }
     }
+    slack_[x] = best;
   }
 
   void QPush(int x) {  // Breadth-first through nested blossoms.
@@ -270,12 +280,28 @@ class Blossom {
       Ew(x, b) = 0;
     }
     for (int x = 1; x <= n_; ++x) FlowerFrom(b, x) = 0;
+    // b's edge to x becomes the member's edge of least slack. The slack of b's current
+    // edge is kept in best_dist_ (valid where has_best_) rather than recomputed: labels do
+    // not change here and only the diagonal (x == b) is written twice.
+    std::fill(has_best_.begin(), has_best_.begin() + n_x_ + 1, 0);
     for (int xs : flower_[b]) {
       for (int x = 1; x <= n_x_; ++x) {
-        if (NotPositive(Ew(b, x)) || Dist(xs, x) < Dist(b, x)) {
+        if (NotPositive(Ew(b, x))) {
+          CopyEdge(b, x, xs, x);
+          CopyEdge(x, b, x, xs);
+          has_best_[x] = 0;
+          continue;
+        }
+        const double d_xs =
+            xs <= n_ && x <= n_ ? lab_[xs] + lab_[x] - Ew(xs, x) * 2.0 : Dist(xs, x);
+        const double d_b = has_best_[x] ? best_dist_[x] : Dist(b, x);
+        const bool take = d_xs < d_b;
+        if (take) {
           CopyEdge(b, x, xs, x);
           CopyEdge(x, b, x, xs);
         }
+        best_dist_[x] = take ? d_xs : d_b;
+        has_best_[x] = x != b;
       }
       for (int x = 1; x <= n_; ++x) {
         if (FlowerFrom(xs, x) != 0) FlowerFrom(b, x) = xs;
@@ -332,8 +358,8 @@ class Blossom {
     return false;
   }
 
-  // Scans original node u's neighbours: tight edges grow the tree, others update slack
-  // (UpdateSlack inlined). An edge between two original nodes is (u, v, w) itself, so
+  // Scans original node u's neighbours: tight edges grow the tree, others update slack_[st_[v]]
+  // as SetSlack would. An edge between two original nodes is (u, v, w) itself, so
   // its slack is read directly instead of through the stored endpoints.
   bool Scan(int u) {
     const double lab_u = lab_[u];  // Labels change only between scans.
@@ -437,6 +463,8 @@ class Blossom {
   std::vector<std::vector<int>> flower_;
   std::vector<int> flower_from_;  // cap_ x (n_ + 1).
   std::vector<double> lab_;
+  std::vector<double> best_dist_;  // AddBlossom's scratch, cap_ long.
+  std::vector<char> has_best_;
   std::vector<int> q_;  // Read from an index in Matching; cleared between rounds.
   std::vector<int> pending_nodes_;
   std::vector<std::pair<int, int>> pending_pairs_;

@@ -30,7 +30,10 @@ class MuriPolicy final : public Policy {
  public:
   MuriPolicy(std::string name, MuriKey key, bool autopack, CompatMode compat,
              std::unique_ptr<PlacementModule> placement)
-      : name_(std::move(name)), key_(key), autopack_(autopack), compat_(compat),
+      : name_(std::move(name)),
+        key_(key),
+        autopack_(autopack),
+        compat_(compat),
         placement_(std::move(placement)) {}
 
   std::string_view Name() const override { return name_; }
@@ -47,15 +50,19 @@ class MuriPolicy final : public Policy {
     list_.Remove(events.finished);
     for (JobId id : events.finished) current_.erase(id);
     // 1. Stable sort of the persistent list by key (ties keep their previous order).
-    list_.Sort(view.RunningJobs(), [&](JobId id) { return PriorityKey{Key(view.Status(id)), 0, 0}; },
-               /*multi_level=*/false);
+    list_.Sort(
+        view.RunningJobs(),
+        [&](JobId id) {
+          return PriorityKey{Key(view.Status(id)), 0, 0};
+        },
+        /*multi_level=*/false);
     std::unordered_map<JobId, double> key;
     key.reserve(list_.entries().size());
     for (const auto& [id, k] : list_.entries()) key[id] = k[0];
 
     // 2. Candidates: each job that fits on what earlier ones leave reserves itself and
     //    the next jobs of its size, up to kMaxGroupSize per fitting job.
-    std::vector<int> sizes;                    // GPU counts, in order of first appearance.
+    std::vector<int> sizes;                     // GPU counts, in order of first appearance.
     std::map<int, std::vector<JobId>> by_size;  // Sorted jobs of each GPU count.
     for (const auto& [id, unused_key] : list_.entries()) {
       const int g = view.Spec(id).gpus;
@@ -193,8 +200,7 @@ class MuriPolicy final : public Policy {
 
   // TT of a group given its members' types (any order), memoised by the sorted types.
   double TypeIterationTime(Members types) {
-    const int size =
-        static_cast<int>(std::find(types.begin(), types.end(), -1) - types.begin());
+    const int size = static_cast<int>(std::find(types.begin(), types.end(), -1) - types.begin());
     for (int i = 1; i < size; ++i) {  // Insertion sort (std::sort trips -Warray-bounds here).
       for (int j = i; j > 0 && types[j - 1] > types[j]; --j) std::swap(types[j - 1], types[j]);
     }
@@ -391,10 +397,10 @@ class MuriPolicy final : public Policy {
   std::unique_ptr<PlacementModule> placement_;
   PersistentOrder list_;  // Admitted unfinished jobs, in the persistent sorted order.
   std::unordered_map<JobId, Running> current_;  // What each running job was last given.
-  std::unordered_map<JobId, int> type_of_;  // Job -> type id (TypeOf).
+  std::unordered_map<JobId, int> type_of_;      // Job -> type id (TypeOf).
   std::map<TypeKey, int> type_ids_;
-  std::vector<JobSpec> type_specs_;   // One representative per type id.
-  std::vector<double> type_totals_;   // StageTotal per type id.
+  std::vector<JobSpec> type_specs_;                            // One representative per type id.
+  std::vector<double> type_totals_;                            // StageTotal per type id.
   std::unordered_map<Members, double, MembersHash> tt_cache_;  // Sorted types -> TT.
   struct KeyHash {
     size_t operator()(const std::vector<int>& k) const {
