@@ -71,6 +71,17 @@ std::vector<Case> Cases() {
   }
   cases.push_back({"muri-trace1/antman/compat-muri", [] { return MuriTrace("trace1"); },
                    MuriCluster, "antman", sk::CompatMode::kMuri});
+  // Muri-S / Muri-L (interleaving groups by blossom matching; autopack on, the default).
+  for (const char* trace : {"trace1", "trace2"}) {
+    for (const char* policy : {"muri-s", "muri-l"}) {
+      for (sk::CompatMode compat : {sk::CompatMode::kMuri, sk::CompatMode::kNone}) {
+        const std::string t = trace;
+        cases.push_back({"muri-" + t + "/" + policy +
+                             (compat == sk::CompatMode::kMuri ? "/compat-muri" : "/clean"),
+                         [t] { return MuriTrace(t); }, MuriCluster, policy, compat});
+      }
+    }
+  }
   for (double rate : {26.0, 30.0}) {
     for (const char* policy : {"fifo", "srtf", "tiresias"}) {
       cases.push_back({"synthetic-1m-1024gpu-" + std::to_string(static_cast<int>(rate)) +

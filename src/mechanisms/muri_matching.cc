@@ -1,10 +1,17 @@
 // See muri_matching.h. Nodes are 1-based internally (0 = none); blossoms get the ids
 // after the n nodes and are reused once expanded.
+//
+// Speed (docs/performance.md, Muri section): the matrices are flat arrays with a fixed
+// row stride, reused across calls (one workspace per thread), so a call allocates nothing
+// once the workspace has grown; the queues are vectors with a read index instead of
+// deques; and the scan of a node's neighbours, where the time goes, reads the original
+// weight directly (an edge between two original nodes is never rewritten, so its
+// endpoints are the node pair itself). The operations and their order are unchanged, so
+// every comparison, tie and result is the same as before.
 #include "mechanisms/muri_matching.h"
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <limits>
 #include <utility>
 
@@ -24,52 +31,37 @@ int Cmp(double x, double y) {
   return x > y ? 1 : 0;
 }
 
-struct Edge {
-  int u = 0, v = 0;
-  double w = 0;
-};
+// Cmp(x, 0) == 0: isclose(x, 0) holds only for x == 0, so this is "not > 0".
+bool NotPositive(double x) { return !(x > 0); }
 
 class Blossom {
  public:
-  explicit Blossom(const std::vector<std::vector<double>>& w) : n_(static_cast<int>(w.size())) {
-    n_x_ = n_;
-    edge_.assign(n_ + 1, std::vector<Edge>(n_ + 1));
-    for (int u = 0; u <= n_; ++u) {
-      for (int v = 0; v <= n_; ++v) edge_[u][v] = Edge{u, v, 0.0};
-    }
-    vis_.assign(n_ + 1, 0);
-    match_.assign(n_ + 1, 0);
+  // w: n x n directed weights, row-major.
+  std::vector<int> Run(int n, const double* w) {
+    Reset(n);
     bool any = false;
     for (int u = 1; u <= n_; ++u) {
       for (int v = 1; v <= n_; ++v) {
         if (u == v) continue;
-        const double x = w[u - 1][v - 1];
-        if (Cmp(x, 0.0) == 0) continue;  // Kept iff clearly > 0.
-        edge_[u][v].w = x;
+        const double x = w[(u - 1) * n + (v - 1)];
+        if (NotPositive(x)) continue;  // Kept iff clearly > 0.
+        Ew(u, v) = x;
         any = true;
       }
     }
-    if (!any) return;
-    pa_.assign(n_ + 1, 0);
-    st_.resize(n_ + 1);
-    for (int i = 0; i <= n_; ++i) st_[i] = i;
-    flower_.assign(n_ + 1, {});
-    flower_from_.assign(n_ + 1, std::vector<int>(n_ + 1, 0));
-    for (int i = 0; i <= n_; ++i) flower_from_[i][i] = i;
-    double w_max = 0;
-    bool first = true;
-    for (int u = 1; u <= n_; ++u) {
-      for (int v = 1; v <= n_; ++v) {
-        if (first || edge_[u][v].w > w_max) w_max = edge_[u][v].w;
-        first = false;
+    if (any) {
+      double w_max = 0;
+      bool first = true;
+      for (int u = 1; u <= n_; ++u) {
+        for (int v = 1; v <= n_; ++v) {
+          if (first || Ew(u, v) > w_max) w_max = Ew(u, v);
+          first = false;
+        }
+      }
+      std::fill(lab_.begin(), lab_.begin() + n_ + 1, w_max);
+      while (Matching()) {
       }
     }
-    lab_.assign(n_ + 1, w_max);
-    while (Matching()) {
-    }
-  }
-
-  std::vector<int> Mates() const {
     std::vector<int> mate(n_, -1);
     for (int u = 1; u <= n_; ++u) {
       const int v = match_[u];
@@ -79,28 +71,109 @@ class Blossom {
   }
 
  private:
-  double Dist(const Edge& e) const { return lab_[e.u] + lab_[e.v] - edge_[e.u][e.v].w * 2.0; }
+  // Edge (x, y) of the contracted graph: its endpoints among the original nodes and
+  // its weight, in three flat arrays with row stride cap_.
+  int& Eu(int x, int y) { return eu_[static_cast<size_t>(x) * cap_ + y]; }
+  int& Ev(int x, int y) { return ev_[static_cast<size_t>(x) * cap_ + y]; }
+  double& Ew(int x, int y) { return ew_[static_cast<size_t>(x) * cap_ + y]; }
+  int& FlowerFrom(int b, int x) { return flower_from_[static_cast<size_t>(b) * (n_ + 1) + x]; }
 
-  void UpdateSlack(int u, int x) {
-    if (slack_[x] == 0 || Dist(edge_[u][x]) < Dist(edge_[slack_[x]][x])) slack_[x] = u;
+  void CopyEdge(int to_x, int to_y, int from_x, int from_y) {
+    Eu(to_x, to_y) = Eu(from_x, from_y);
+    Ev(to_x, to_y) = Ev(from_x, from_y);
+    Ew(to_x, to_y) = Ew(from_x, from_y);
   }
 
-  void SetSlack(int x) {
-    slack_[x] = 0;
-    for (int u = 1; u <= n_; ++u) {
-      if (edge_[u][x].w > 0 && st_[u] != x && S_[st_[u]] == 0) UpdateSlack(u, x);
+  // Sizes the workspace for nodes 0..n plus room for the blossoms (live blossoms are at
+  // most n / 2; Grow handles the rest) and sets the original nodes' edges to (u, v, 0).
+  void Reset(int n) {
+    n_ = n;
+    n_x_ = n;
+    t_ = 0;
+    const int cap = n + n / 2 + 2;
+    if (cap > cap_ || static_cast<size_t>(cap) * cap > ew_.size()) {
+      cap_ = cap;
+      eu_.resize(static_cast<size_t>(cap_) * cap_);
+      ev_.resize(eu_.size());
+      ew_.resize(eu_.size());
+    } else {
+      cap_ = cap;  // Same storage, tighter stride: rows stay close together.
     }
+    for (int u = 0; u <= n_; ++u) {
+      for (int v = 0; v <= n_; ++v) {
+        Eu(u, v) = u;
+        Ev(u, v) = v;
+        Ew(u, v) = 0;
+      }
+    }
+    for (std::vector<int>* a : {&match_, &st_, &pa_, &S_, &slack_, &vis_}) a->assign(cap_, 0);
+    lab_.assign(cap_, 0);
+    best_dist_.assign(cap_, 0);
+    has_best_.assign(cap_, 0);
+    for (int i = 0; i <= n_; ++i) st_[i] = i;
+    flower_.resize(cap_);
+    for (int i = 0; i < cap_; ++i) flower_[i].clear();
+    flower_from_.assign(static_cast<size_t>(cap_) * (n_ + 1), 0);
+    for (int i = 0; i <= n_; ++i) FlowerFrom(i, i) = i;
+  }
+
+  // Makes room for node id `b` (a new blossom) when the workspace is full.
+  void Grow(int b) {
+    if (b < cap_) return;
+    const int cap = std::max(b + 1, cap_ * 3 / 2);
+    std::vector<int> eu(static_cast<size_t>(cap) * cap), ev(eu.size());
+    std::vector<double> ew(eu.size());
+    for (int x = 0; x <= n_x_; ++x) {
+      for (int y = 0; y <= n_x_; ++y) {
+        eu[static_cast<size_t>(x) * cap + y] = Eu(x, y);
+        ev[static_cast<size_t>(x) * cap + y] = Ev(x, y);
+        ew[static_cast<size_t>(x) * cap + y] = Ew(x, y);
+      }
+    }
+    eu_ = std::move(eu);
+    ev_ = std::move(ev);
+    ew_ = std::move(ew);
+    cap_ = cap;
+    for (std::vector<int>* a : {&match_, &st_, &pa_, &S_, &slack_, &vis_}) a->resize(cap_, 0);
+    lab_.resize(cap_, 0);
+    best_dist_.resize(cap_, 0);
+    has_best_.resize(cap_, 0);
+    flower_.resize(cap_);
+    flower_from_.resize(static_cast<size_t>(cap_) * (n_ + 1), 0);
+  }
+
+  double Dist(int x, int y) {
+    const int u = Eu(x, y);
+    const int v = Ev(x, y);
+    return lab_[u] + lab_[v] - Ew(u, v) * 2.0;
+  }
+
+  // slack_[x]: the u (original, outside x, in an S = 0 tree) of least slack to x; keeping the best
+  // slack in hand instead of recomputing it.
+  void SetSlack(int x) {
+    int best = 0;
+    double best_dist = 0;
+    for (int u = 1; u <= n_; ++u) {
+      if (Ew(u, x) > 0 && st_[u] != x && S_[st_[u]] == 0) {
+        const double dist = Dist(u, x);
+        if (best == 0 || dist < best_dist) {
+          best = u;
+          best_dist = dist;
+        }
+      }
+    }
+    slack_[x] = best;
   }
 
   void QPush(int x) {  // Breadth-first through nested blossoms.
-    std::deque<int> pending{x};
-    while (!pending.empty()) {
-      const int y = pending.front();
-      pending.pop_front();
+    pending_nodes_.clear();
+    pending_nodes_.push_back(x);
+    for (size_t head = 0; head < pending_nodes_.size(); ++head) {
+      const int y = pending_nodes_[head];
       if (y <= n_) {
         q_.push_back(y);
       } else {
-        for (int i : flower_[y]) pending.push_back(i);
+        for (int i : flower_[y]) pending_nodes_.push_back(i);
       }
     }
   }
@@ -108,8 +181,7 @@ class Blossom {
   void SetSt(int x, int b) {
     st_[x] = b;
     if (x < n_) return;
-    const std::vector<int> members = flower_[x];
-    for (int i : members) SetSt(i, b);
+    for (int i : flower_[x]) SetSt(i, b);
   }
 
   int GetPr(int b, int xr) {
@@ -123,32 +195,29 @@ class Blossom {
   }
 
   void SetMatch(int u0, int v0) {
-    std::deque<std::pair<int, int>> pending{{u0, v0}};
-    while (!pending.empty()) {
-      const auto [u, v] = pending.front();
-      pending.pop_front();
-      match_[u] = edge_[u][v].v;
+    pending_pairs_.clear();
+    pending_pairs_.emplace_back(u0, v0);
+    for (size_t head = 0; head < pending_pairs_.size(); ++head) {
+      const auto [u, v] = pending_pairs_[head];
+      match_[u] = Ev(u, v);
       if (u <= n_) continue;
-      const Edge e = edge_[u][v];
-      const int xr = flower_from_[u][e.u];
+      const int xr = FlowerFrom(u, Eu(u, v));
       const int pr = GetPr(u, xr);
       std::vector<int>& f = flower_[u];
-      for (int i = 0; i < pr; ++i) pending.emplace_back(f[i], f[i ^ 1]);
-      pending.emplace_back(xr, v);
+      for (int i = 0; i < pr; ++i) pending_pairs_.emplace_back(f[i], f[i ^ 1]);
+      pending_pairs_.emplace_back(xr, v);
       std::rotate(f.begin(), f.begin() + pr, f.end());
     }
   }
 
-  void Augment(int u0, int v0) {
-    std::deque<std::pair<int, int>> pending{{u0, v0}};
-    while (!pending.empty()) {
-      const auto [u, v] = pending.front();
-      pending.pop_front();
+  void Augment(int u, int v) {
+    while (true) {
       const int xnv = st_[match_[u]];
       SetMatch(u, v);
       if (xnv == 0) return;
       SetMatch(xnv, st_[pa_[xnv]]);
-      pending.emplace_back(st_[pa_[xnv]], xnv);
+      u = st_[pa_[xnv]];
+      v = xnv;
     }
   }
 
@@ -170,19 +239,20 @@ class Blossom {
     int b = n_ + 1;
     while (b <= n_x_ && st_[b] != 0) ++b;
     if (b > n_x_) {
+      Grow(b);
       ++n_x_;
-      flower_.push_back({lca});
-      match_.push_back(match_[lca]);
-      for (auto& row : edge_) row.push_back(Edge{});
-      edge_.emplace_back(b + 1, Edge{});
-      st_.push_back(b);
-      for (auto& row : flower_from_) row.push_back(0);
-      flower_from_.emplace_back(b + 1, 0);
-      S_.push_back(0);
-      slack_.push_back(0);
-      pa_.push_back(0);
-      vis_.push_back(0);
-      lab_.push_back(0);
+      flower_[b] = {lca};
+      match_[b] = match_[lca];
+      for (int x = 0; x <= b; ++x) {  // The new row and column start as (0, 0, 0).
+        Eu(x, b) = Ev(x, b) = 0;
+        Ew(x, b) = 0;
+        Eu(b, x) = Ev(b, x) = 0;
+        Ew(b, x) = 0;
+      }
+      st_[b] = b;
+      std::fill(&FlowerFrom(b, 0), &FlowerFrom(b, 0) + n_ + 1, 0);
+      S_[b] = slack_[b] = pa_[b] = vis_[b] = 0;
+      lab_[b] = 0;
     } else {
       lab_[b] = 0;
       S_[b] = 0;
@@ -206,34 +276,48 @@ class Blossom {
     }
     SetSt(b, b);
     for (int x = 1; x <= n_x_; ++x) {
-      edge_[b][x].w = 0;
-      edge_[x][b].w = 0;
+      Ew(b, x) = 0;
+      Ew(x, b) = 0;
     }
-    for (int x = 1; x <= n_; ++x) flower_from_[b][x] = 0;
-    const std::vector<int> members = flower_[b];
-    for (int xs : members) {
+    for (int x = 1; x <= n_; ++x) FlowerFrom(b, x) = 0;
+    // b's edge to x becomes the member's edge of least slack. The slack of b's current
+    // edge is kept in best_dist_ (valid where has_best_) rather than recomputed: labels do
+    // not change here and only the diagonal (x == b) is written twice.
+    std::fill(has_best_.begin(), has_best_.begin() + n_x_ + 1, 0);
+    for (int xs : flower_[b]) {
       for (int x = 1; x <= n_x_; ++x) {
-        if (Cmp(edge_[b][x].w, 0) == 0 || Dist(edge_[xs][x]) < Dist(edge_[b][x])) {
-          edge_[b][x] = edge_[xs][x];
-          edge_[x][b] = edge_[x][xs];
+        if (NotPositive(Ew(b, x))) {
+          CopyEdge(b, x, xs, x);
+          CopyEdge(x, b, x, xs);
+          has_best_[x] = 0;
+          continue;
         }
+        const double d_xs =
+            xs <= n_ && x <= n_ ? lab_[xs] + lab_[x] - Ew(xs, x) * 2.0 : Dist(xs, x);
+        const double d_b = has_best_[x] ? best_dist_[x] : Dist(b, x);
+        const bool take = d_xs < d_b;
+        if (take) {
+          CopyEdge(b, x, xs, x);
+          CopyEdge(x, b, x, xs);
+        }
+        best_dist_[x] = take ? d_xs : d_b;
+        has_best_[x] = x != b;
       }
       for (int x = 1; x <= n_; ++x) {
-        if (flower_from_[xs][x] != 0) flower_from_[b][x] = xs;
+        if (FlowerFrom(xs, x) != 0) FlowerFrom(b, x) = xs;
       }
     }
     SetSlack(b);
   }
 
   void ExpandBlossom(int b) {
-    const std::vector<int> members = flower_[b];
-    for (int i : members) SetSt(i, i);
-    const int xr = flower_from_[b][edge_[b][pa_[b]].u];
+    for (int i : flower_[b]) SetSt(i, i);
+    const int xr = FlowerFrom(b, Eu(b, pa_[b]));
     const int pr = GetPr(b, xr);
     for (int i = 0; i < pr; i += 2) {
       const int xs = flower_[b][i];
       const int xns = flower_[b][i + 1];
-      pa_[xs] = edge_[xns][xs].u;
+      pa_[xs] = Eu(xns, xs);
       S_[xs] = 1;
       S_[xns] = 0;
       slack_[xs] = 0;
@@ -250,11 +334,12 @@ class Blossom {
     st_[b] = 0;
   }
 
-  bool OnFoundEdge(const Edge e) {
-    const int u = st_[e.u];
-    const int v = st_[e.v];
+  // The edge with original endpoints (eu, ev) has become tight.
+  bool OnFoundEdge(int eu, int ev) {
+    const int u = st_[eu];
+    const int v = st_[ev];
     if (S_[v] == -1) {
-      pa_[v] = e.u;
+      pa_[v] = eu;
       S_[v] = 1;
       const int nu = st_[match_[v]];
       slack_[v] = 0;
@@ -273,9 +358,36 @@ class Blossom {
     return false;
   }
 
+  // Scans original node u's neighbours: tight edges grow the tree, others update slack_[st_[v]]
+  // as SetSlack would. An edge between two original nodes is (u, v, w) itself, so
+  // its slack is read directly instead of through the stored endpoints.
+  bool Scan(int u) {
+    const double lab_u = lab_[u];  // Labels change only between scans.
+    for (int v = 1; v <= n_; ++v) {
+      const double w = Ew(u, v);
+      if (!(w > 0)) continue;
+      const int x = st_[v];
+      if (st_[u] == x) continue;
+      const double dist = lab_u + lab_[v] - w * 2.0;
+      if (NotPositive(dist)) {
+        if (OnFoundEdge(u, v)) return true;
+        continue;
+      }
+      const int s = slack_[x];
+      if (s == 0) {
+        slack_[x] = u;
+      } else if (x == v) {  // Both edges join original nodes.
+        if (dist < lab_[s] + lab_[v] - Ew(s, v) * 2.0) slack_[x] = u;
+      } else if (Dist(u, x) < Dist(s, x)) {
+        slack_[x] = u;
+      }
+    }
+    return false;
+  }
+
   bool Matching() {
-    S_.assign(n_x_ + 1, -1);
-    slack_.assign(n_x_ + 1, 0);
+    std::fill(S_.begin(), S_.begin() + n_x_ + 1, -1);
+    std::fill(slack_.begin(), slack_.begin() + n_x_ + 1, 0);
     q_.clear();
     {
       const int nx = n_x_;
@@ -288,20 +400,12 @@ class Blossom {
       }
     }
     if (q_.empty()) return false;
+    size_t head = 0;
     while (true) {
-      while (!q_.empty()) {
-        const int u = q_.front();
-        q_.pop_front();
+      while (head < q_.size()) {
+        const int u = q_[head++];
         if (S_[st_[u]] == 1) continue;
-        for (int v = 1; v <= n_; ++v) {
-          if (edge_[u][v].w > 0 && st_[u] != st_[v]) {
-            if (Cmp(Dist(edge_[u][v]), 0.0) == 0) {
-              if (OnFoundEdge(edge_[u][v])) return true;
-            } else {
-              UpdateSlack(u, st_[v]);
-            }
-          }
-        }
+        if (Scan(u)) return true;
       }
       double d = std::numeric_limits<double>::infinity();
       const int nx = n_x_;
@@ -311,9 +415,9 @@ class Blossom {
       for (int x = 1; x <= nx; ++x) {
         if (st_[x] == x && slack_[x] != 0) {
           if (S_[x] == -1) {
-            d = std::min(d, Dist(edge_[slack_[x]][x]));
+            d = std::min(d, Dist(slack_[x], x));
           } else if (S_[x] == 0) {
-            d = std::min(d, Dist(edge_[slack_[x]][x]) / 2.0);
+            d = std::min(d, Dist(slack_[x], x) / 2.0);
           }
         }
       }
@@ -335,34 +439,51 @@ class Blossom {
         }
       }
       q_.clear();
+      head = 0;
       for (int x = 1; x <= nx; ++x) {
         if (st_[x] == x && slack_[x] != 0 && st_[slack_[x]] != x &&
-            Cmp(Dist(edge_[slack_[x]][x]), 0) == 0) {
-          if (OnFoundEdge(edge_[slack_[x]][x])) return true;
+            NotPositive(Dist(slack_[x], x))) {
+          if (OnFoundEdge(Eu(slack_[x], x), Ev(slack_[x], x))) return true;
         }
       }
       const int nx2 = n_x_;  // Blossoms added just above are included, as in Muri.
       for (int b = n_ + 1; b <= nx2; ++b) {
-        if (st_[b] == b && S_[b] == 1 && Cmp(lab_[b], 0) == 0) ExpandBlossom(b);
+        if (st_[b] == b && S_[b] == 1 && NotPositive(lab_[b])) ExpandBlossom(b);
       }
     }
   }
 
-  int n_;
-  int n_x_;
+  int n_ = 0;
+  int n_x_ = 0;
   int t_ = 0;
-  std::vector<std::vector<Edge>> edge_;
+  int cap_ = 0;  // Row stride of the edge arrays; node ids < cap_.
+  std::vector<int> eu_, ev_;
+  std::vector<double> ew_;
   std::vector<int> match_, st_, pa_, S_, slack_, vis_;
-  std::vector<std::vector<int>> flower_, flower_from_;
+  std::vector<std::vector<int>> flower_;
+  std::vector<int> flower_from_;  // cap_ x (n_ + 1).
   std::vector<double> lab_;
-  std::deque<int> q_;
+  std::vector<double> best_dist_;  // AddBlossom's scratch, cap_ long.
+  std::vector<char> has_best_;
+  std::vector<int> q_;  // Read from an index in Matching; cleared between rounds.
+  std::vector<int> pending_nodes_;
+  std::vector<std::pair<int, int>> pending_pairs_;
 };
 
 }  // namespace
 
+std::vector<int> MuriBlossomMatching(int n, const std::vector<double>& w) {
+  if (n < 2) return std::vector<int>(std::max(n, 0), -1);
+  thread_local Blossom workspace;
+  return workspace.Run(n, w.data());
+}
+
 std::vector<int> MuriBlossomMatching(const std::vector<std::vector<double>>& w) {
-  if (w.size() < 2) return std::vector<int>(w.size(), -1);
-  return Blossom(w).Mates();
+  const int n = static_cast<int>(w.size());
+  std::vector<double> flat;
+  flat.reserve(static_cast<size_t>(n) * n);
+  for (const std::vector<double>& row : w) flat.insert(flat.end(), row.begin(), row.end());
+  return MuriBlossomMatching(n, flat);
 }
 
 }  // namespace schedkit

@@ -25,6 +25,9 @@ namespace schedkit {
 // an entry that is not > 0 means no edge (w[u][u] is ignored). Returns mate[i] (or -1)
 // for each of the n nodes; a node is reported matched only if its mate agrees.
 std::vector<int> MuriBlossomMatching(const std::vector<std::vector<double>>& w);
+// The same with `w` as one row-major n x n array (w[u * n + v]); reuses a per-thread
+// workspace, so repeated calls allocate only the result.
+std::vector<int> MuriBlossomMatching(int n, const std::vector<double>& w);
 
 }  // namespace schedkit
 

@@ -30,7 +30,10 @@ class MuriPolicy final : public Policy {
  public:
   MuriPolicy(std::string name, MuriKey key, bool autopack, CompatMode compat,
              std::unique_ptr<PlacementModule> placement)
-      : name_(std::move(name)), key_(key), autopack_(autopack), compat_(compat),
+      : name_(std::move(name)),
+        key_(key),
+        autopack_(autopack),
+        compat_(compat),
         placement_(std::move(placement)) {}
 
   std::string_view Name() const override { return name_; }
@@ -47,15 +50,19 @@ class MuriPolicy final : public Policy {
     list_.Remove(events.finished);
     for (JobId id : events.finished) current_.erase(id);
     // 1. Stable sort of the persistent list by key (ties keep their previous order).
-    list_.Sort(view.RunningJobs(), [&](JobId id) { return PriorityKey{Key(view.Status(id)), 0, 0}; },
-               /*multi_level=*/false);
+    list_.Sort(
+        view.RunningJobs(),
+        [&](JobId id) {
+          return PriorityKey{Key(view.Status(id)), 0, 0};
+        },
+        /*multi_level=*/false);
     std::unordered_map<JobId, double> key;
     key.reserve(list_.entries().size());
     for (const auto& [id, k] : list_.entries()) key[id] = k[0];
 
     // 2. Candidates: each job that fits on what earlier ones leave reserves itself and
     //    the next jobs of its size, up to kMaxGroupSize per fitting job.
-    std::vector<int> sizes;                    // GPU counts, in order of first appearance.
+    std::vector<int> sizes;                     // GPU counts, in order of first appearance.
     std::map<int, std::vector<JobId>> by_size;  // Sorted jobs of each GPU count.
     for (const auto& [id, unused_key] : list_.entries()) {
       const int g = view.Spec(id).gpus;
@@ -152,22 +159,62 @@ class MuriPolicy final : public Policy {
     return remaining * spec.gpus;
   }
 
-  // TT of a group, memoised by its (sorted) members: stage times never change, TT does
-  // not depend on member order, and the matching asks for the same groups at every event.
-  // The group is `members` followed by `more`.
-  double CachedIterationTime(const ClusterView& view, const std::vector<JobId>& members,
-                             const std::vector<JobId>& more = {}) const {
-    std::array<JobId, kMaxGroupSize> key;
-    key.fill(-1);
-    const size_t size = members.size() + more.size();
-    std::copy(more.begin(), more.end(), std::copy(members.begin(), members.end(), key.begin()));
-    std::sort(key.begin(), key.begin() + size);
-    auto [it, inserted] = tt_cache_.try_emplace(key, 0.0);
+  // Jobs with the same stage times and iteration time are interchangeable here: group
+  // iteration times and pair weights depend on nothing else. Interning them as job types
+  // lets the memos below stay small (a trace has a few dozen types, and the candidate sets
+  // of consecutive events share most of them) instead of growing with every job pair.
+  using TypeKey = std::array<double, 4>;
+  using Members = std::array<int, kMaxGroupSize>;  // Type ids, -1 padded.
+  struct MembersHash {
+    size_t operator()(const Members& m) const {
+      uint64_t h = 0x9e3779b97f4a7c15ull;
+      for (int t : m) h = (h ^ static_cast<uint32_t>(t)) * 0xff51afd7ed558ccdull;
+      return static_cast<size_t>(h ^ (h >> 32));
+    }
+  };
+
+  int TypeOf(const ClusterView& view, JobId id) {
+    auto it = type_of_.find(id);
+    if (it != type_of_.end()) return it->second;
+    const JobSpec& spec = view.Spec(id);
+    const TypeKey key{spec.stage_times_s[0], spec.stage_times_s[1], spec.stage_times_s[2],
+                      spec.iteration_time_s};
+    auto [t, fresh] = type_ids_.try_emplace(key, static_cast<int>(type_specs_.size()));
+    if (fresh) {
+      JobSpec rep;  // Only what GroupIterationTime and StageTotal read.
+      rep.stage_times_s = spec.stage_times_s;
+      rep.iteration_time_s = spec.iteration_time_s;
+      type_specs_.push_back(rep);
+      type_totals_.push_back(StageTotal(rep));
+    }
+    type_of_.emplace(id, t->second);
+    return t->second;
+  }
+
+  Members TypesOf(const ClusterView& view, const std::vector<JobId>& ids) {
+    Members m;
+    m.fill(-1);
+    for (size_t i = 0; i < ids.size(); ++i) m[i] = TypeOf(view, ids[i]);
+    return m;
+  }
+
+  // TT of a group given its members' types (any order), memoised by the sorted types.
+  double TypeIterationTime(Members types) {
+    const int size = static_cast<int>(std::find(types.begin(), types.end(), -1) - types.begin());
+    for (int i = 1; i < size; ++i) {  // Insertion sort (std::sort trips -Warray-bounds here).
+      for (int j = i; j > 0 && types[j - 1] > types[j]; --j) std::swap(types[j - 1], types[j]);
+    }
+    auto [it, inserted] = tt_cache_.try_emplace(types, 0.0);
     if (inserted) {
-      std::vector<JobId> all(key.begin(), key.begin() + size);
-      it->second = GroupIterationTime(Specs(view, all));
+      std::vector<const JobSpec*> specs;
+      for (int i = 0; i < size; ++i) specs.push_back(&type_specs_[types[i]]);
+      it->second = GroupIterationTime(specs);
     }
     return it->second;
+  }
+
+  double CachedIterationTime(const ClusterView& view, const std::vector<JobId>& members) {
+    return TypeIterationTime(TypesOf(view, members));
   }
 
   std::vector<const JobSpec*> Specs(const ClusterView& view, const std::vector<JobId>& ids) const {
@@ -177,39 +224,88 @@ class MuriPolicy final : public Policy {
     return specs;
   }
 
-  void MatchOnce(const ClusterView& view, int g, int total_gpus, int64_t* required,
-                 std::vector<Group>* packs) const {
-    const int n = static_cast<int>(packs->size());
-    // Directed weights: w[u][v] sums u's jobs then v's (Muri builds both directions).
-    std::vector<std::vector<double>> w(n, std::vector<double>(n, 0.0));
-    std::vector<double> total(n, 0.0);  // Each pack's stage total, in member order.
-    for (int u = 0; u < n; ++u) {
-      for (JobId id : (*packs)[u].members) total[u] += StageTotal(view.Spec(id));
+  // Edge weight of packs with member types `a` then `b` (Muri's directed weight: the
+  // stage totals are added through a's members, then b's); 0 when the union would exceed
+  // kMaxGroupSize.
+  double PairWeight(const Members& a, const Members& b) {
+    Members both;
+    both.fill(-1);
+    int size = 0;
+    double total = 0;
+    for (const Members* m : {&a, &b}) {
+      for (int t : *m) {
+        if (t < 0) break;
+        if (size == kMaxGroupSize) return 0;
+        both[size++] = t;
+        total += type_totals_[t];
+      }
     }
+    return InterleavingEfficiency(total, TypeIterationTime(both));
+  }
+
+  // The matching of `packs` (mate per pack, or -1), memoised by the packs' member types
+  // in order: the weights, and so the deterministic matcher's answer, depend on nothing
+  // else, and consecutive events often present the same candidates.
+  const std::vector<int>& MatchPacks(const ClusterView& view, const std::vector<Group>& packs) {
+    const int n = static_cast<int>(packs.size());
+    std::vector<Members> types(n);
+    std::vector<int> key;
+    key.reserve(static_cast<size_t>(n) * kMaxGroupSize);
+    for (int u = 0; u < n; ++u) {
+      types[u] = TypesOf(view, packs[u].members);
+      key.insert(key.end(), types[u].begin(), types[u].end());
+    }
+    if (auto it = match_cache_.find(key); it != match_cache_.end()) return it->second;
+    std::vector<int> mate = ComputeMatching(types);
+    match_cache_ints_ += key.size() + mate.size();
+    if (match_cache_ints_ > kMatchCacheInts) {  // Bounded memory; results do not change.
+      match_cache_.clear();
+      match_cache_ints_ = key.size() + mate.size();
+    }
+    return match_cache_.emplace(std::move(key), std::move(mate)).first->second;
+  }
+
+  std::vector<int> ComputeMatching(const std::vector<Members>& types) {
+    const int n = static_cast<int>(types.size());
+    // Packs with the same member types have the same weights: weigh each pair of distinct
+    // member-type lists once, then spread the weights over the n x n matrix.
+    std::vector<Members> kinds;
+    std::map<Members, int> kind_of;
+    std::vector<int> kind(n);
+    for (int u = 0; u < n; ++u) {
+      auto [it, fresh] = kind_of.try_emplace(types[u], static_cast<int>(kinds.size()));
+      if (fresh) kinds.push_back(types[u]);
+      kind[u] = it->second;
+    }
+    const int k = static_cast<int>(kinds.size());
+    std::vector<double> kind_w(static_cast<size_t>(k) * k);
+    for (int a = 0; a < k; ++a) {
+      for (int b = 0; b < k; ++b) kind_w[a * k + b] = PairWeight(kinds[a], kinds[b]);
+    }
+    // Directed weights: w[u][v] sums u's jobs then v's (Muri builds both directions).
+    std::vector<double> w(static_cast<size_t>(n) * n, 0.0);  // Row-major.
     for (int u = 0; u < n; ++u) {
       for (int v = 0; v < n; ++v) {
-        const auto& a = (*packs)[u].members;
-        const auto& b = (*packs)[v].members;
-        if (u == v || a.size() + b.size() > static_cast<size_t>(kMaxGroupSize)) continue;
-        if (compat_ != CompatMode::kMuri && v < u) continue;
-        double both_total = total[u];  // Continues left to right through b's members.
-        for (JobId id : b) both_total += StageTotal(view.Spec(id));
-        w[u][v] = InterleavingEfficiency(both_total, CachedIterationTime(view, a, b));
+        if (u != v) w[u * n + v] = kind_w[kind[u] * k + kind[v]];
       }
     }
-    std::vector<int> mate;
     if (compat_ == CompatMode::kMuri) {
       // Muri's own blossom: its choice among (near-)equal-weight matchings decides the groups.
-      mate = MuriBlossomMatching(w);
-    } else {
-      std::vector<WeightedEdge> edges;
-      for (int u = 0; u < n; ++u) {
-        for (int v = u + 1; v < n; ++v) {
-          if (w[u][v] > 0) edges.push_back({u, v, w[u][v]});
-        }
-      }
-      mate = MaxWeightMatching(n, edges);
+      return MuriBlossomMatching(n, w);
     }
+    std::vector<WeightedEdge> edges;
+    for (int u = 0; u < n; ++u) {
+      for (int v = u + 1; v < n; ++v) {
+        if (w[u * n + v] > 0) edges.push_back({u, v, w[u * n + v]});
+      }
+    }
+    return MaxWeightMatching(n, edges);
+  }
+
+  void MatchOnce(const ClusterView& view, int g, int total_gpus, int64_t* required,
+                 std::vector<Group>* packs) {
+    const int n = static_cast<int>(packs->size());
+    const std::vector<int> mate = MatchPacks(view, *packs);
     std::vector<Group> next;
     for (int u = 0; u < n; ++u) {
       const int v = mate[u];
@@ -231,7 +327,7 @@ class MuriPolicy final : public Policy {
   }
 
   std::vector<Group> Autopack(const ClusterView& view, const std::unordered_map<JobId, double>& key,
-                              std::vector<Group> packs) const {
+                              std::vector<Group> packs) {
     std::vector<std::pair<double, Group>> keyed;
     for (Group& p : packs) {
       const std::vector<const JobSpec*> specs = Specs(view, p.members);
@@ -301,14 +397,21 @@ class MuriPolicy final : public Policy {
   std::unique_ptr<PlacementModule> placement_;
   PersistentOrder list_;  // Admitted unfinished jobs, in the persistent sorted order.
   std::unordered_map<JobId, Running> current_;  // What each running job was last given.
-  struct GroupHash {
-    size_t operator()(const std::array<JobId, kMaxGroupSize>& k) const {
-      size_t h = 0;
-      for (JobId id : k) h = h * 1000003u ^ std::hash<JobId>()(id);
-      return h;
+  std::unordered_map<JobId, int> type_of_;      // Job -> type id (TypeOf).
+  std::map<TypeKey, int> type_ids_;
+  std::vector<JobSpec> type_specs_;                            // One representative per type id.
+  std::vector<double> type_totals_;                            // StageTotal per type id.
+  std::unordered_map<Members, double, MembersHash> tt_cache_;  // Sorted types -> TT.
+  struct KeyHash {
+    size_t operator()(const std::vector<int>& k) const {
+      uint64_t h = 0x9e3779b97f4a7c15ull ^ k.size();
+      for (int t : k) h = (h ^ static_cast<uint32_t>(t)) * 0xff51afd7ed558ccdull;
+      return static_cast<size_t>(h ^ (h >> 32));
     }
   };
-  mutable std::unordered_map<std::array<JobId, kMaxGroupSize>, double, GroupHash> tt_cache_;
+  static constexpr size_t kMatchCacheInts = size_t{1} << 22;  // 16 MiB of keys and mates.
+  std::unordered_map<std::vector<int>, std::vector<int>, KeyHash> match_cache_;
+  size_t match_cache_ints_ = 0;
   int64_t next_group_ = 1;
 };
 
