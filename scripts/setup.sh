@@ -10,7 +10,7 @@ packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libsqlite3-dev
           pybind11-dev python3-dev python3-pybind11 python3-torch
           slurmctld slurmd slurm-client
-          python3-matplotlib python3-numpy chromium)
+          python3-matplotlib python3-numpy python3-scipy chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

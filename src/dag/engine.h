@@ -11,6 +11,7 @@
 #include <random>
 #include <vector>
 
+#include "mechanisms/portable_rng.h"
 #include "schedkit/dag.h"
 
 namespace schedkit::dag {
@@ -23,25 +24,8 @@ int SampleExecutorLevel(int n, double u);
 // True iff SampleExecutorLevel draws a random number for n.
 bool ExecutorLevelNeedsDraw(int n);
 
-// Uniform draws from std::mt19937_64 through hand-written transforms (portable sequences).
-class DagRng {
- public:
-  void Seed(uint64_t seed) { engine_.seed(seed); }
-  double Uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-  double Exponential(double mean) { return -mean * std::log(1.0 - Uniform()); }
-  // Uniform on {0, ..., n - 1} without modulo bias. REQUIRES: n > 0.
-  uint64_t Index(uint64_t n) {
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
-    uint64_t x;
-    do {
-      x = engine_();
-    } while (x >= limit);
-    return x % n;
-  }
-
- private:
-  std::mt19937_64 engine_;
-};
+// The DAG simulator's draws: portable sequences (mechanisms/portable_rng.h).
+using DagRng = PortableRng;
 
 // What the executor did before this task: nothing (idle, just moved or arrived), a task of
 // the same stage, or a task of another stage of the same job.

@@ -1,8 +1,5 @@
-// Synthetic workloads. Randomness comes from std::mt19937_64, whose output sequence the
-// C++ standard fixes; the transforms to uniform, exponential and index draws are written
-// here because std:: distributions differ between standard libraries. (The transforms
-// use std::log and std::exp, which IEEE libms such as glibc compute to within an ulp;
-// traces are byte-identical across runs and machines with the same libm.)
+// Synthetic workloads, drawn from a PortableRng (mechanisms/portable_rng.h) so that a seed
+// gives the same trace on every standard library.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -11,36 +8,14 @@
 #include <vector>
 
 #include "schedkit/trace.h"
+#include "mechanisms/portable_rng.h"
 #include "workload/csv.h"
 
 namespace schedkit {
 namespace {
 
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : engine_(seed) {}
-
-  // Uniform on [0, 1) with 53 random bits.
-  double Uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
-  double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
-  // Exponential with the given mean (inverse CDF; 1 - U is in (0, 1]).
-  double Exponential(double mean) { return -mean * std::log(1.0 - Uniform()); }
-  // Uniform on {0, ..., n - 1} without modulo bias. REQUIRES: n > 0.
-  uint64_t Index(uint64_t n) {
-    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;  // Multiple of n (or max).
-    uint64_t x;
-    do {
-      x = engine_();
-    } while (x >= limit);
-    return x % n;
-  }
-
- private:
-  std::mt19937_64 engine_;
-};
-
 // Blox/Gavel: GPUs 1/2/4/8 at 70/10/15/5 %.
-int BloxGpus(Rng& rng) {
+int BloxGpus(PortableRng& rng) {
   double r = rng.Uniform();
   if (r < 0.70) return 1;
   if (r < 0.80) return 2;
@@ -49,7 +24,7 @@ int BloxGpus(Rng& rng) {
 }
 
 // Blox/Gavel: minutes log-uniform, 80 % in [10^1.5, 10^3), 20 % in [10^3, 10^4).
-double BloxDurationSeconds(Rng& rng) {
+double BloxDurationSeconds(PortableRng& rng) {
   bool long_job = rng.Uniform() >= 0.8;
   double exponent = long_job ? rng.Uniform(3.0, 4.0) : rng.Uniform(1.5, 3.0);
   return 60.0 * std::exp(exponent * 2.302585092994045684);  // 10^exponent minutes.
@@ -111,7 +86,7 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
                  ", jobs_per_hour=" + workload::FormatDouble(config.jobs_per_hour) +
                  ", seed=" + std::to_string(config.seed) + ")";
   trace.jobs.reserve(static_cast<size_t>(config.num_jobs));
-  Rng rng(config.seed);
+  PortableRng rng(config.seed);
   const double mean_gap_s = 3600.0 / config.jobs_per_hour;
   double now = 0;
   // Draw order per job: inter-arrival gap (not for the first job, which arrives at 0,
