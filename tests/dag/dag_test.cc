@@ -12,6 +12,7 @@
 
 #include "dag/engine.h"
 #include "schedkit/dag.h"
+#include "dag/dag_test_util.h"
 #include "test_files.h"
 
 namespace schedkit {
@@ -52,14 +53,7 @@ DagConfig SmallConfig(int executors) {
   return c;
 }
 
-const DagWorkload& Tpch() {
-  static const DagWorkload* w = [] {
-    auto r = LoadDagWorkload(std::string(SCHEDKIT_SOURCE_DIR) + "/data/tpch/tpch.json");
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return new DagWorkload(std::move(*r));
-  }();
-  return *w;
-}
+const DagWorkload& Tpch() { return testing::TpchWorkload(); }
 
 // Plays scripted actions at given decisions (by count), naming stages by (job id, stage id);
 // every other decision is the fair scheduler's.

@@ -10,6 +10,7 @@
 
 #include "dag/decima_model.h"
 #include "schedkit/dag.h"
+#include "dag/dag_test_util.h"
 #include "test_files.h"
 
 namespace schedkit {
@@ -21,14 +22,7 @@ using nlohmann::json;
 const std::string kDir = std::string(SCHEDKIT_SOURCE_DIR) + "/tests/dag/";
 const std::string kWeights = std::string(SCHEDKIT_SOURCE_DIR) + "/data/decima/decima_tpch.json";
 
-const DagWorkload& Tpch() {
-  static const DagWorkload* w = [] {
-    auto r = LoadDagWorkload(std::string(SCHEDKIT_SOURCE_DIR) + "/data/tpch/tpch.json");
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return new DagWorkload(std::move(*r));
-  }();
-  return *w;
-}
+const DagWorkload& Tpch() { return testing::TpchWorkload(); }
 
 // The observation a case of decima_cases.json describes (the same reading as the script's).
 DagObservation CaseObservation(const json& c) {

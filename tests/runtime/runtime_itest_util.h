@@ -129,6 +129,13 @@ class Server {
     return job;
   }
   bool InState(JobId id, pb::JobState s) { return Get(id).state() == s; }
+  pb::ClusterStatusResponse ClusterStatus() {
+    pb::ClusterStatusResponse status;
+    grpc::Status st =
+        client_->stub().ClusterStatus(client_->Context().get(), pb::ClusterStatusRequest(), &status);
+    EXPECT_TRUE(st.ok()) << st.error_message();
+    return status;
+  }
   grpc::Status Cancel(JobId id) {
     pb::CancelRequest req;
     req.set_job_id(id);

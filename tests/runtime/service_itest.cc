@@ -326,12 +326,7 @@ TEST(RuntimeService, WatchStreamsTransitionsAndDrainHoldsNewJobs) {
   const JobId held = server.SubmitArgv({"true"});
   std::this_thread::sleep_for(std::chrono::milliseconds(800));
   EXPECT_EQ(server.Get(held).state(), pb::PENDING) << "a job started on a drained node";
-  pb::ClusterStatusResponse status;
-  ASSERT_TRUE(
-      server.client()
-          .stub()
-          .ClusterStatus(server.client().Context().get(), pb::ClusterStatusRequest(), &status)
-          .ok());
+  const pb::ClusterStatusResponse status = server.ClusterStatus();
   ASSERT_EQ(status.nodes_size(), 1);
   EXPECT_TRUE(status.nodes(0).drained());
   EXPECT_EQ(status.pending(), 1);

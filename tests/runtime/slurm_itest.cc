@@ -55,12 +55,7 @@ TEST(RuntimeSlurm, PlacesJobsOnTheChosenNodesAndPreemptsByRequeue) {
   // Queue 0 holds jobs below 4 GPU-seconds: a 4-GPU job is demoted after 1 s of running.
   Server server(dir + "/state", {"--backend", "slurm", "--policy", "tiresias", "--opt",
                                  "thresholds=4", "--poll-s", "0.5"});
-  pb::ClusterStatusResponse status;
-  ASSERT_TRUE(
-      server.client()
-          .stub()
-          .ClusterStatus(server.client().Context().get(), pb::ClusterStatusRequest(), &status)
-          .ok());
+  const pb::ClusterStatusResponse status = server.ClusterStatus();
   ASSERT_EQ(status.nodes_size(), 2);
   EXPECT_EQ(status.nodes(0).name(), "n1");
   EXPECT_EQ(status.nodes(0).gpus(), 4);
