@@ -63,9 +63,7 @@ class MiniRuntime final : public ClusterView {
     j.state = JobState::kFinished;
     finished_.push_back(id);
   }
-  void EndAllRunning() {
-    for (JobId id : std::vector<JobId>(running_)) End(id);
-  }
+  void EndFirstRunning() { End(*std::min_element(running_.begin(), running_.end())); }
   // One Decide at `now` with what happened since the last one; applies the decisions.
   void Step(Policy& policy, Time now) {
     now_ = now;
@@ -79,7 +77,6 @@ class MiniRuntime final : public ClusterView {
     wake_at_ = d.wake_at;
   }
   JobState State(JobId id) const { return jobs_.at(id).state; }
-  bool EverStarted(JobId id) const { return jobs_.at(id).first_start_s != kNever; }
 
   Time Now() const override { return now_; }
   const ClusterSpec& Cluster() const override { return spec_; }
@@ -215,51 +212,62 @@ class MiniRuntime final : public ClusterView {
   int64_t next_booking_ = 1;
 };
 
-class EveryPolicy : public ::testing::TestWithParam<std::string> {
- protected:
-  // A fresh run: every job submitted, the first decision taken at t=10.
-  void StartRun(std::unique_ptr<Policy>* policy, MiniRuntime* rt) {
-    PolicyRequest request;
-    request.policy = GetParam();
-    auto made = MakePolicy(request);
-    ASSERT_TRUE(made.ok()) << made.status().message();
-    *policy = std::move(*made);
-    for (JobId id = 1; id <= kJobs; ++id) rt->Submit(TestJob(id));
-    rt->Step(**policy, 10);
-  }
+struct Cancel {
+  int round = -1;  // None by default.
+  JobId job = 0;
 };
 
+// The scenario: every job submitted, a first decision at t=10, then one round per 100 s
+// in which the running job with the lowest id exits (the others keep running and gain
+// service, so preemptive policies preempt). With `cancel`, its job is ended right after
+// that round's decision, and the policy told at once, as the runtime's cancel does.
+// Appends the jobs pending after each round's decision to `waiting`.
+void RunScenario(const std::string& policy_name, Cancel cancel,
+                 std::vector<std::vector<JobId>>* waiting) {
+  PolicyRequest request;
+  request.policy = policy_name;
+  auto policy = MakePolicy(request);
+  ASSERT_TRUE(policy.ok()) << policy.status().message();
+  MiniRuntime rt;
+  for (JobId id = 1; id <= kJobs; ++id) rt.Submit(TestJob(id));
+  Time now = 10;
+  rt.Step(**policy, now);
+  for (int round = 0; round < 10 * kJobs; ++round) {
+    waiting->push_back(rt.PendingJobs());
+    if (round == cancel.round) {
+      ASSERT_EQ(rt.State(cancel.job), JobState::kPending);
+      rt.End(cancel.job);
+      rt.Step(**policy, now + 1);
+    }
+    if (rt.RunningJobs().empty()) break;
+    rt.EndFirstRunning();
+    now += 100;
+    rt.Step(**policy, now);
+  }
+  // A start of the cancelled job fails in MiniRuntime::Apply ("which has ended").
+  EXPECT_TRUE(rt.RunningJobs().empty());
+  EXPECT_EQ(rt.PendingJobs(), std::vector<JobId>()) << "jobs the policy stopped starting";
+}
+
+class EveryPolicy : public ::testing::TestWithParam<std::string> {};
+
 TEST_P(EveryPolicy, NeverStartsAJobEndedWhilePending) {
-  if (auto it = SkippedPolicies().find(GetParam()); it != SkippedPolicies().end()) {
+  const std::string& name = GetParam();
+  if (auto it = SkippedPolicies().find(name); it != SkippedPolicies().end()) {
     GTEST_SKIP() << it->second;
   }
-  std::vector<JobId> waiting;
-  {
-    std::unique_ptr<Policy> policy;
-    MiniRuntime rt;
-    ASSERT_NO_FATAL_FAILURE(StartRun(&policy, &rt));
-    waiting = rt.PendingJobs();
-  }
-  ASSERT_FALSE(waiting.empty()) << "every job started at once: the cluster must be full";
-  // One run per waiting job, so the job the policy would start next is cancelled in one.
-  for (JobId victim : waiting) {
-    SCOPED_TRACE("job " + std::to_string(victim) + " ended while pending");
-    std::unique_ptr<Policy> policy;
-    MiniRuntime rt;
-    ASSERT_NO_FATAL_FAILURE(StartRun(&policy, &rt));
-    ASSERT_EQ(rt.State(victim), JobState::kPending);
-    rt.End(victim);
-    rt.Step(*policy, 11);
-    // Then every running job exits at each step, until nothing runs or waits.
-    Time now = 11;
-    for (int round = 0; round < 3 * kJobs && !rt.RunningJobs().empty(); ++round) {
-      rt.EndAllRunning();
-      now += 100;
-      rt.Step(*policy, now);
+  std::vector<std::vector<JobId>> waiting;
+  ASSERT_NO_FATAL_FAILURE(RunScenario(name, Cancel(), &waiting));
+  ASSERT_FALSE(waiting[0].empty()) << "every job started at once: the cluster must be full";
+  // One run per job waiting after each round: whichever job the policy would start next,
+  // whether it never ran, was preempted or holds a reservation, is cancelled in one.
+  for (int round = 0; round < static_cast<int>(waiting.size()); ++round) {
+    for (JobId victim : waiting[round]) {
+      SCOPED_TRACE("job " + std::to_string(victim) + " ended while pending after round " +
+                   std::to_string(round));
+      std::vector<std::vector<JobId>> unused;
+      RunScenario(name, Cancel{round, victim}, &unused);
     }
-    EXPECT_FALSE(rt.EverStarted(victim));
-    EXPECT_TRUE(rt.RunningJobs().empty());
-    EXPECT_EQ(rt.PendingJobs(), std::vector<JobId>()) << "jobs the policy stopped starting";
   }
 }
 
