@@ -15,6 +15,9 @@ struct EventBatch {
   std::vector<JobId> arrived;   // New jobs, in (submit, id) order. Pending until started.
   // Jobs that completed their work; in the runtime also jobs that were cancelled or could
   // not start, which may have been pending: a policy must drop them from its queues.
+  // A job is listed here only after the batch that listed it in `arrived` (the runtime
+  // tells nothing of a job cancelled before the policy heard of it), except a running job
+  // the runtime re-adopted after a restart (docs/runtime.md, Limits).
   std::vector<JobId> finished;
   bool woken = false;           // A wake-up the policy asked for has come.
 };

@@ -42,6 +42,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "schedkit/job_queue.h"
 #include "schedkit/persistent_order.h"
 #include "schedkit/policy.h"
 
@@ -67,16 +68,7 @@ class ModularPolicy final : public Policy {
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override;
 
  private:
-  struct QueueEntry {
-    PriorityKey key;
-    Time submit;
-    JobId id;
-    bool operator<(const QueueEntry& o) const {
-      if (key != o.key) return key < o.key;
-      if (submit != o.submit) return submit < o.submit;
-      return id < o.id;
-    }
-  };
+  using QueueEntry = QueuedJob;
   struct Candidate {
     QueueEntry order;
     JobStatus status;
@@ -107,8 +99,7 @@ class ModularPolicy final : public Policy {
   ModularPolicyConfig config_;
   std::vector<JobId> waiting_;  // Arrived, not yet admitted, in arrival order.
   int64_t admitted_gpu_demand_ = 0;
-  std::set<QueueEntry> queue_;  // Admitted pending jobs.
-  std::unordered_map<JobId, QueueEntry> queued_;
+  JobQueue queue_;  // Admitted pending jobs.
   // replace_all only: every admitted unfinished job, in the persistent list order.
   PersistentOrder list_;
   // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first.

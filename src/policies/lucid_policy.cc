@@ -17,12 +17,12 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "lucid/forecast.h"
 #include "registry/builtins.h"
+#include "schedkit/job_queue.h"
 #include "schedkit/lucid.h"
 #include "schedkit/registry.h"
 
@@ -52,6 +52,7 @@ class LucidPolicy final : public Policy {
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     std::vector<JobId> restarted;
     for (JobId id : events.finished) {
+      pending_.Remove(id);  // Cancelled while it waited (the runtime).
       std::erase(running_, id);
       auto it = partner_.find(id);
       if (it == partner_.end()) continue;
@@ -71,13 +72,13 @@ class LucidPolicy final : public Policy {
         out->reject.push_back(id);
         continue;
       }
-      pending_.insert({Priority(spec), spec.submit_s, id});
+      pending_.Insert({{Priority(spec), 0, 0}, spec.submit_s, id});
     }
     ClusterState free = view.Resources();
     const bool packing = PackingOn(view.Now());
-    std::vector<std::tuple<double, Time, JobId>> started;
-    for (const auto& entry : pending_) {
-      const JobId id = std::get<2>(entry);
+    std::vector<JobId> started;
+    for (const QueuedJob& entry : pending_) {
+      const JobId id = entry.id;
       const JobSpec& spec = view.Spec(id);
       JobId host = -1;
       lucid::PairSpeeds speeds;
@@ -102,11 +103,11 @@ class LucidPolicy final : public Policy {
         free.Allocate(p);
         out->start.push_back({.job = id, .placement = std::move(p), .rate = 1.0, .group = 0});
       }
-      started.push_back(entry);
+      started.push_back(id);
       restarted.push_back(id);
       running_.push_back(id);
     }
-    for (const auto& e : started) pending_.erase(e);
+    for (JobId id : started) pending_.Remove(id);
     // The switch can flip when a forecast row passes.
     if (!pending_.empty() && t_.have_forecast) {
       const auto& times = t_.forecast.time_s;
@@ -169,8 +170,8 @@ class LucidPolicy final : public Policy {
   LucidTables t_;
   lucid::ForecastView forecast_;
   std::unique_ptr<PlacementModule> placement_;
-  std::set<std::tuple<double, Time, JobId>> pending_;  // (priority, submit, id).
-  std::vector<JobId> running_;                         // In start order.
+  JobQueue pending_;            // Keyed by Priority().
+  std::vector<JobId> running_;  // In start order.
   std::unordered_map<JobId, JobId> partner_;
   int64_t next_group_ = 1;
 };

@@ -22,11 +22,7 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
     }
     admitted_gpu_demand_ -= view.Spec(id).gpus;
     ForgetWake(id);
-    auto queued = queued_.find(id);
-    if (queued != queued_.end()) {
-      queue_.erase(queued->second);
-      queued_.erase(queued);
-    }
+    queue_.Remove(id);
   }
   if (config_.replace_all) list_.Remove(events.finished);
   AdmitArrivals(view, events, out);
@@ -90,9 +86,7 @@ void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
     list_.Append(pending.spec->id, config_.scheduling->Key(pending, now));
     return;
   }
-  QueueEntry e{config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id};
-  queue_.insert(e);
-  queued_[e.id] = e;
+  queue_.Insert({config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id});
 }
 
 bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) const {
@@ -279,11 +273,7 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
     Enqueue(s, now);
   }
   for (const StartDecision& s : out->start) {
-    auto it = queued_.find(s.job);
-    if (it != queued_.end()) {
-      queue_.erase(it->second);
-      queued_.erase(it);
-    }
+    queue_.Remove(s.job);
     JobStatus st = view.Status(s.job);
     st.state = JobState::kRunning;
     st.placement = &s.placement;

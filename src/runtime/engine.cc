@@ -272,7 +272,13 @@ Result<RunState> Engine::Cancel(JobId id) {
   Status st = backend_->Cancel(l.rec);
   if (!st.ok()) return st;
   Finish(l, RunState::kCancelled, 0, "cancelled by request", WallNow(), "cancelled");
-  finished_.push_back(id);  // The policy forgets it, pending or running.
+  // The policy forgets it, pending or running; one it has not been told of yet is simply
+  // not told (EventBatch: a finished job arrived in an earlier batch).
+  if (auto unseen = std::find(arrived_.begin(), arrived_.end(), id); unseen != arrived_.end()) {
+    arrived_.erase(unseen);
+  } else {
+    finished_.push_back(id);
+  }
   dirty_ = true;
   lock.unlock();
   wake_.notify_one();
