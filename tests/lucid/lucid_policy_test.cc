@@ -6,14 +6,13 @@
 #include <string>
 
 #include "schedkit/run.h"
+#include "test_files.h"
 
 namespace schedkit {
 namespace {
 
 std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
+  return schedkit::testing::WriteTempFile(name, text);
 }
 
 JobSpec Job(JobId id, double submit, double duration, const std::string& model) {

@@ -10,14 +10,13 @@
 #include "schedkit/lucid.h"
 #include "schedkit/run.h"
 #include "schedkit/trace.h"
+#include "test_files.h"
 
 namespace schedkit::lucid {
 namespace {
 
 std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
+  return schedkit::testing::WriteTempFile(name, text);
 }
 
 std::string FirstLine(const std::string& path) {

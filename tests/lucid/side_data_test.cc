@@ -5,14 +5,13 @@
 #include <string>
 
 #include "schedkit/lucid.h"
+#include "test_files.h"
 
 namespace schedkit::lucid {
 namespace {
 
 std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
+  return schedkit::testing::WriteTempFile(name, text);
 }
 
 TEST(LucidSideDataTest, ReadsVcConfigEstimatesScoresSpeedsAndForecast) {
