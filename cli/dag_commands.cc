@@ -145,6 +145,16 @@ int Collect(const DagArgs& a) {
   return 0;
 }
 
+int ListSchedulers() {
+  for (const std::string& name : DagSchedulerNames()) {
+    std::printf("%s\n", name.c_str());
+    for (const auto& [key, help] : DagSchedulerOptions(name)) {
+      std::printf("  --opt %s=...  %s\n", key.c_str(), help.c_str());
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 void AddDagCommands(CLI::App& app, std::vector<Subcommand>& out) {
@@ -167,6 +177,9 @@ void AddDagCommands(CLI::App& app, std::vector<Subcommand>& out) {
   collect->add_option("--steps", col->steps, "decisions to record (default 1000)");
   collect->add_option("--out", col->out, "output file (JSON lines)")->required();
   out.push_back({collect, [col] { return Collect(*col); }});
+
+  CLI::App* schedulers = dag->add_subcommand("schedulers", "List the DAG schedulers and their options");
+  out.push_back({schedulers, [] { return ListSchedulers(); }});
 }
 
 }  // namespace schedkit::cli

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "schedkit/dag.h"
 #include "test_files.h"
 
 namespace {
@@ -95,6 +96,17 @@ TEST(DagCliTest, DecimaSimulateCollectAndWeightsOption) {
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("DAG scheduler 'fair': unknown option 'weights'"), std::string::npos)
       << o.output;
+}
+
+TEST(DagCliTest, SchedulersListsEveryNameWithItsOptions) {
+  const Outcome o = RunDag("dag schedulers");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  for (const std::string& name : schedkit::DagSchedulerNames()) {
+    EXPECT_NE(o.output.find(name + "\n"), std::string::npos) << name << " missing:\n" << o.output;
+    for (const auto& [key, help] : schedkit::DagSchedulerOptions(name)) {
+      EXPECT_NE(o.output.find("--opt " + key + "=..."), std::string::npos) << o.output;
+    }
+  }
 }
 
 TEST(DagCliTest, BadInputFailsWithOneLine) {
