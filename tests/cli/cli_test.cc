@@ -1,6 +1,7 @@
 // Golden runs of the `schedkit` binary on the tiny shipped trace, and its error contract.
 #include <gtest/gtest.h>
 
+#include "cli_runner.h"
 #include "test_files.h"
 
 #include <algorithm>
@@ -21,24 +22,8 @@ using schedkit::testing::ReadFile;
 
 const std::string kSource = SCHEDKIT_SOURCE_DIR;
 
-struct Outcome {
-  int exit_code;
-  std::string output;  // stdout and stderr.
-};
-
-Outcome RunCli(const std::string& args) {
-  const std::string cmd = std::string(SCHEDKIT_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  Outcome o{-1, ""};
-  if (pipe == nullptr) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) o.output.append(buf, n);
-  const int status = pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
-
+using schedkit::testing::Outcome;
+using schedkit::testing::RunCli;
 
 std::string TinyArgs(const std::string& policy) {
   return "simulate --trace " + kSource + "/data/traces/tiny.csv --cluster " + kSource +

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "cli_runner.h"
 #include "test_files.h"
 
 namespace {
@@ -13,23 +14,8 @@ namespace {
 using schedkit::testing::Lines;
 using schedkit::testing::ReadFile;
 
-struct Outcome {
-  int exit_code;
-  std::string output;
-};
-
-Outcome RunSchedkit(const std::string& args) {
-  const std::string cmd = std::string(SCHEDKIT_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  Outcome o{-1, ""};
-  if (pipe == nullptr) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) o.output.append(buf, n);
-  const int status = pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using schedkit::testing::Outcome;
+using schedkit::testing::RunCli;
 
 const std::string kLucid = std::string(SCHEDKIT_SHARED_DIR) + "/data/lucid";
 const std::string kTrace = kLucid + "/venus_synth_seed1.csv";
@@ -37,7 +23,7 @@ const std::string kTrace = kLucid + "/venus_synth_seed1.csv";
 TEST(LucidCli, CompatLucidPrintsTheReferenceMetricsAndWritesJobsAndVcs) {
   const std::string dir = ::testing::TempDir() + "/lucid_cli_out";
   std::filesystem::remove_all(dir);
-  const Outcome o = RunSchedkit("compare --compat lucid --policies fifo,lucid --trace " + kTrace +
+  const Outcome o = RunCli("compare --compat lucid --policies fifo,lucid --trace " + kTrace +
                                 " --opt lucid_dir=" + kLucid + " --opt threads=2 --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("JCT avg (s)                     21011.688"), std::string::npos)
@@ -56,18 +42,18 @@ TEST(LucidCli, CompatLucidPrintsTheReferenceMetricsAndWritesJobsAndVcs) {
 }
 
 TEST(LucidCli, BadInputsGiveOneLineErrors) {
-  Outcome o = RunSchedkit("simulate --compat lucid --policy srtf --trace " + kTrace +
+  Outcome o = RunCli("simulate --compat lucid --policy srtf --trace " + kTrace +
                           " --opt lucid_dir=" + kLucid);
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.output,
             "schedkit: --compat lucid: unknown policy 'srtf' (expected fifo, sjf, qssf, tiresias "
             "or lucid)\n");
-  o = RunSchedkit("simulate --compat lucid --policy fifo --trace " + kTrace);
+  o = RunCli("simulate --compat lucid --policy fifo --trace " + kTrace);
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.output,
             "schedkit: --compat lucid: give --opt vc_config=FILE or --opt lucid_dir=DIR (with "
             "vc_config.csv)\n");
-  o = RunSchedkit("simulate --compat lucid --policy fifo --trace " + kTrace +
+  o = RunCli("simulate --compat lucid --policy fifo --trace " + kTrace +
                   " --opt lucid_dir=" + kLucid + " --opt colour=red");
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("unknown option 'colour'"), std::string::npos) << o.output;
@@ -77,7 +63,7 @@ TEST(LucidCli, VcConfigRunsTheCleanModelPerVc) {
   const std::string dir = ::testing::TempDir() + "/lucid_vc_out";
   std::filesystem::remove_all(dir);
   const Outcome o =
-      RunSchedkit("simulate --policy fifo --opt backfill=false --trace " + kTrace +
+      RunCli("simulate --policy fifo --opt backfill=false --trace " + kTrace +
                   " --vc-config " + kLucid + "/vc_config.csv --threads 2 --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const auto vcs = Lines(ReadFile(dir + "/vcs.csv"));
@@ -97,7 +83,7 @@ TEST(LucidCli, CleanModelLucidRunsTheSameProfilerPoolAsCompat) {
   const std::string base = "simulate --policy lucid --trace " + kTrace + " --vc-config " + kLucid +
                            "/vc_config.csv --opt forecast=" + kLucid +
                            "/Venus_throughput_pred.csv --threads 2";
-  Outcome o = RunSchedkit(base + " --out " + dir);
+  Outcome o = RunCli(base + " --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("profiler: 21047 jobs profiled, 11549 finished there, 38 pool changes"),
             std::string::npos)
@@ -108,10 +94,10 @@ TEST(LucidCli, CleanModelLucidRunsTheSameProfilerPoolAsCompat) {
   const auto vcs = Lines(ReadFile(dir + "/vcs.csv"));
   EXPECT_EQ(vcs.back().rfind("all,23859,,", 0), 0u) << vcs.back();
 
-  o = RunSchedkit(base + " --opt profiler=false");
+  o = RunCli(base + " --opt profiler=false");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_EQ(o.output.find("profiler:"), std::string::npos) << o.output;
-  o = RunSchedkit(base + " --opt profiler=maybe");
+  o = RunCli(base + " --opt profiler=maybe");
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("profiler"), std::string::npos) << o.output;
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schedkit/dag.h"
+#include "cli_runner.h"
 #include "test_files.h"
 
 namespace {
@@ -15,23 +16,8 @@ namespace {
 using schedkit::testing::Lines;
 using schedkit::testing::ReadFile;
 
-struct Outcome {
-  int exit_code;
-  std::string output;
-};
-
-Outcome RunDag(const std::string& args) {
-  const std::string cmd = std::string(SCHEDKIT_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  Outcome o{-1, ""};
-  if (pipe == nullptr) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) o.output.append(buf, n);
-  const int status = pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using schedkit::testing::Outcome;
+using schedkit::testing::RunCli;
 
 const std::string kExample =
     std::string(" --workload ") + SCHEDKIT_SOURCE_DIR + "/data/dags/example.json";
@@ -41,10 +27,10 @@ TEST(DagCliTest, SimulateWritesDocumentedOutputsDeterministically) {
   std::filesystem::remove_all(a);
   std::filesystem::remove_all(b);
   const std::string args = "dag simulate --scheduler fifo-half --executors 6 --jobs 8 --seed 2" + kExample;
-  Outcome o = RunDag(args + " --out " + a);
+  Outcome o = RunCli(args + " --out " + a);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("8 jobs, avg JCT"), std::string::npos) << o.output;
-  ASSERT_EQ(RunDag(args + " --out " + b).exit_code, 0);
+  ASSERT_EQ(RunCli(args + " --out " + b).exit_code, 0);
   const auto j = nlohmann::json::parse(ReadFile(a + "/summary.json"));
   for (const char* key : {"jobs", "avg_jct_s", "p50_jct_s", "p95_jct_s", "p99_jct_s", "makespan_s",
                           "total_reward", "tasks", "events", "decisions", "wall_s"}) {
@@ -64,12 +50,12 @@ TEST(DagCliTest, SimulateWritesDocumentedOutputsDeterministically) {
 
 TEST(DagCliTest, EpisodesAndCollect) {
   const std::string dir = ::testing::TempDir() + "/dag_cli_episodes";
-  Outcome o = RunDag("dag simulate --jobs 4 --executors 5 --episodes 3 --out " + dir + kExample);
+  Outcome o = RunCli("dag simulate --jobs 4 --executors 5 --episodes 3 --out " + dir + kExample);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("seeds 0..2: avg JCT mean"), std::string::npos) << o.output;
   EXPECT_EQ(Lines(ReadFile(dir + "/episodes.csv")).size(), 4u);
   const std::string pool = ::testing::TempDir() + "/dag_cli_pool.jsonl";
-  o = RunDag("dag collect --scheduler fifo --jobs 3 --steps 20 --out " + pool + kExample);
+  o = RunCli("dag collect --scheduler fifo --jobs 3 --steps 20 --out " + pool + kExample);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_EQ(Lines(ReadFile(pool)).size(), 20u);
 }
@@ -78,7 +64,7 @@ TEST(DagCliTest, DecimaSimulateCollectAndWeightsOption) {
   const std::string dir = ::testing::TempDir() + "/dag_cli_decima";
   std::filesystem::remove_all(dir);
   const std::string weights = std::string(SCHEDKIT_SOURCE_DIR) + "/data/decima/decima_tpch.json";
-  Outcome o = RunDag("dag simulate --scheduler decima --jobs 10 --seed 1 --no-tasks --opt weights=" +
+  Outcome o = RunCli("dag simulate --scheduler decima --jobs 10 --seed 1 --no-tasks --opt weights=" +
                      weights + " --out " + dir);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("dag decima seed 1: 10 jobs, avg JCT"), std::string::npos) << o.output;
@@ -86,20 +72,20 @@ TEST(DagCliTest, DecimaSimulateCollectAndWeightsOption) {
   EXPECT_EQ(j["run"]["scheduler"], "decima");
   EXPECT_NE(j["run"]["scheduler_options"].get<std::string>().find("weights="), std::string::npos);
   const std::string pool = ::testing::TempDir() + "/dag_cli_decima_pool.jsonl";
-  o = RunDag("dag collect --scheduler decima-greedy --jobs 3 --steps 30 --out " + pool);
+  o = RunCli("dag collect --scheduler decima-greedy --jobs 3 --steps 30 --out " + pool);
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_EQ(Lines(ReadFile(pool)).size(), 30u);
-  o = RunDag("dag simulate --scheduler decima --opt weights=/nope.json");
+  o = RunCli("dag simulate --scheduler decima --opt weights=/nope.json");
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.output, "schedkit: /nope.json: cannot open Decima weights\n");
-  o = RunDag("dag simulate --scheduler fair --opt weights=x.json");
+  o = RunCli("dag simulate --scheduler fair --opt weights=x.json");
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("DAG scheduler 'fair': unknown option 'weights'"), std::string::npos)
       << o.output;
 }
 
 TEST(DagCliTest, SchedulersListsEveryNameWithItsOptions) {
-  const Outcome o = RunDag("dag schedulers");
+  const Outcome o = RunCli("dag schedulers");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   for (const std::string& name : schedkit::DagSchedulerNames()) {
     EXPECT_NE(o.output.find(name + "\n"), std::string::npos) << name << " missing:\n" << o.output;
@@ -110,21 +96,21 @@ TEST(DagCliTest, SchedulersListsEveryNameWithItsOptions) {
 }
 
 TEST(DagCliTest, BadInputFailsWithOneLine) {
-  Outcome o = RunDag("dag simulate --scheduler nope");
+  Outcome o = RunCli("dag simulate --scheduler nope");
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("unknown DAG scheduler 'nope'"), std::string::npos) << o.output;
-  o = RunDag("dag simulate --moving-delay -1");
+  o = RunCli("dag simulate --moving-delay -1");
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("field 'moving_delay_ms'"), std::string::npos) << o.output;
   const std::string bad = schedkit::testing::WriteTempFile(
       "dag_cli_bad.json", R"({"schedkit_dag": 1, "dags": [{"name": "x", "parents": [[]],
       "stages": [{"first_wave": {"5": [1]}, "rest_wave": {}, "fresh_durations": {}}]}]})");
-  o = RunDag("dag simulate --workload " + bad);
+  o = RunCli("dag simulate --workload " + bad);
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("dag_cli_bad.json: field 'dags[0].stages[0].num_tasks': missing"),
             std::string::npos)
       << o.output;
-  o = RunDag("dag collect --steps 5");  // --out is required.
+  o = RunCli("dag collect --steps 5");  // --out is required.
   EXPECT_NE(o.exit_code, 0);
 }
 

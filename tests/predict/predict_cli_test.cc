@@ -11,6 +11,7 @@
 
 #include "predict_test_util.h"
 #include "schedkit/predict.h"
+#include "cli_runner.h"
 #include "test_files.h"
 #include "workload/csv.h"
 
@@ -20,23 +21,8 @@ namespace {
 using testing::Lines;
 using testing::ReadFile;
 
-struct Outcome {
-  int exit_code;
-  std::string output;
-};
-
-Outcome RunCli(const std::string& args) {
-  const std::string cmd = std::string(SCHEDKIT_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  Outcome o{-1, ""};
-  if (pipe == nullptr) return o;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) o.output.append(buf, n);
-  const int status = pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using schedkit::testing::Outcome;
+using schedkit::testing::RunCli;
 
 class PredictCliTest : public ::testing::Test {
  protected:
