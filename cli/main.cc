@@ -39,6 +39,7 @@ struct SimulateArgs {
   std::string compat = "none", out, overhead_table, vc_config;
   int threads = 0;
   std::optional<double> overhead_s;
+  std::optional<double> runtime_factor;
   uint64_t seed = 0;
 };
 
@@ -54,6 +55,22 @@ sk::Result<sk::RestartOverheads> Overheads(const SimulateArgs& a) {
   }
   if (!a.overhead_table.empty()) return sk::RestartOverheads::Load(a.overhead_table, 10.0);
   return sk::DefaultRestartOverheads();
+}
+
+// The engine options both `simulate` and `compare` take: restart overheads and the
+// solo-runtime factor.
+sk::Result<sk::SimulatorOptions> EngineOptions(const SimulateArgs& a) {
+  auto overheads = Overheads(a);
+  if (!overheads.ok()) return overheads.status();
+  sk::SimulatorOptions options;
+  options.overheads = *overheads;
+  if (a.runtime_factor) {
+    if (!std::isfinite(*a.runtime_factor) || *a.runtime_factor <= 0) {
+      return sk::Status::InvalidArgument("--runtime-factor must be a finite number > 0");
+    }
+    options.runtime_factor = *a.runtime_factor;
+  }
+  return options;
 }
 
 void PrintSummary(const sk::Summary& s, const std::string& policy, const sk::Trace& trace,
@@ -103,10 +120,9 @@ int Simulate(const SimulateArgs& a) {
   request.options = *opts;
   request.seed = a.seed;
   request.compat = a.compat == "muri" ? sk::CompatMode::kMuri : sk::CompatMode::kNone;
-  auto overheads = Overheads(a);
-  if (!overheads.ok()) return Fail(overheads.status().message());
-  sk::SimulatorOptions options;
-  options.overheads = *overheads;
+  auto engine_options = EngineOptions(a);
+  if (!engine_options.ok()) return Fail(engine_options.status().message());
+  const sk::SimulatorOptions& options = *engine_options;
   if (!a.vc_config.empty()) {
     const int threads =
         a.threads > 0 ? a.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
@@ -210,8 +226,8 @@ int Compare(const CompareArgs& a) {
   if (a.base.compat != "none" && a.base.compat != "muri") {
     return Fail("--compat '" + a.base.compat + "': expected none or muri");
   }
-  auto overheads = Overheads(a.base);
-  if (!overheads.ok()) return Fail(overheads.status().message());
+  auto engine_options = EngineOptions(a.base);
+  if (!engine_options.ok()) return Fail(engine_options.status().message());
   const std::vector<std::string> names = SplitCommas(a.policies);
   if (names.empty()) return Fail("--policies: give at least one policy");
   std::vector<sk::PolicyRequest> requests;
@@ -233,10 +249,8 @@ int Compare(const CompareArgs& a) {
     r.admission = a.base.admission;
     requests.push_back(std::move(r));
   }
-  sk::SimulatorOptions options;
-  options.overheads = *overheads;
   const auto start = std::chrono::steady_clock::now();
-  auto results = sk::RunAll(*trace, *cluster, requests, options, a.threads);
+  auto results = sk::RunAll(*trace, *cluster, requests, *engine_options, a.threads);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<sk::Summary> summaries;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -388,6 +402,8 @@ int main(int argc, char** argv) {
   simulate->add_option("--overhead-table", sim.overhead_table,
                        "restart overheads per model (Muri profile table CSV)");
   simulate->add_option("--overhead-s", sim.overhead_s, "a fixed restart overhead for every job");
+  simulate->add_option("--runtime-factor", sim.runtime_factor,
+                       "solo runtime multiplier (default: 1.015 under --compat muri, else 1)");
   simulate->add_option("--vc-config", sim.vc_config,
                        "virtual clusters (Lucid vc_config.csv): one simulation per VC, merged");
   simulate->add_option("--threads", sim.threads, "with --vc-config: VCs at a time (default: cores)");
@@ -407,6 +423,8 @@ int main(int argc, char** argv) {
   compare->add_option("--seed", cmp.base.seed, "seed for randomised policies");
   compare->add_option("--overhead-table", cmp.base.overhead_table, "restart overheads table");
   compare->add_option("--overhead-s", cmp.base.overhead_s, "a fixed restart overhead");
+  compare->add_option("--runtime-factor", cmp.base.runtime_factor,
+                      "solo runtime multiplier (default: 1.015 under --compat muri, else 1)");
   compare->add_option("--threads", cmp.threads, "threads (default: one per core)");
   compare->add_option("--out", cmp.base.out, "with --compat lucid: write DIR/<policy>/jobs.csv, vcs.csv");
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,12 +45,15 @@ class RestartOverheads {
 };
 
 struct SimulatorOptions {
-  // kMuri reproduces the Muri simulator: runtime x1.015, every running job pays its
+  // kMuri reproduces the Muri simulator: runtime x1.015 (unless runtime_factor is
+  // given), every running job pays its
   // restart overhead in every inter-event interval, completions re-predicted at each
   // event (docs/fidelity.md). kNone is the clean model: a job pays its overhead once
   // per (re)start, at the start.
   CompatMode compat = CompatMode::kNone;
-  double runtime_factor = 1.0;  // Solo runtime multiplier; compat muri forces 1.015.
+  // Solo runtime multiplier. Unset: 1.015 under compat muri (Muri's jobs.py), else 1.
+  // Set to reproduce runs made without Muri's factor (docs/fidelity.md, Themis).
+  std::optional<double> runtime_factor;
   RestartOverheads overheads;
   bool check_invariants = true;  // Abort on a violated engine invariant.
 };

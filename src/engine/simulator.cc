@@ -64,13 +64,13 @@ class Simulator::Impl final : public ClusterView {
         resources_(cluster),
         index_(trace->jobs) {
     compat_muri_ = options_.compat == CompatMode::kMuri;
-    if (compat_muri_) options_.runtime_factor = 1.015;
+    const double runtime_factor = options_.runtime_factor.value_or(compat_muri_ ? 1.015 : 1.0);
     jobs_.resize(trace->jobs.size());
     for (size_t i = 0; i < trace->jobs.size(); ++i) {
       const JobSpec& spec = trace->jobs[i];
       JobRun& run = jobs_[i];
       run.spec = &spec;
-      run.work_s = spec.SoloRuntime() * options_.runtime_factor;
+      run.work_s = spec.SoloRuntime() * runtime_factor;
       run.remaining_s = run.work_s;
       run.own_overhead_s = options_.overheads.For(spec.model, spec.gpus);
       run.overhead_s = run.own_overhead_s;

@@ -22,9 +22,19 @@ namespace {
 constexpr double kMuriRuntimeFactor = 1.015;  // Muri's iteration times carry it.
 constexpr double kNeverRunScale = 1e9;        // Muri: sort value x * 1e9 before a first run.
 
+// The unit of a job's isolated finish time I = done + remaining work / isolated throughput.
+enum class IsolatedUnits {
+  // Muri's themis_sim_jobs: work in iterations, the isolated throughput is the fair share
+  // itself, so I is in iterations per share (its get_isolated_throughputs computes the
+  // throughput and returns the share).
+  kIterations,
+  // Themis / Gavel: work in solo seconds, throughput the share of solo speed, I in seconds.
+  kSeconds,
+};
+
 struct JobBook {
-  double isolated_done_s = 0;  // Muri's cumulative_isolated_time.
-  double prev_remaining = 0;   // Remaining iterations at the previous solve.
+  double isolated_done_s = 0;  // Muri's cumulative_isolated_time (in IsolatedUnits).
+  double prev_remaining = 0;   // Remaining work at the previous solve.
   double prev_isolated = 0;    // Isolated throughput (share) at the previous solve.
   bool solved_before = false;
   double time_owed_s = 0;      // Muri's time_should_received.
@@ -33,8 +43,9 @@ struct JobBook {
 
 class ThemisPolicy final : public Policy {
  public:
-  ThemisPolicy(FtfSelection selection, CompatMode compat, std::unique_ptr<PlacementModule> placement)
-      : selection_(selection), compat_(compat), placement_(std::move(placement)) {}
+  ThemisPolicy(FtfSelection selection, IsolatedUnits units, CompatMode compat,
+               std::unique_ptr<PlacementModule> placement)
+      : selection_(selection), units_(units), compat_(compat), placement_(std::move(placement)) {}
 
   std::string_view Name() const override { return "themis"; }
 
@@ -70,16 +81,17 @@ class ThemisPolicy final : public Policy {
     }
   }
 
-  // Solo seconds per iteration as the engine counts work (x 1.015 under compat muri);
-  // a job without iterations counts seconds.
+  // Solo seconds per iteration as the engine counts work by default (x 1.015 under compat
+  // muri); a job without iterations counts seconds. Only kIterations uses it, and there a
+  // factor common to all jobs scales every I and so every ratio alike: the optimal shares
+  // do not depend on it (nor on whether it equals an overridden engine runtime factor).
   double IterationTime(const JobSpec& spec) const {
     if (spec.iterations <= 0 || spec.iteration_time_s <= 0) return 1.0;
     return spec.iteration_time_s * (compat_ == CompatMode::kMuri ? kMuriRuntimeFactor : 1.0);
   }
 
-  // Builds the finish-time-fairness problem (Muri's units: the isolated time is in
-  // iterations / fair share, as its get_isolated_throughputs returns the share) and
-  // stores each job's share.
+  // Builds the finish-time-fairness problem (the isolated time in units_) and stores
+  // each job's share.
   void Allocate(const ClusterView& view, int total_gpus) {
     const Time now = view.Now();
     const int n = static_cast<int>(list_.size());
@@ -91,7 +103,8 @@ class ThemisPolicy final : public Policy {
       const JobSpec& spec = *s.spec;
       JobBook& b = book_[id];
       const double remaining_s = std::isnan(s.remaining_s) ? 0.0 : std::max(0.0, s.remaining_s);
-      const double remaining = remaining_s / IterationTime(spec);
+      const double remaining =
+          units_ == IsolatedUnits::kSeconds ? remaining_s : remaining_s / IterationTime(spec);
       const double isolated = std::min(fair_gpus / spec.gpus, 1.0);
       if (b.solved_before) b.isolated_done_s += (b.prev_remaining - remaining) / b.prev_isolated;
       b.prev_remaining = remaining;
@@ -168,6 +181,7 @@ class ThemisPolicy final : public Policy {
   }
 
   FtfSelection selection_;
+  IsolatedUnits units_;
   CompatMode compat_;
   std::unique_ptr<PlacementModule> placement_;
   std::vector<JobId> list_;  // Unfinished jobs; the order persists between decisions.
@@ -188,7 +202,12 @@ Status RegisterThemis(Registries* r) {
   entry.options = {{"shares", OptionSpec::Type::kString, "centre",
                     "which optimal shares when the LP's optimum is not unique: centre (the "
                     "interior point cvxpy/ECOS returns in Muri) or least (each job the least "
-                    "share that keeps its ratio at the optimum)"}};
+                    "share that keeps its ratio at the optimum)"},
+                   {"isolated_time", OptionSpec::Type::kString, "auto",
+                    "unit of the isolated finish time a job's ratio divides by: seconds "
+                    "(Themis: solo seconds at the fair share), iterations (Muri's code: "
+                    "iterations per fair share), auto (iterations under --compat muri, else "
+                    "seconds)"}};
   entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("themis: no placement module");
     const std::string& shares = ctx.options.String("shares");
@@ -201,8 +220,18 @@ Status RegisterThemis(Registries* r) {
       return Status::InvalidArgument("themis: option shares='" + shares +
                                      "': expected centre or least");
     }
-    return std::unique_ptr<Policy>(
-        std::make_unique<ThemisPolicy>(selection, ctx.compat, std::move(ctx.placement)));
+    const std::string& unit = ctx.options.String("isolated_time");
+    IsolatedUnits units;
+    if (unit == "seconds" || (unit == "auto" && ctx.compat != CompatMode::kMuri)) {
+      units = IsolatedUnits::kSeconds;
+    } else if (unit == "iterations" || unit == "auto") {
+      units = IsolatedUnits::kIterations;
+    } else {
+      return Status::InvalidArgument("themis: option isolated_time='" + unit +
+                                     "': expected auto, seconds or iterations");
+    }
+    return std::unique_ptr<Policy>(std::make_unique<ThemisPolicy>(selection, units, ctx.compat,
+                                                                  std::move(ctx.placement)));
   };
   return r->policies.Register(std::move(entry));
 }

@@ -92,6 +92,27 @@ TEST(Cli, BadInputGivesOneLineErrorAndNonZeroExit) {
   EXPECT_NE(opt.output.find("expected key=value"), std::string::npos);
 }
 
+// --runtime-factor scales every job's solo work: FIFO's makespan on the tiny trace grows
+// when every job runs twice as long, and a factor that is not > 0 is refused.
+TEST(Cli, RuntimeFactorScalesSoloWork) {
+  const std::string dir = ::testing::TempDir() + "/factor";
+  double makespan[2];
+  for (int i = 0; i < 2; ++i) {
+    std::filesystem::remove_all(dir);
+    const Outcome o =
+        RunCli(TinyArgs("fifo") + " --runtime-factor " + (i ? "2" : "1") + " --out " + dir);
+    ASSERT_EQ(o.exit_code, 0) << o.output;
+    makespan[i] = nlohmann::json::parse(ReadFile(dir + "/summary.json"))["makespan_s"];
+  }
+  EXPECT_GT(makespan[1], 1.5 * makespan[0]);
+  for (const char* bad : {"0", "-1", "nan"}) {
+    const Outcome o = RunCli(TinyArgs("fifo") + " --runtime-factor " + bad);
+    EXPECT_NE(o.exit_code, 0) << bad;
+    EXPECT_NE(o.output.find("--runtime-factor must be a finite number > 0"), std::string::npos)
+        << o.output;
+  }
+}
+
 TEST(Cli, CompareRunsPoliciesSideBySide) {
   const Outcome o = RunCli("compare --policies fifo,srtf,tiresias --trace " + kSource +
                            "/data/traces/tiny.csv --cluster " + kSource +

@@ -1,11 +1,13 @@
 // Themis against Muri's figure data on trace3 with the 8x8-GPU spec, under --compat muri.
 // The figure data were not produced by the themis_sim_jobs of Muri's public simulator as
-// it stands (their makespan is below the one every other policy, ours included, shares;
-// docs/fidelity.md): what is asserted is
-//  (1) our numbers equal those of an independent Python re-implementation of that code
-//      path (the scratch oracle described in docs/fidelity.md) to 1e-8, for both choices
-//      among the LP's optimal shares, and
-//  (2) the measured gap to the figure data, with the tolerance docs/fidelity.md explains.
+// it stands (their makespan is below what Muri's 1.015 runtime factor allows;
+// docs/fidelity.md). What is asserted, per case:
+//  (1) our numbers equal those of an independent Python re-implementation of the same
+//      semantics (the scratch oracle described in docs/fidelity.md) to 1e-8, and
+//  (2) the gap to the figure data, with the tolerances docs/fidelity.md explains: for
+//      Muri's code as it stands (both choices among the LP's optimal shares) avg JCT and
+//      makespan only; for the reconstruction of the figure's run (no 1.015 factor,
+//      isolated time in seconds) avg JCT and p99 within 2 %, makespan within 0.01 %.
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -19,13 +21,17 @@ namespace schedkit {
 namespace {
 
 struct ThemisCase {
+  const char* name;
   const char* shares;
+  const char* isolated_time;
+  double runtime_factor;                           // 0: the compat default (1.015).
   double oracle_avg, oracle_makespan, oracle_p99;  // The Python re-implementation.
-  double avg_tol;                                  // Against the figure data, relative.
+  // Against the figure data, relative; a p99 tolerance of 0 means not asserted.
+  double avg_tol, makespan_tol, p99_tol;
 };
 
 // Names the case in test logs (gtest would otherwise dump the struct's bytes).
-void PrintTo(const ThemisCase& r, std::ostream* os) { *os << "shares=" << r.shares; }
+void PrintTo(const ThemisCase& r, std::ostream* os) { *os << r.name; }
 
 // Muri's figure data (simulator/draw_fig9-10.py, trace3).
 constexpr double kFigureAvg = 397058.802, kFigureMakespan = 8172104.51, kFigureP99 = 2967333.366;
@@ -47,27 +53,36 @@ TEST_P(ThemisFidelity, Trace3) {
   req.policy = "themis";
   req.compat = CompatMode::kMuri;
   req.options["shares"] = c.shares;
+  req.options["isolated_time"] = c.isolated_time;
   SimulatorOptions options;
   options.overheads = *overheads;
+  if (c.runtime_factor > 0) options.runtime_factor = c.runtime_factor;
   auto run = RunSimulation(*trace, *cluster, req, options);
   ASSERT_TRUE(run.ok()) << run.status().message();
   const Summary& s = run->summary;
   EXPECT_EQ(s.jobs, 992);
-  // (1) The re-implementation of Muri's code path.
+  // (1) The re-implementation of the same semantics.
   EXPECT_NEAR(s.avg_jct_s, c.oracle_avg, c.oracle_avg * 1e-8);
   EXPECT_NEAR(s.makespan_s, c.oracle_makespan, c.oracle_makespan * 1e-8);
   EXPECT_NEAR(s.p99_jct_s, c.oracle_p99, c.oracle_p99 * 1e-8);
-  // (2) The figure data: avg JCT within the stated tolerance, makespan within 0.05 %.
-  // The p99 differs by 35-45 % and is not asserted (docs/fidelity.md).
+  // (2) The figure data.
   EXPECT_NEAR(s.avg_jct_s, kFigureAvg, kFigureAvg * c.avg_tol);
-  EXPECT_NEAR(s.makespan_s, kFigureMakespan, kFigureMakespan * 5e-4);
+  EXPECT_NEAR(s.makespan_s, kFigureMakespan, kFigureMakespan * c.makespan_tol);
+  if (c.p99_tol > 0) EXPECT_NEAR(s.p99_jct_s, kFigureP99, kFigureP99 * c.p99_tol);
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Trace3, ThemisFidelity,
-    ::testing::Values(ThemisCase{"least", 402541.464539, 8174135.280030, 4082626.244733, 0.02},
-                      ThemisCase{"centre", 411068.632948, 8174135.280030, 4293304.974750, 0.04}),
-    [](const auto& info) { return std::string(info.param.shares); });
+    ::testing::Values(
+        // Muri's themis_sim_jobs as it stands: p99 is 38-45 % off and not asserted.
+        ThemisCase{"MuriCodeLeast", "least", "iterations", 0, 402541.464539, 8174135.280030,
+                   4082626.244733, 0.02, 5e-4, 0},
+        ThemisCase{"MuriCodeCentre", "centre", "iterations", 0, 411068.632948, 8174135.280030,
+                   4293304.974750, 0.04, 5e-4, 0},
+        // The figure's run as reconstructed in docs/fidelity.md.
+        ThemisCase{"FigureRun", "centre", "seconds", 1.0, 389920.808025, 8172201.802000,
+                   2936554.899937, 0.02, 1e-4, 0.02}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace schedkit

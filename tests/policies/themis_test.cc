@@ -52,6 +52,32 @@ TEST(Themis, RanksBySharesThenPlacesGreedily) {
   EXPECT_NEAR(r.Jct(1), 150, 1e-9);
 }
 
+// Two 100 s jobs at 0 on one GPU; job 1 has 10,000 iterations of 0.01 s, job 2 100 of 1 s.
+// Both have fair share 1. In seconds both isolated times are 100: the LP gives 1/2 each,
+// the ranks tie and arrival order runs job 1 first. In Muri's iterations per share,
+// I1 = 10,000 and I2 = 100, so job 1 tolerates a far smaller share (rho1 = 0.01 / x1,
+// rho2 = 1 / x2): job 2 gets the larger share, ranks first and runs first.
+TEST(Themis, IsolatedTimeUnitDecidesTheShares) {
+  const JobSpec a = JobBuilder(1).Gpus(1).Iterations(10000, 0.01).Build();
+  const JobSpec b = JobBuilder(2).Gpus(1).Iterations(100, 1.0).Build();
+  auto seconds = RunScenario({a, b}, kOneGpu, Request("themis", {{"isolated_time", "seconds"}}));
+  EXPECT_NEAR(seconds.Jct(1), 100, 1e-6);
+  EXPECT_NEAR(seconds.Jct(2), 200, 1e-6);
+  auto iterations =
+      RunScenario({a, b}, kOneGpu, Request("themis", {{"isolated_time", "iterations"}}));
+  EXPECT_NEAR(iterations.Jct(2), 100, 1e-6);
+  EXPECT_NEAR(iterations.Jct(1), 200, 1e-6);
+  // auto is seconds outside --compat muri.
+  auto automatic = RunScenario({a, b}, kOneGpu, Request("themis"));
+  EXPECT_NEAR(automatic.Jct(1), 100, 1e-6);
+}
+
+TEST(Themis, RejectsAnUnknownIsolatedTimeUnit) {
+  auto p = MakePolicy(Request("themis", {{"isolated_time", "hours"}}));
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.status().message().find("isolated_time='hours'"), std::string::npos);
+}
+
 TEST(Themis, RejectsAnUnknownSharesOption) {
   PolicyRequest req = Request("themis", {{"shares", "middle"}});
   auto p = MakePolicy(req);
