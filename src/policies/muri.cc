@@ -10,13 +10,14 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "mechanisms/interleaving.h"
-#include "mechanisms/matching.h"
+#include "mechanisms/kind_matching.h"
 #include "mechanisms/muri_matching.h"
 #include "registry/builtins.h"
 #include "schedkit/persistent_order.h"
@@ -198,12 +199,20 @@ class MuriPolicy final : public Policy {
     return m;
   }
 
+  // Sorts the type ids of one member list (the -1 padding stays at the end).
+  static void SortTypes(Members* types) {
+    const int size = static_cast<int>(std::find(types->begin(), types->end(), -1) - types->begin());
+    for (int i = 1; i < size; ++i) {  // Insertion sort (std::sort trips -Warray-bounds here).
+      for (int j = i; j > 0 && (*types)[j - 1] > (*types)[j]; --j) {
+        std::swap((*types)[j - 1], (*types)[j]);
+      }
+    }
+  }
+
   // TT of a group given its members' types (any order), memoised by the sorted types.
   double TypeIterationTime(Members types) {
+    SortTypes(&types);
     const int size = static_cast<int>(std::find(types.begin(), types.end(), -1) - types.begin());
-    for (int i = 1; i < size; ++i) {  // Insertion sort (std::sort trips -Warray-bounds here).
-      for (int j = i; j > 0 && types[j - 1] > types[j]; --j) std::swap(types[j - 1], types[j]);
-    }
     auto [it, inserted] = tt_cache_.try_emplace(types, 0.0);
     if (inserted) {
       std::vector<const JobSpec*> specs;
@@ -243,36 +252,64 @@ class MuriPolicy final : public Policy {
     return InterleavingEfficiency(total, TypeIterationTime(both));
   }
 
-  // The matching of `packs` (mate per pack, or -1), memoised by the packs' member types
-  // in order: the weights, and so the deterministic matcher's answer, depend on nothing
-  // else, and consecutive events often present the same candidates.
-  const std::vector<int>& MatchPacks(const ClusterView& view, const std::vector<Group>& packs) {
+  // The matching of `packs` (mate per pack, or -1), memoised by the packs' member types:
+  // the weights, and so the deterministic matcher's answer, depend on nothing else, and
+  // consecutive events often present the same candidates. Under compat muri the key is
+  // the types in pack order (Muri's blossom answers differently for another order). In
+  // the clean model any maximum-weight matching will do, so the packs are matched in a
+  // canonical order (stable by member-type set) and the key is the multiset of type sets:
+  // the same candidates ranked differently are a memo hit.
+  std::vector<int> MatchPacks(const ClusterView& view, const std::vector<Group>& packs) {
     const int n = static_cast<int>(packs.size());
+    const bool compat = compat_ == CompatMode::kMuri;
     std::vector<Members> types(n);
-    std::vector<int> key;
-    key.reserve(static_cast<size_t>(n) * kMaxGroupSize);
     for (int u = 0; u < n; ++u) {
       types[u] = TypesOf(view, packs[u].members);
-      key.insert(key.end(), types[u].begin(), types[u].end());
+      if (!compat) SortTypes(&types[u]);
     }
-    if (auto it = match_cache_.find(key); it != match_cache_.end()) return it->second;
-    std::vector<int> mate = ComputeMatching(types);
-    match_cache_ints_ += key.size() + mate.size();
-    if (match_cache_ints_ > kMatchCacheInts) {  // Bounded memory; results do not change.
-      match_cache_.clear();
-      match_cache_ints_ = key.size() + mate.size();
+    std::vector<int> order(n);  // order[i]: the pack matched as node i.
+    std::iota(order.begin(), order.end(), 0);
+    if (!compat) {
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int a, int b) { return types[a] < types[b]; });
     }
-    return match_cache_.emplace(std::move(key), std::move(mate)).first->second;
+    std::vector<Members> ordered(n);
+    std::vector<int> key;
+    key.reserve(static_cast<size_t>(n) * kMaxGroupSize);
+    for (int i = 0; i < n; ++i) {
+      ordered[i] = types[order[i]];
+      key.insert(key.end(), ordered[i].begin(), ordered[i].end());
+    }
+    auto it = match_cache_.find(key);
+    if (it == match_cache_.end()) {
+      std::vector<int> node_mate = ComputeMatching(std::move(ordered));
+      match_cache_ints_ += key.size() + node_mate.size();
+      if (match_cache_ints_ > kMatchCacheInts) {  // Bounded memory; results do not change.
+        match_cache_.clear();
+        match_cache_ints_ = key.size() + node_mate.size();
+      }
+      it = match_cache_.emplace(std::move(key), std::move(node_mate)).first;
+    }
+    std::vector<int> mate(n, -1);
+    for (int i = 0; i < n; ++i) {
+      if (it->second[i] >= 0) mate[order[i]] = order[it->second[i]];
+    }
+    return mate;
   }
 
-  std::vector<int> ComputeMatching(const std::vector<Members>& types) {
+  // Packs with the same member types have the same weights: they are one kind of node,
+  // and each pair of kinds is weighed once. Under compat muri a kind is the member types
+  // in member order (Muri adds the stage totals in that order) and the weights are spread
+  // over the n x n matrix its blossom reads; otherwise a kind is the set of member types,
+  // and the matching is solved per kind (mechanisms/kind_matching.h).
+  std::vector<int> ComputeMatching(std::vector<Members> types) {
     const int n = static_cast<int>(types.size());
-    // Packs with the same member types have the same weights: weigh each pair of distinct
-    // member-type lists once, then spread the weights over the n x n matrix.
+    const bool compat = compat_ == CompatMode::kMuri;
     std::vector<Members> kinds;
     std::map<Members, int> kind_of;
     std::vector<int> kind(n);
     for (int u = 0; u < n; ++u) {
+      if (!compat) SortTypes(&types[u]);
       auto [it, fresh] = kind_of.try_emplace(types[u], static_cast<int>(kinds.size()));
       if (fresh) kinds.push_back(types[u]);
       kind[u] = it->second;
@@ -280,26 +317,20 @@ class MuriPolicy final : public Policy {
     const int k = static_cast<int>(kinds.size());
     std::vector<double> kind_w(static_cast<size_t>(k) * k);
     for (int a = 0; a < k; ++a) {
-      for (int b = 0; b < k; ++b) kind_w[a * k + b] = PairWeight(kinds[a], kinds[b]);
+      for (int b = 0; b < k; ++b) {
+        // Directed under compat (a's jobs then b's); symmetric (upper triangle) otherwise.
+        kind_w[a * k + b] = compat || a <= b ? PairWeight(kinds[a], kinds[b]) : kind_w[b * k + a];
+      }
     }
-    // Directed weights: w[u][v] sums u's jobs then v's (Muri builds both directions).
+    if (!compat) return MaxWeightMatchingByKind(kind, k, kind_w);
+    // Muri's own blossom: its choice among (near-)equal-weight matchings decides the groups.
     std::vector<double> w(static_cast<size_t>(n) * n, 0.0);  // Row-major.
     for (int u = 0; u < n; ++u) {
       for (int v = 0; v < n; ++v) {
         if (u != v) w[u * n + v] = kind_w[kind[u] * k + kind[v]];
       }
     }
-    if (compat_ == CompatMode::kMuri) {
-      // Muri's own blossom: its choice among (near-)equal-weight matchings decides the groups.
-      return MuriBlossomMatching(n, w);
-    }
-    std::vector<WeightedEdge> edges;
-    for (int u = 0; u < n; ++u) {
-      for (int v = u + 1; v < n; ++v) {
-        if (w[u * n + v] > 0) edges.push_back({u, v, w[u * n + v]});
-      }
-    }
-    return MaxWeightMatching(n, edges);
+    return MuriBlossomMatching(n, w);
   }
 
   void MatchOnce(const ClusterView& view, int g, int total_gpus, int64_t* required,
