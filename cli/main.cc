@@ -10,6 +10,7 @@
 #include <thread>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,11 @@ int Simulate(const SimulateArgs& a) {
       {"compat", a.compat},
       {"trace", trace_path},    {"cluster", cluster_path},
       {"seed", std::to_string(a.seed)}};
+  if (a.runtime_factor) {
+    std::ostringstream factor;
+    factor << *a.runtime_factor;
+    context.emplace_back("runtime_factor", factor.str());
+  }
   for (const auto& [k, v] : *opts) context.emplace_back("opt." + k, v);
   for (const sk::Status& st :
        {sk::WriteJobsCsv(*run->recorder, a.out + "/jobs.csv"),

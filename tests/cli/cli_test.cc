@@ -102,7 +102,9 @@ TEST(Cli, RuntimeFactorScalesSoloWork) {
     const Outcome o =
         RunCli(TinyArgs("fifo") + " --runtime-factor " + (i ? "2" : "1") + " --out " + dir);
     ASSERT_EQ(o.exit_code, 0) << o.output;
-    makespan[i] = nlohmann::json::parse(ReadFile(dir + "/summary.json"))["makespan_s"];
+    const auto summary = nlohmann::json::parse(ReadFile(dir + "/summary.json"));
+    makespan[i] = summary["makespan_s"];
+    EXPECT_EQ(summary["run"]["runtime_factor"], i ? "2" : "1");
   }
   EXPECT_GT(makespan[1], 1.5 * makespan[0]);
   for (const char* bad : {"0", "-1", "nan"}) {
