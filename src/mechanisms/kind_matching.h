@@ -10,8 +10,9 @@
 // vertices are integral. It is solved with CLP (mechanisms/lp.h) by cutting planes: the
 // degree rows first, then the odd-set rows the current solution violates, found by
 // checking every set of kinds, until none is violated. Its size depends on the number of
-// kinds, not of nodes; the O(n^3) blossom on the nodes is kept for graphs with many kinds
-// or few nodes, where it is cheaper, and as the fallback should CLP not converge.
+// kinds, not of nodes; LEMON's blossom on the nodes (mechanisms/matching.h) is kept for
+// graphs with many kinds or few nodes, where it is cheaper, and as the fallback should
+// CLP not converge.
 #ifndef SCHEDKIT_MECHANISMS_KIND_MATCHING_H_
 #define SCHEDKIT_MECHANISMS_KIND_MATCHING_H_
 
@@ -34,9 +35,9 @@ struct KindMatchingStats {
 };
 
 // Returns mate[i] for each node i (or -1). `kind[i]` in [0, num_kinds); `weight` is the
-// symmetric num_kinds x num_kinds matrix (row-major) of edge weights between kinds, the
-// diagonal being the weight between two nodes of the same kind; an entry <= 0 means no
-// edge. The matching maximises the total weight (up to CLP's tolerances, about 1e-7
+// num_kinds x num_kinds matrix (row-major) of edge weights between kinds, of which only
+// the upper triangle (a <= b) is read; the diagonal is the weight between two nodes of
+// the same kind; an entry <= 0 means no edge. The matching maximises the total weight (up to CLP's tolerances, about 1e-7
 // relative, when the LP is used). Which maximum matching is returned is deterministic:
 // among the nodes of a kind, the pairs are given to the lowest-numbered nodes first.
 std::vector<int> MaxWeightMatchingByKind(const std::vector<int>& kind, int num_kinds,
