@@ -46,9 +46,8 @@ class RestartOverheads {
 
 struct SimulatorOptions {
   // kMuri reproduces the Muri simulator: runtime x1.015 (unless runtime_factor is
-  // given), every running job pays its
-  // restart overhead in every inter-event interval, completions re-predicted at each
-  // event (docs/fidelity.md). kNone is the clean model: a job pays its overhead once
+  // given), every running job pays its restart overhead in every inter-event interval,
+  // completions re-predicted at each event (docs/fidelity.md). kNone is the clean model: a job pays its overhead once
   // per (re)start, at the start.
   CompatMode compat = CompatMode::kNone;
   // Solo runtime multiplier. Unset: 1.015 under compat muri (Muri's jobs.py), else 1.

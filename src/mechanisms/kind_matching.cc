@@ -40,6 +40,15 @@ std::vector<int> NodeBlossom(const std::vector<int>& kind, int num_kinds,
   return MaxWeightMatching(n, edges);
 }
 
+// m(U): the nodes of the kinds in set `u` (a bit mask).
+int64_t NodesIn(uint32_t u, const std::vector<int>& count) {
+  int64_t nodes = 0;
+  for (size_t a = 0; a < count.size(); ++a) {
+    if (u & (uint32_t{1} << a)) nodes += count[a];
+  }
+  return nodes;
+}
+
 // Sets of kinds (bit masks) whose odd-set row x(E[U]) <= (m(U) - 1) / 2 the solution `x`
 // violates, most violated first (ties by mask), at most kMaxCutsPerRound.
 std::vector<uint32_t> ViolatedOddSets(const std::vector<PairColumn>& columns,
@@ -60,10 +69,7 @@ std::vector<uint32_t> ViolatedOddSets(const std::vector<PairColumn>& columns,
   std::vector<std::pair<double, uint32_t>> violated;
   for (uint32_t u = 1; u < full; ++u) {
     if (has_row[u]) continue;
-    int64_t nodes = 0;
-    for (int a = 0; a < k; ++a) {
-      if (u & (uint32_t{1} << a)) nodes += count[a];
-    }
+    const int64_t nodes = NodesIn(u, count);
     if (nodes % 2 == 0) continue;
     const double excess = inside[u] - static_cast<double>((nodes - 1) / 2);
     if (excess > kViolation) violated.emplace_back(-excess, u);
@@ -100,14 +106,10 @@ std::optional<std::vector<int64_t>> SolvePairCounts(const std::vector<PairColumn
     }
     for (uint32_t u : cuts) {
       std::vector<LpTerm> terms;
-      int64_t nodes = 0;
-      for (int a = 0; a < k; ++a) {
-        if (u & (uint32_t{1} << a)) nodes += count[a];
-      }
       for (const PairColumn& c : columns) {
         if ((u >> c.a & 1) && (u >> c.b & 1)) terms.push_back({c.var, 1.0});
       }
-      lp->AddRow(terms, -kLpInfinity, static_cast<double>((nodes - 1) / 2));
+      lp->AddRow(terms, -kLpInfinity, static_cast<double>((NodesIn(u, count) - 1) / 2));
       has_row[u] = true;
       ++stats->cuts;
     }

@@ -37,9 +37,10 @@ struct KindMatchingStats {
 // Returns mate[i] for each node i (or -1). `kind[i]` in [0, num_kinds); `weight` is the
 // num_kinds x num_kinds matrix (row-major) of edge weights between kinds, of which only
 // the upper triangle (a <= b) is read; the diagonal is the weight between two nodes of
-// the same kind; an entry <= 0 means no edge. The matching maximises the total weight (up to CLP's tolerances, about 1e-7
-// relative, when the LP is used). Which maximum matching is returned is deterministic:
-// among the nodes of a kind, the pairs are given to the lowest-numbered nodes first.
+// the same kind; an entry <= 0 means no edge. The matching maximises the total weight
+// (up to CLP's tolerances, about 1e-7 relative, when the LP is used). Which maximum
+// matching is returned is deterministic: among the nodes of a kind, the pairs are given
+// to the lowest-numbered nodes first.
 std::vector<int> MaxWeightMatchingByKind(const std::vector<int>& kind, int num_kinds,
                                          const std::vector<double>& weight,
                                          const KindMatchingOptions& options = {},

@@ -282,7 +282,7 @@ class MuriPolicy final : public Policy {
     }
     auto it = match_cache_.find(key);
     if (it == match_cache_.end()) {
-      std::vector<int> node_mate = ComputeMatching(std::move(ordered));
+      std::vector<int> node_mate = ComputeMatching(ordered);
       match_cache_ints_ += key.size() + node_mate.size();
       if (match_cache_ints_ > kMatchCacheInts) {  // Bounded memory; results do not change.
         match_cache_.clear();
@@ -300,16 +300,16 @@ class MuriPolicy final : public Policy {
   // Packs with the same member types have the same weights: they are one kind of node,
   // and each pair of kinds is weighed once. Under compat muri a kind is the member types
   // in member order (Muri adds the stage totals in that order) and the weights are spread
-  // over the n x n matrix its blossom reads; otherwise a kind is the set of member types,
-  // and the matching is solved per kind (mechanisms/kind_matching.h).
-  std::vector<int> ComputeMatching(std::vector<Members> types) {
+  // over the n x n matrix its blossom reads; otherwise a kind is the set of member types
+  // (MatchPacks hands them sorted), and the matching is solved per kind
+  // (mechanisms/kind_matching.h).
+  std::vector<int> ComputeMatching(const std::vector<Members>& types) {
     const int n = static_cast<int>(types.size());
     const bool compat = compat_ == CompatMode::kMuri;
     std::vector<Members> kinds;
     std::map<Members, int> kind_of;
     std::vector<int> kind(n);
     for (int u = 0; u < n; ++u) {
-      if (!compat) SortTypes(&types[u]);
       auto [it, fresh] = kind_of.try_emplace(types[u], static_cast<int>(kinds.size()));
       if (fresh) kinds.push_back(types[u]);
       kind[u] = it->second;
