@@ -23,6 +23,14 @@ std::string_view Trim(std::string_view s, char delimiter) {
   return s;
 }
 
+// from_chars rejects a leading '+', so one is skipped here; a sign after it ("+-7") is
+// not a number. Returns false if nothing is left to parse.
+bool SkipLeadingPlus(const char** begin, const char* end) {
+  if (**begin != '+') return true;
+  ++*begin;
+  return *begin != end && **begin != '-' && **begin != '+';
+}
+
 std::string BoundText(int64_t v) { return std::to_string(v); }
 std::string BoundText(double v) { return FormatDouble(v); }
 
@@ -32,8 +40,7 @@ bool ParseInt64(std::string_view text, int64_t* out) {
   if (text.empty()) return false;
   const char* begin = text.data();
   const char* end = begin + text.size();
-  if (*begin == '+') ++begin;  // from_chars rejects a leading '+'.
-  if (begin == end) return false;
+  if (!SkipLeadingPlus(&begin, end)) return false;
   auto [ptr, ec] = std::from_chars(begin, end, *out);
   return ec == std::errc() && ptr == end;
 }
@@ -42,8 +49,7 @@ bool ParseFiniteDouble(std::string_view text, double* out) {
   if (text.empty()) return false;
   const char* begin = text.data();
   const char* end = begin + text.size();
-  if (*begin == '+') ++begin;
-  if (begin == end) return false;
+  if (!SkipLeadingPlus(&begin, end)) return false;
   double v = 0;
   auto [ptr, ec] = std::from_chars(begin, end, v, std::chars_format::general);
   if (ec != std::errc() || ptr != end || !std::isfinite(v)) return false;

@@ -170,6 +170,20 @@ TEST(CsvFormatTest, DoublesRoundTripExactly) {
   EXPECT_EQ(FormatDouble(0.886), "0.886");
 }
 
+// Issue 21: "+-7" was read as -7 (the '+' skipped, then from_chars took the sign).
+TEST(CsvNumberTest, OneSignAtMost) {
+  int64_t i = 0;
+  double d = 0;
+  EXPECT_TRUE(ParseInt64("+7", &i));
+  EXPECT_EQ(i, 7);
+  EXPECT_TRUE(ParseFiniteDouble("+7.5", &d));
+  EXPECT_EQ(d, 7.5);
+  for (const char* bad : {"+-7", "++7", "+", "-+7", "--7"}) {
+    EXPECT_FALSE(ParseInt64(bad, &i)) << bad;
+    EXPECT_FALSE(ParseFiniteDouble(bad, &d)) << bad;
+  }
+}
+
 TEST(CsvFormatTest, FieldsQuotedOnlyWhenNeeded) {
   EXPECT_EQ(CsvField("resnet18"), "resnet18");
   EXPECT_EQ(CsvField(""), "");
