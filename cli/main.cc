@@ -339,6 +339,10 @@ int Sweep(const SweepArgs& a) {
   std::printf("sweep %s: %zu runs in shard %d/%d: %zu ran, %zu already done, %zu failed%s\n",
               config->name.c_str(), report->total, options.shard, options.num_shards, report->ran,
               report->skipped, report->failed, report->interrupted ? ", interrupted" : "");
+  if (report->changed > 0) {
+    std::printf("%zu finished runs were defined differently (the config changed) and were run again\n",
+                report->changed);
+  }
   std::printf("results: %s/results.csv\n", options.out_dir.c_str());
   for (const std::string& e : report->errors) std::fprintf(stderr, "schedkit: %s\n", e.c_str());
   if (report->interrupted) {

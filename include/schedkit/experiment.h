@@ -60,7 +60,14 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path);
 // folder name; `params` are its coordinates as the results table's columns.
 struct SweepRun {
   size_t index = 0;
+  // Folder name: label, cluster stem, workload (trace stem or load) and seed. A stem two
+  // files of the config share (clusters/a/x.csv, clusters/b/x.csv) gets a short hash of
+  // its path appended, so that no two points share a folder.
   std::string id;
+  // Everything that defines the run (policy, modules, options, full paths, generator,
+  // load, seed, compat, overheads) as canonical JSON. A finished run whose recorded
+  // definition differs (the config was edited) is not reused: it is run again.
+  std::string definition;
   std::vector<std::pair<std::string, std::string>> params;
   const SweepPolicy* policy = nullptr;
   std::string cluster;
@@ -87,6 +94,7 @@ struct SweepOptions {
 struct SweepReport {
   size_t total = 0;    // Runs in this shard.
   size_t skipped = 0;  // Already finished before (resumed).
+  size_t changed = 0;  // Finished before under another definition; run again (in `ran`).
   size_t ran = 0;
   size_t failed = 0;
   std::vector<std::string> errors;

@@ -67,6 +67,9 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path);
 
 // Synthetic workloads (`schedkit generate`).
 struct GeneratorConfig {
+  // The whole trace is built in memory (about 300 bytes a job), so num_jobs is bounded:
+  // 0 <= num_jobs <= kMaxJobs, else GenerateTrace fails with InvalidArgument.
+  static constexpr int64_t kMaxJobs = 20'000'000;
   int64_t num_jobs = 1000;
   double jobs_per_hour = 60;  // Poisson arrivals.
   enum class Durations {

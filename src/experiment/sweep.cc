@@ -1,6 +1,10 @@
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +17,10 @@ namespace schedkit {
 namespace fs = std::filesystem;
 
 namespace {
+
+// A policy label names its runs' folders (with the cluster, workload and seed), which must
+// fit a file name (255 bytes on common file systems).
+constexpr size_t kMaxLabelChars = 100;
 
 // "FILE:LINE: key 'K': what".
 Status KeyError(const std::string& file, const toml::node* node, const std::string& key,
@@ -64,6 +72,52 @@ Result<std::vector<double>> NumberList(const std::string& file, const toml::tabl
   return out;
 }
 
+// A scalar key of `t`: `fallback` when absent; an error naming FILE:LINE when present with
+// another type (a quoted number is not a number, a number is not a string).
+Result<std::string> String(const std::string& file, const toml::table& t, const std::string& key,
+                           const std::string& fallback) {
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return fallback;
+  if (auto v = node->value_exact<std::string>()) return *v;
+  return KeyError(file, node, key, "expected a string");
+}
+
+Result<int64_t> Integer(const std::string& file, const toml::table& t, const std::string& key,
+                        int64_t fallback, int64_t min, int64_t max) {
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return fallback;
+  auto v = node->value_exact<int64_t>();
+  if (!v) return KeyError(file, node, key, "expected a whole number");
+  if (*v < min || *v > max) {
+    return KeyError(file, node, key,
+                    "must be in " + std::to_string(min) + ".." + std::to_string(max) + ", got " +
+                        std::to_string(*v));
+  }
+  return *v;
+}
+
+Result<double> Number(const std::string& file, const toml::table& t, const std::string& key,
+                      double fallback) {
+  const toml::node* node = t.get(key);
+  if (node == nullptr) return fallback;
+  if (node->is_string() || node->is_boolean()) return KeyError(file, node, key, "expected a number");
+  auto v = node->value<double>();
+  if (!v || !std::isfinite(*v)) return KeyError(file, node, key, "expected a finite number");
+  return *v;
+}
+
+// Every key of `t` must be one of `known`: a typo is an error, never silently ignored.
+Status OnlyKnownKeys(const std::string& file, const toml::table& t, const std::string& prefix,
+                     std::initializer_list<std::string_view> known) {
+  for (const auto& [k, v] : t) {
+    if (std::find(known.begin(), known.end(), k.str()) != known.end()) continue;
+    std::string list;
+    for (std::string_view name : known) list += (list.empty() ? "" : ", ") + std::string(name);
+    return KeyError(file, &v, prefix + std::string(k.str()), "unknown key (expected one of: " + list + ")");
+  }
+  return Status::Ok();
+}
+
 // A TOML option value as the text the option parser takes.
 Result<std::string> OptionText(const std::string& file, const toml::node& v, const std::string& key) {
   if (auto s = v.value_exact<std::string>()) return *s;
@@ -91,14 +145,31 @@ Status ParsePolicies(const std::string& file, const toml::table& root, SweepConf
   for (const toml::node& entry : *arr) {
     const toml::table* t = entry.as_table();
     if (t == nullptr) return KeyError(file, &entry, "policy", "expected [[policy]] tables");
+    SCHEDKIT_RETURN_IF_ERROR(OnlyKnownKeys(file, *t, "policy.",
+                                           {"name", "label", "placement", "admission", "options"}));
     SweepPolicy p;
-    auto name = (*t)["name"].value<std::string>();
-    if (!name) return KeyError(file, &entry, "policy.name", "missing");
+    if (t->get("name") == nullptr) return KeyError(file, &entry, "policy.name", "missing");
+    auto name = String(file, *t, "name", "");
+    auto label = name.ok() ? String(file, *t, "label", *name) : name;
+    auto placement = String(file, *t, "placement", "");
+    auto admission = String(file, *t, "admission", "");
+    for (const auto* r : {&name, &label, &placement, &admission}) {
+      if (!r->ok()) return r->status();
+    }
     p.request.policy = *name;
-    p.label = (*t)["label"].value_or(*name);
-    p.request.placement = (*t)["placement"].value_or(std::string());
-    p.request.admission = (*t)["admission"].value_or(std::string());
+    p.label = *label;
+    if (p.label.empty() || p.label.size() > kMaxLabelChars) {
+      return KeyError(file, t->get("label") ? t->get("label") : &entry, "policy.label",
+                      "must have 1.." + std::to_string(kMaxLabelChars) +
+                          " characters (it names the runs' folders)");
+    }
+    p.request.placement = *placement;
+    p.request.admission = *admission;
     p.request.compat = config->compat;
+    const toml::node* options = t->get("options");
+    if (options != nullptr && !options->is_table()) {
+      return KeyError(file, options, "policy.options", "expected a table, e.g. { quantum_s = 600 }");
+    }
     if (const toml::table* opts = (*t)["options"].as_table()) {
       for (const auto& [k, v] : *opts) {
         const std::string key(k.str());
@@ -143,8 +214,14 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
   SweepConfig config;
   config.source = path;
   const std::string dir = fs::path(path).parent_path().string();
-  config.name = root["name"].value_or(Stem(path));
-  const std::string compat = root["compat"].value_or(std::string("none"));
+  SCHEDKIT_RETURN_IF_ERROR(OnlyKnownKeys(
+      path, root, "", {"name", "clusters", "seeds", "compat", "overhead_s", "workload", "policy"}));
+  auto name = String(path, root, "name", Stem(path));
+  if (!name.ok()) return name.status();
+  config.name = *name;
+  auto compat_text = String(path, root, "compat", "none");
+  if (!compat_text.ok()) return compat_text.status();
+  const std::string compat = *compat_text;
   if (compat == "lucid") {
     // Lucid's simulator is its own engine over virtual clusters and side files; a sweep's
     // grid of single-cluster runs cannot express it.
@@ -157,7 +234,12 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
     return KeyError(path, root.get("compat"), "compat", "'" + compat + "' is not none or muri");
   }
   config.compat = compat == "muri" ? CompatMode::kMuri : CompatMode::kNone;
-  config.overhead_s = root["overhead_s"].value_or(-1.0);
+  auto overhead_s = Number(path, root, "overhead_s", -1.0);
+  if (!overhead_s.ok()) return overhead_s.status();
+  if (root.get("overhead_s") != nullptr && *overhead_s < 0) {
+    return KeyError(path, root.get("overhead_s"), "overhead_s", "must be >= 0");
+  }
+  config.overhead_s = *overhead_s;
 
   auto clusters = StringList(path, root, "clusters");
   if (!clusters.ok()) return clusters.status();
@@ -176,9 +258,17 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
 
   const toml::table* workload = root["workload"].as_table();
   if (workload == nullptr) return KeyError(path, nullptr, "workload", "missing [workload] table");
+  SCHEDKIT_RETURN_IF_ERROR(OnlyKnownKeys(path, *workload, "workload.",
+                                         {"traces", "jobs", "jobs_per_hour", "durations"}));
   auto traces = StringList(path, *workload, "traces");
   if (!traces.ok()) return traces.status();
   for (const std::string& t : *traces) config.traces.push_back(ResolvePath(dir, t, "traces"));
+  for (const char* generator_key : {"jobs", "jobs_per_hour", "durations"}) {
+    if (!config.traces.empty() && workload->get(generator_key) != nullptr) {
+      return KeyError(path, workload->get(generator_key), std::string("workload.") + generator_key,
+                      "is for the generator and has no effect with traces: remove one of them");
+    }
+  }
   if (config.traces.empty()) {
     auto loads = NumberList(path, *workload, "jobs_per_hour");
     if (!loads.ok()) return loads.status();
@@ -186,8 +276,12 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
       return KeyError(path, workload, "workload", "give traces, or jobs_per_hour for the generator");
     }
     config.loads = *loads;
-    config.generator.num_jobs = (*workload)["jobs"].value_or(int64_t{1000});
-    const std::string durations = (*workload)["durations"].value_or(std::string("blox"));
+    auto jobs = Integer(path, *workload, "jobs", 1000, 1, GeneratorConfig::kMaxJobs);
+    if (!jobs.ok()) return jobs.status();
+    config.generator.num_jobs = *jobs;
+    auto durations_text = String(path, *workload, "durations", "blox");
+    if (!durations_text.ok()) return durations_text.status();
+    const std::string durations = *durations_text;
     if (durations == "philly") {
       config.generator.durations = GeneratorConfig::Durations::kPhilly;
       config.generator.philly_distribution_path = DataDir() + "/gavel/philly_job_distribution.csv";
@@ -200,7 +294,55 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
   return config;
 }
 
+namespace {
+
+// FNV-1a, printed as 8 hex digits: short, stable across platforms and runs.
+std::string ShortHash(const std::string& text) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : text) h = (h ^ c) * 16777619u;
+  char buf[9];
+  std::snprintf(buf, sizeof(buf), "%08x", h);
+  return buf;
+}
+
+// File stems for run ids; a stem shared by two different paths gets its path's hash.
+std::map<std::string, std::string> UniqueStems(const std::vector<std::string>& paths) {
+  std::map<std::string, int> count;
+  for (const std::string& p : std::set<std::string>(paths.begin(), paths.end())) ++count[Stem(p)];
+  std::map<std::string, std::string> out;
+  for (const std::string& p : paths) {
+    out[p] = count[Stem(p)] > 1 ? Stem(p) + "-" + ShortHash(p) : Stem(p);
+  }
+  return out;
+}
+
+std::string Definition(const SweepConfig& config, const SweepPolicy& p, const std::string& cluster,
+                       const std::string& trace, double load, uint64_t seed) {
+  nlohmann::json j;
+  j["policy"] = p.request.policy;
+  j["label"] = p.label;
+  j["placement"] = p.request.placement;
+  j["admission"] = p.request.admission;
+  j["options"] = p.request.options;  // A std::map: sorted keys.
+  j["cluster"] = cluster;
+  j["compat"] = config.compat == CompatMode::kMuri ? "muri" : "none";
+  j["overhead_s"] = config.overhead_s;
+  j["seed"] = seed;
+  if (trace.empty()) {
+    j["jobs"] = config.generator.num_jobs;
+    j["jobs_per_hour"] = load;
+    j["durations"] = config.generator.durations == GeneratorConfig::Durations::kPhilly ? "philly" : "blox";
+  } else {
+    j["trace"] = trace;
+  }
+  return j.dump();
+}
+
+}  // namespace
+
 std::vector<SweepRun> ExpandGrid(const SweepConfig& config) {
+  const std::map<std::string, std::string> cluster_stems = UniqueStems(config.clusters);
+  const std::map<std::string, std::string> trace_stems = UniqueStems(config.traces);
   struct Workload {
     std::string trace;
     double load;
@@ -228,17 +370,20 @@ std::vector<SweepRun> ExpandGrid(const SweepConfig& config) {
         const std::string load = w.trace.empty() ? workload::FormatDouble(w.load) : "";
         std::string options;
         for (const auto& [k, v] : p.request.options) options += (options.empty() ? "" : ";") + k + "=" + v;
-        r.id = Sanitize(p.label + "__" + Stem(cluster) + "__" +
-                        (w.trace.empty() ? "load" + load : Stem(w.trace)) + "__seed" +
+        const std::string& cluster_stem = cluster_stems.at(cluster);
+        const std::string trace_stem = w.trace.empty() ? "generated" : trace_stems.at(w.trace);
+        r.id = Sanitize(p.label + "__" + cluster_stem + "__" +
+                        (w.trace.empty() ? "load" + load : trace_stem) + "__seed" +
                         std::to_string(w.seed));
+        r.definition = Definition(config, p, cluster, w.trace, w.load, w.seed);
         r.params = {{"run_id", r.id},
                     {"policy", p.label},
                     {"policy_name", p.request.policy},
                     {"placement", p.request.placement},
                     {"admission", p.request.admission},
                     {"options", options},
-                    {"cluster", Stem(cluster)},
-                    {"trace", w.trace.empty() ? "generated" : Stem(w.trace)},
+                    {"cluster", cluster_stem},
+                    {"trace", trace_stem},
                     {"jobs_per_hour", load},
                     {"seed", std::to_string(w.seed)},
                     {"compat", config.compat == CompatMode::kMuri ? "muri" : "none"}};
@@ -265,8 +410,22 @@ std::string RunDir(const std::string& out, const SweepRun& r) {
   return (fs::path(out) / "runs" / r.id).string();
 }
 
+std::string DefinitionPath(const std::string& out, const SweepRun& r) {
+  return (fs::path(RunDir(out, r)) / "definition.json").string();
+}
+
+// A run's folder holds a finished run (summary.json), and of this very definition.
+enum class RunStatus { kNotRun, kFinished, kChanged };
+
+RunStatus StatusOf(const std::string& out, const SweepRun& r) {
+  if (!fs::exists(fs::path(RunDir(out, r)) / "summary.json")) return RunStatus::kNotRun;
+  std::ifstream in(DefinitionPath(out, r));
+  std::string recorded((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return recorded == r.definition ? RunStatus::kFinished : RunStatus::kChanged;
+}
+
 bool Finished(const std::string& out, const SweepRun& r) {
-  return fs::exists(fs::path(RunDir(out, r)) / "summary.json");
+  return StatusOf(out, r) == RunStatus::kFinished;
 }
 
 Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string& out) {
@@ -298,6 +457,13 @@ Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string&
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::IoError(dir + ": " + ec.message());
+  // A stale run's summary goes first, so that a crash from here on leaves an unfinished run.
+  fs::remove(dir + "/summary.json", ec);
+  {
+    std::ofstream def(DefinitionPath(out, run));
+    def << run.definition;
+    if (!def) return Status::IoError(DefinitionPath(out, run) + ": write failed");
+  }
   SCHEDKIT_RETURN_IF_ERROR(WriteJobsCsv(*result->recorder, dir + "/jobs.csv"));
   SCHEDKIT_RETURN_IF_ERROR(WriteTimeSeriesCsv(*result->recorder, dir + "/timeseries.csv"));
   // summary.json last, by rename: its presence means the run is complete.
@@ -352,10 +518,10 @@ Result<SweepReport> RunSweep(const SweepConfig& config, const SweepOptions& opti
   for (const SweepRun& r : grid) {
     if (static_cast<int>(r.index % options.num_shards) != options.shard) continue;
     ++report.total;
-    if (Finished(options.out_dir, r)) {
-      ++report.skipped;
-    } else {
-      todo.push_back(&r);
+    switch (StatusOf(options.out_dir, r)) {
+      case RunStatus::kFinished: ++report.skipped; break;
+      case RunStatus::kChanged: ++report.changed; todo.push_back(&r); break;
+      case RunStatus::kNotRun: todo.push_back(&r); break;
     }
   }
   std::mutex mu;

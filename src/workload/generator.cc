@@ -59,9 +59,10 @@ Result<std::vector<PhillyJob>> LoadPhillyDistribution(const std::string& path) {
 }  // namespace
 
 Result<Trace> GenerateTrace(const GeneratorConfig& config) {
-  if (config.num_jobs < 0) {
-    return Status::InvalidArgument("generator: num_jobs must be >= 0, got " +
-                                   std::to_string(config.num_jobs));
+  if (config.num_jobs < 0 || config.num_jobs > GeneratorConfig::kMaxJobs) {
+    return Status::InvalidArgument(
+        "generator: the number of jobs must be in 0.." + std::to_string(GeneratorConfig::kMaxJobs) +
+        " (the trace is built in memory), got " + std::to_string(config.num_jobs));
   }
   if (!(config.jobs_per_hour > 0) || !std::isfinite(config.jobs_per_hour)) {
     return Status::InvalidArgument("generator: jobs_per_hour must be a positive number, got " +

@@ -166,6 +166,106 @@ TEST(Sweep, ConfigErrorsNameFileLineAndKey) {
   EXPECT_EQ(*ParseShard("2/5"), std::make_pair(2, 5));
 }
 
+// Issues 19 and 21: a key the file does not know, or a value of the wrong type, was
+// silently ignored or replaced by a default.
+TEST(Sweep, TyposAndWrongTypesAreErrorsWithFileAndLine) {
+  struct Case {
+    const char* body;
+    const char* expected;  // In the message, after "<file>:".
+  };
+  const std::string policy = "\n[[policy]]\nname = \"fifo\"\n";
+  const Case cases[] = {
+      {"sedes = [1]\n[workload]\njobs_per_hour = 2\n", "1: key 'sedes': unknown key"},
+      {"[workload]\njobs_per_hour = 2\njob = 20\n", "3: key 'workload.job': unknown key"},
+      {"[workload]\njobs_per_hour = 2\njobs = \"20\"\n", "3: key 'jobs': expected a whole number"},
+      {"[workload]\njobs_per_hour = 2\njobs = 9999999999999\n", "3: key 'jobs': must be in 1..20000000"},
+      {"[workload]\njobs_per_hour = 2\njobs = 0\n", "3: key 'jobs': must be in 1.."},
+      {"overhead_s = \"5\"\n[workload]\njobs_per_hour = 2\n", "1: key 'overhead_s': expected a number"},
+      {"overhead_s = -1\n[workload]\njobs_per_hour = 2\n", "1: key 'overhead_s': must be >= 0"},
+      {"name = 5\n[workload]\njobs_per_hour = 2\n", "1: key 'name': expected a string"},
+      {"[workload]\ntraces = [\"t.csv\"]\njobs = 20\n", "3: key 'workload.jobs': is for the generator"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    const std::string file = "typo" + std::to_string(i++) + ".toml";
+    auto config = LoadSweepConfig(WriteTempFile(file, std::string(c.body) + policy));
+    ASSERT_FALSE(config.ok()) << c.body;
+    EXPECT_NE(config.status().message().find(file + ":" + c.expected), std::string::npos)
+        << config.status().message();
+  }
+  const std::string workload = "[workload]\njobs_per_hour = 2\n";
+  auto label = LoadSweepConfig(WriteTempFile("label5.toml", workload + "[[policy]]\nname = \"fifo\"\nlabel = 5\n"));
+  ASSERT_FALSE(label.ok());
+  EXPECT_NE(label.status().message().find("label5.toml:5: key 'label': expected a string"), std::string::npos)
+      << label.status().message();
+  auto long_label = LoadSweepConfig(WriteTempFile(
+      "label_long.toml", workload + "[[policy]]\nname = \"fifo\"\nlabel = \"" + std::string(300, 'x') + "\"\n"));
+  ASSERT_FALSE(long_label.ok());
+  EXPECT_NE(long_label.status().message().find("key 'policy.label': must have 1..100 characters"),
+            std::string::npos)
+      << long_label.status().message();
+  auto unknown_policy_key = LoadSweepConfig(
+      WriteTempFile("polkey.toml", workload + "[[policy]]\nname = \"las\"\noption = { quantum_s = 60 }\n"));
+  ASSERT_FALSE(unknown_policy_key.ok());
+  EXPECT_NE(unknown_policy_key.status().message().find("polkey.toml:5: key 'policy.option': unknown key"),
+            std::string::npos)
+      << unknown_policy_key.status().message();
+}
+
+// Issue 21: editing a run's definition (options, jobs) reused stale results on resume.
+TEST(Sweep, ResumeRerunsARunWhoseDefinitionChanged) {
+  const std::string out = ::testing::TempDir() + "/changed";
+  fs::remove_all(out);
+  SweepOptions options;
+  options.out_dir = out;
+  options.threads = 1;
+  const SweepConfig before = LoadSmall();
+  ASSERT_TRUE(RunSweep(before, options).ok());
+
+  std::string edited = kSmallSweep;
+  edited.replace(edited.find("quantum_s = 600"), 15, "quantum_s = 900");
+  auto after = LoadSweepConfig(WriteTempFile("changed_after.toml", edited));
+  ASSERT_TRUE(after.ok()) << after.status().message();
+  ASSERT_EQ(ExpandGrid(*after).size(), ExpandGrid(before).size());
+  auto second = RunSweep(*after, options);
+  ASSERT_TRUE(second.ok());
+  // The six las-quick points changed; the six fifo points did not.
+  EXPECT_EQ(second->changed, 6u);
+  EXPECT_EQ(second->ran, 6u);
+  EXPECT_EQ(second->skipped, 6u);
+  const std::string results = ReadFile(out + "/results.csv");
+  EXPECT_NE(results.find("quantum_s=900"), std::string::npos);
+  EXPECT_EQ(results.find("quantum_s=600"), std::string::npos);
+
+  auto third = RunSweep(*after, options);  // Nothing left to do.
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->ran, 0u);
+  EXPECT_EQ(third->changed, 0u);
+}
+
+// Issue 21: two clusters with the same file name in different folders shared run folders.
+TEST(Sweep, ClustersWithTheSameFileNameGetDistinctRunIds) {
+  const std::string dir = ::testing::TempDir() + "/same_stem";
+  fs::create_directories(dir + "/a");
+  fs::create_directories(dir + "/b");
+  {
+    std::ofstream(dir + "/a/c.csv") << "node_id,gpus\n0,8\n";
+    std::ofstream(dir + "/b/c.csv") << "node_id,gpus\n0,4\n";
+  }
+  std::string body = kSmallSweep;
+  body.replace(body.find("seeds"), 0, "clusters = [\"a/c.csv\", \"b/c.csv\"]\n");
+  std::ofstream(dir + "/two.toml") << body;
+  auto config = LoadSweepConfig(dir + "/two.toml");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  std::set<std::string> ids;
+  for (const SweepRun& r : ExpandGrid(*config)) ids.insert(r.id);
+  EXPECT_EQ(ids.size(), ExpandGrid(*config).size());
+  // A stem used once keeps its plain name.
+  for (const SweepRun& r : ExpandGrid(LoadSmall())) {
+    EXPECT_NE(r.id.find("__muri_n8g8__"), std::string::npos) << r.id;
+  }
+}
+
 TEST(Compare, RunsPoliciesInParallelWithTheSameResultsAsAlone) {
   GeneratorConfig gen;
   gen.num_jobs = 200;
