@@ -52,6 +52,16 @@ Trace MustGenerate(const GeneratorConfig& c) {
   return t.ok() ? std::move(t).value() : Trace{};
 }
 
+// Issue 21: 9999999999999 jobs ended in std::bad_alloc (an abort) instead of an error.
+TEST(GeneratorTest, RefusesMoreJobsThanItCanHold) {
+  for (int64_t n : {int64_t{-1}, GeneratorConfig::kMaxJobs + 1, int64_t{9999999999999}}) {
+    Result<Trace> t = GenerateTrace(GenConfig().Jobs(n).Obj());
+    ASSERT_FALSE(t.ok()) << n;
+    EXPECT_EQ(t.status().code(), Status::Code::kInvalidArgument);
+    EXPECT_NE(t.status().message().find(std::to_string(n)), std::string::npos);
+  }
+}
+
 TEST(GeneratorTest, SameSeedSameTrace) {
   for (const GeneratorConfig& c :
        {GenConfig().Jobs(500).Seed(42).Obj(), GenConfig().Jobs(500).Seed(42).Philly().Obj()}) {
