@@ -13,6 +13,17 @@
 namespace schedkit {
 namespace {
 
+// nlohmann reports a number overflow without a position, naming the token in quotes
+// ("number overflow parsing '1e400'"): the line of its first occurrence, or 0.
+int LineOfQuotedToken(const std::string& text, const std::string& message) {
+  const size_t open = message.find('\'');
+  const size_t close = open == std::string::npos ? open : message.find('\'', open + 1);
+  if (close == std::string::npos) return 0;
+  const size_t at = text.find(message.substr(open + 1, close - open - 1));
+  if (at == std::string::npos) return 0;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
 using Json = nlohmann::ordered_json;
 
 class Loader {
@@ -207,10 +218,14 @@ class Loader {
     std::stringstream buf;
     buf << in.rdbuf();
     Json root;
+    const std::string text = buf.str();
     try {
-      root = Json::parse(buf.str());
+      root = Json::parse(text);
     } catch (const Json::parse_error& e) {
       return Status::InvalidArgument(file_ + ": not valid JSON: " + e.what());
+    } catch (const Json::exception& e) {  // A number that does not fit a double (1e400).
+      return Status::InvalidArgument(file_ + ":" + std::to_string(LineOfQuotedToken(text, e.what())) +
+                                     ": a number out of range: " + e.what());
     }
     if (!root.is_object()) return Error("(root)", "expected an object");
     if (root.contains("schedkit_dag")) return LoadNative(root);

@@ -147,6 +147,14 @@ TEST(DagWorkloadTest, NativeFormatAndErrorsNameTheField) {
             std::string::npos)
       << bad.status().message();
   EXPECT_FALSE(LoadDagWorkload(testing::WriteTempFile("dag_junk.json", "{nope")).ok());
+  // Issue 21: a number that overflows a double aborted the process (an uncaught exception).
+  const std::string huge = testing::WriteTempFile("dag_huge.json", "{\"schedkit_dag\": 1,\n"
+      "  \"dags\": [{\"name\": \"x\", \"parents\": [[]], \"stages\": [\n"
+      "  {\"num_tasks\": 1, \"first_wave\": {\"5\": [1e400]}, \"rest_wave\": {}, \"fresh_durations\": {}}]}]}");
+  bad = LoadDagWorkload(huge);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("dag_huge.json:3: a number out of range"), std::string::npos)
+      << bad.status().message();
   EXPECT_EQ(LoadDagWorkload("/nonexistent/dag.json").status().code(), Status::Code::kNotFound);
 }
 
