@@ -7,7 +7,9 @@
 #define SCHEDKIT_STATUS_H_
 
 #include <cassert>
+#include <cstdio>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -36,6 +38,26 @@ class Status {
   Code code_ = Code::kOk;
   std::string message_;
 };
+
+// Text from the input, quoted for a message: 'text'. A long text is cut to its first
+// kQuotedChars bytes and says how long it was ('aaaa...' (1000000 bytes)), so that a huge
+// field cannot flood a one-line message; control characters are shown as \xNN.
+inline constexpr size_t kQuotedChars = 60;
+inline std::string Quoted(std::string_view text) {
+  std::string out = "'";
+  for (char c : text.substr(0, kQuotedChars)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char hex[5];
+      std::snprintf(hex, sizeof(hex), "\\x%02x", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  if (text.size() <= kQuotedChars) return out + "'";
+  return out + "...' (" + std::to_string(text.size()) + " bytes)";
+}
 
 // A value or the Status explaining why there is none.
 template <typename T>

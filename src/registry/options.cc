@@ -81,13 +81,13 @@ Result<OptionValues> OptionValues::Parse(const std::string& owner,
     if (spec == nullptr) {
       std::string known;
       for (const OptionSpec& s : specs) known += (known.empty() ? "" : ", ") + s.name;
-      return Status::InvalidArgument(owner + ": unknown option '" + key + "' (options: " +
+      return Status::InvalidArgument(owner + ": unknown option " + Quoted(key) + " (options: " +
                                      (known.empty() ? "none" : known) + ")");
     }
     if (!Valid(spec->type, text)) {
       const bool numeric = spec->type == OptionSpec::Type::kDouble ||
                            spec->type == OptionSpec::Type::kDoubleList;
-      return Status::InvalidArgument(owner + ": option '" + key + "': '" + text + "' is not " +
+      return Status::InvalidArgument(owner + ": option '" + key + "': " + Quoted(text) + " is not " +
                                      (numeric ? "a finite " : "a valid ") +
                                      OptionSpec::TypeName(spec->type));
     }
@@ -154,7 +154,7 @@ Result<std::unique_ptr<Module>> MakeModule(const Registry<Module, ModuleContext>
                                            const std::map<std::string, std::string>& raw) {
   const auto* entry = registry.Find(name);
   if (entry == nullptr) {
-    return Status::NotFound("unknown " + kind + " '" + name + "' (known: " + registry.Names() + ")");
+    return Status::NotFound("unknown " + kind + " " + Quoted(name) + " (known: " + registry.Names() + ")");
   }
   Result<OptionValues> values = OptionValues::Parse(kind + " " + name, entry->options, raw);
   if (!values.ok()) return values.status();
@@ -173,8 +173,8 @@ Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
   }
   const PolicyRegistry::Entry* entry = registries.policies.Find(request.policy);
   if (entry == nullptr) {
-    return Status::NotFound("unknown policy '" + request.policy +
-                            "' (known: " + registries.policies.Names() + ")");
+    return Status::NotFound("unknown policy " + Quoted(request.policy) +
+                            " (known: " + registries.policies.Names() + ")");
   }
   RoutedOptions routed = Route(request.options);
   Result<OptionValues> values = OptionValues::Parse(request.policy, entry->options, routed.policy);

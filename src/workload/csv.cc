@@ -228,7 +228,7 @@ Status CsvReader::Error(std::string_view message) const {
 
 Status CsvReader::FieldError(int col, std::string_view what) const {
   std::string value = (col >= 0 && static_cast<size_t>(col) < fields_.size()) ? fields_[col] : "";
-  return Error("field '" + ColumnName(col) + "': '" + value + "' " + std::string(what));
+  return Error("field '" + ColumnName(col) + "': " + Quoted(value) + " " + std::string(what));
 }
 
 Status CsvReader::ReadInt(int col, int64_t* out, int64_t min, int64_t max) const {

@@ -67,7 +67,7 @@ namespace {
 
 Status ParseOptionTime(const std::string& what, const std::string& text, int64_t* out) {
   if (!ParseDateTimeUtc(text, out)) {
-    return Status::InvalidArgument(what + " '" + text + "' is not a date 'YYYY-MM-DD HH:MM:SS'");
+    return Status::InvalidArgument(what + " " + Quoted(text) + " is not a date 'YYYY-MM-DD HH:MM:SS'");
   }
   return Status::Ok();
 }

@@ -24,7 +24,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     for (const char* c : kNativeLucidColumns) known = known || name == c;
     if (!known) {
       return Status::InvalidArgument(path + ":" + std::to_string(in.header_line()) +
-                                     ": unknown column '" + name + "'");
+                                     ": unknown column " + Quoted(name));
     }
   }
   int id_col, submit_col, gpus_col;

@@ -85,10 +85,9 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (Contains(header, "job_id") && Contains(header, "submit_s") && Contains(header, "gpus")) {
     return TraceFormat::kNative;
   }
-  std::string shown = first.size() > 80 ? first.substr(0, 80) + "..." : first;
   return Status::InvalidArgument(
-      path + ":" + std::to_string(in.line()) + ": unrecognized trace format (first line '" + shown +
-      "'); expected a native header (job_id,submit_s,gpus,...), a Muri/Tiresias header "
+      path + ":" + std::to_string(in.line()) + ": unrecognized trace format (first line " +
+      Quoted(first) + "); expected a native header (job_id,submit_s,gpus,...), a Muri/Tiresias header "
       "(job_id,num_gpu,submit_time,...), a Lucid/Helios log header (job_id,vc,gpu_num,submit_time,"
       "duration,...) or a Gavel tab-separated trace");
 }

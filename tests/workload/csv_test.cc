@@ -184,6 +184,27 @@ TEST(CsvNumberTest, OneSignAtMost) {
   }
 }
 
+// Issue 21: an error about a 1 MB field repeated the whole field.
+TEST(CsvReaderTest, ErrorsQuoteHugeFieldsCut) {
+  auto in = CsvReader::FromString("big.csv", "gpus\n" + std::string(1000000, '7') + "x\n");
+  ASSERT_TRUE(in->ReadHeader().ok());
+  ASSERT_TRUE(in->Next());
+  int64_t v = 0;
+  const Status st = in->ReadInt(0, &v, 0, 64);
+  ASSERT_FALSE(st.ok());
+  EXPECT_LT(st.message().size(), 200u) << st.message().substr(0, 300);
+  EXPECT_NE(st.message().find("big.csv:2: field 'gpus': '777"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("...' (1000001 bytes)"), std::string::npos) << st.message();
+}
+
+TEST(QuotedTest, ShortTextWholeLongTextCutControlCharactersEscaped) {
+  EXPECT_EQ(Quoted("resnet"), "'resnet'");
+  EXPECT_EQ(Quoted(std::string(kQuotedChars, 'a')), "'" + std::string(kQuotedChars, 'a') + "'");
+  EXPECT_EQ(Quoted(std::string(kQuotedChars + 1, 'a')),
+            "'" + std::string(kQuotedChars, 'a') + "...' (" + std::to_string(kQuotedChars + 1) + " bytes)");
+  EXPECT_EQ(Quoted("a\nb\x1b"), "'a\\x0ab\\x1b'");
+}
+
 TEST(CsvFormatTest, FieldsQuotedOnlyWhenNeeded) {
   EXPECT_EQ(CsvField("resnet18"), "resnet18");
   EXPECT_EQ(CsvField(""), "");
