@@ -20,6 +20,7 @@ from .stats import mean_ci
 
 HOUR = 3600.0
 DPI = 150
+SPANS_DECADES = 30.0  # a value axis spanning more than this factor is drawn on a log scale
 # Stripped so that the same results give byte-identical figures (no dates, no versions).
 _METADATA = {"png": {"Software": None},
              "pdf": {"Creator": None, "Producer": None, "CreationDate": None}}
@@ -62,9 +63,14 @@ def _grouped_bars(ax, categories: list[str], values: dict[str, list[float]],
     width = 0.8 / max(len(values), 1)
     x = np.arange(len(categories))
     for i, (policy, ys) in enumerate(values.items()):
-        yerr = errors[policy] if errors else None
-        ax.bar(x + (i - (len(values) - 1) / 2) * width, ys, width, yerr=yerr, capsize=3,
-               label=policy, color=colors[policy])
+        xs = x + (i - (len(values) - 1) / 2) * width
+        ax.bar(xs, ys, width, label=policy, color=colors[policy])
+        # Error bars only where there is an interval (a point with one seed has none).
+        yerr = np.asarray(errors[policy] if errors else [np.nan] * len(ys), dtype=float)
+        has = np.isfinite(yerr) & np.isfinite(np.asarray(ys, dtype=float))
+        if has.any():
+            ax.errorbar(xs[has], np.asarray(ys, dtype=float)[has], yerr=yerr[has], fmt="none",
+                        ecolor="black", capsize=3, linewidth=1)
     ax.set_xticks(x, categories, rotation=30 if len(categories) > 6 else 0)
     ax.set_axisbelow(True)
 
@@ -80,6 +86,17 @@ def _plain_log_x(ax) -> None:
         return f"{v:g}" if hi < 30 * lo and mantissa in (2, 3, 5) else ""
 
     ax.xaxis.set_minor_formatter(FuncFormatter(minor))
+
+
+def _utilisation_axis(ax, sweep: Sweep, points: list[Point]) -> None:
+    """A top x axis at the same loads, labelled with the GPU utilisation measured there (mean of
+    gpu_utilization over every run at the point, all policies and seeds), so a load reads as how
+    busy the cluster was."""
+    util = [float(np.mean([r.metrics["gpu_utilization"] for r in sweep.runs if r.point == p]))
+            for p in points]
+    top = ax.secondary_xaxis("top")
+    top.set_xticks([p.load for p in points], [f"{100 * u:.0f}%" for u in util])
+    top.set_xlabel("GPU utilisation (mean over the runs at each load)")
 
 
 def jct_cdf(sweep: Sweep, colors: dict, out: Path) -> ReportFigure:
@@ -124,22 +141,31 @@ def avg_jct_vs_load(sweep: Sweep, colors: dict, out: Path) -> ReportFigure:
                                 color=colors[policy], linewidth=0)
             ax.set_xticks(x)
             ax.set_xlabel("Load (jobs/h)")
+            _utilisation_axis(ax, sweep, points)
         else:
             _grouped_bars(ax, [p.trace for p in points],
                           {p: [e.mean for e in es] for p, es in est.items()}, colors,
                           {p: [e.half_width for e in es] for p, es in est.items()})
             ax.set_xlabel("Trace")
         ax.set(ylabel="Average JCT (h)", title=f"Average JCT, cluster {cluster}")
-        ax.set_ylim(bottom=0)
+        means = [e.mean for es in est.values() for e in es if math.isfinite(e.mean) and e.mean > 0]
+        if means and max(means) > SPANS_DECADES * min(means):
+            ax.set_yscale("log")
+            ax.set_ylabel("Average JCT (h, log scale)")
+        else:
+            ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
         ax.legend(title="Policy")
     by = "vs load" if sweep.has_loads else "per trace"
     band = "the shaded band" if sweep.has_loads else "the error bar"
+    log_note = (f" The y axis is logarithmic in a panel whose means span more than "
+                f"{SPANS_DECADES:g}x.")
     _save(fig, out, "avg_jct")
     return ReportFigure("avg_jct", f"Average JCT {by}", (
         f"Average JCT of finished jobs (results.csv avg_jct_s), mean over seeds, {by}; {band} is "
-        f"the 95 % Student-t confidence interval of that mean (none where a point has one seed). "
-        f"One panel per cluster."))
+        f"the 95 % Student-t confidence interval of that mean (none where a point has one seed)"
+        f"{'; the top axis gives the GPU utilisation measured at each load (mean over all runs there)' if sweep.has_loads else ''}. "
+        f"One panel per cluster.{log_note}"))
 
 
 def timeline(sweep: Sweep, colors: dict, out: Path) -> ReportFigure:

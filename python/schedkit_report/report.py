@@ -13,7 +13,8 @@ from matplotlib.colors import to_hex
 
 from .data import Point, Sweep
 from .figures import DPI, HOUR, ReportFigure, draw_all, policy_colors
-from .stats import Estimate, format_estimate, mean_ci
+from .data import ReportError
+from .stats import Estimate, PairedRatio, format_estimate, format_ratio, mean_ci, paired_ratio
 
 # (results.csv column, table header, divisor for display)
 TABLE_METRICS = (("avg_jct_s", "Avg JCT (h)", HOUR),
@@ -65,6 +66,53 @@ def write_aggregate_csv(rows: list[Aggregate], path: Path) -> None:
                        [a.rejected, a.unfinished])
 
 
+# Statistics compared pairwise against the baseline (results.csv column, header).
+PAIRED_METRICS = (("avg_jct_s", "Avg JCT ratio [95 % CI]"), ("p99_jct_s", "p99 JCT ratio [95 % CI]"))
+
+
+@dataclass(frozen=True)
+class Paired:
+    """One policy against the baseline at one workload point, paired by seed."""
+
+    policy: str
+    point: Point
+    ratios: dict[str, PairedRatio]  # by results.csv column
+
+
+def paired(sweep: Sweep, baseline: str) -> list[Paired]:
+    rows = []
+    for point in sweep.points:
+        base_runs = sweep.runs_at(baseline, point)
+        if not base_runs:
+            continue
+        for policy in sweep.policies:
+            runs = sweep.runs_at(policy, point)
+            if policy == baseline or not runs:
+                continue
+            rows.append(Paired(policy, point, {
+                m: paired_ratio({r.seed: r.metrics[m] for r in runs},
+                                {r.seed: r.metrics[m] for r in base_runs})
+                for m, _ in PAIRED_METRICS}))
+    return rows
+
+
+def write_paired_csv(rows: list[Paired], baseline: str, path: Path) -> None:
+    def num(x: float) -> str:
+        return "" if math.isnan(x) else repr(x)
+
+    with path.open("w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["policy", "baseline", "cluster", "trace", "jobs_per_hour", "n"] +
+                   [f"{m}_{s}" for m, _ in PAIRED_METRICS for s in ("ratio", "ci95_low", "ci95_high", "wins")])
+        for p in rows:
+            load = "" if p.point.load is None else f"{p.point.load:g}"
+            n = p.ratios[PAIRED_METRICS[0][0]].n
+            w.writerow([p.policy, baseline, p.point.cluster, p.point.trace, load, n] +
+                       [v for m, _ in PAIRED_METRICS for v in
+                        (num(p.ratios[m].ratio), num(p.ratios[m].low), num(p.ratios[m].high),
+                         p.ratios[m].wins)])
+
+
 _CSS = """
 body { font-family: system-ui, sans-serif; color: #222; margin: 0; background: #fafafa; }
 main { max-width: 1100px; margin: 0 auto; padding: 1.5em 2em; background: #fff; }
@@ -103,6 +151,23 @@ def _tables(sweep: Sweep, rows: list[Aggregate], colors: dict) -> str:
     return "\n".join(parts)
 
 
+def _paired_tables(sweep: Sweep, rows: list[Paired], baseline: str, colors: dict) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in
+                   ["Policy", "n"] + [h for _, h in PAIRED_METRICS] + ["Lower avg JCT on"])
+    parts = []
+    for point in sweep.points:
+        body = "".join(
+            f"<tr><td>{_policy_cell(p.policy, colors)}</td><td>{p.ratios['avg_jct_s'].n}</td>" +
+            "".join(f"<td>{_e(format_ratio(p.ratios[m]))}</td>" for m, _ in PAIRED_METRICS) +
+            f"<td>{p.ratios['avg_jct_s'].wins} of {p.ratios['avg_jct_s'].n} seeds</td></tr>"
+            for p in rows if p.point == point)
+        if body:
+            parts.append(f"<h3>{_e(point.label())}</h3>\n<table><tr>{head}</tr>{body}</table>")
+    if not parts:
+        return f'<p class="note">No workload point has runs of both {_e(baseline)} and another policy.</p>'
+    return "\n".join(parts)
+
+
 def _figures(figures: list[ReportFigure], figure_dir: Path) -> str:
     parts, number = [], 0
     for f in figures:
@@ -122,8 +187,8 @@ def _figures(figures: list[ReportFigure], figure_dir: Path) -> str:
     return "\n".join(parts)
 
 
-def render_html(sweep: Sweep, rows: list[Aggregate], figures: list[ReportFigure],
-                figure_dir: Path) -> str:
+def render_html(sweep: Sweep, rows: list[Aggregate], pairs: list[Paired], baseline: str,
+                figures: list[ReportFigure], figure_dir: Path) -> str:
     colors = policy_colors(sweep.policies)
     seeds = sorted({r.seed for r in sweep.runs})
     policies = ", ".join(_policy_cell(p, colors) for p in sweep.policies)
@@ -148,6 +213,15 @@ standard deviation over seeds (&ldquo;&mdash;&rdquo; when n&nbsp;=&nbsp;1). JCT 
 finished jobs only; &ldquo;Not finished&rdquo; counts rejected and unfinished jobs over all n runs.
 Machine-readable (in seconds and fractions): aggregate.csv.</p>
 {_tables(sweep, rows, colors)}
+<h2>Paired comparison against {_e(baseline)}</h2>
+<p class="note">Each policy against the baseline on the same workloads: for every seed both ran,
+the ratio policy&nbsp;/&nbsp;baseline of the per-run statistic; the cell is the geometric mean of
+those ratios with its paired 95&nbsp;% confidence interval,
+exp(mean(log&nbsp;r)&nbsp;&plusmn;&nbsp;t<sub>0.975,&nbsp;n&minus;1</sub>&nbsp;&middot;&nbsp;s&nbsp;/&nbsp;&radic;n)
+with s the standard deviation of log&nbsp;r over seeds. Below 1 is better than the baseline; an
+interval that excludes 1 is a difference the seeds support, even where the per-policy intervals
+above overlap. Machine-readable: paired.csv.</p>
+{_paired_tables(sweep, pairs, baseline, colors)}
 <h2>Figures</h2>
 {_figures(figures, figure_dir)}
 </main>
@@ -156,16 +230,25 @@ Machine-readable (in seconds and fractions): aggregate.csv.</p>
 """
 
 
-def build_report(results_dir: str | Path, out_dir: str | Path | None = None) -> Path:
-    """Writes OUT/index.html, OUT/aggregate.csv and OUT/figures/*; returns the index.html path.
+def build_report(results_dir: str | Path, out_dir: str | Path | None = None,
+                 baseline: str | None = None) -> Path:
+    """Writes OUT/index.html, OUT/aggregate.csv, OUT/paired.csv and OUT/figures/*; returns the
+    index.html path. `baseline` is the policy label the others are compared with (default: the
+    sweep's first policy).
 
     Raises ReportError on bad input."""
     sweep = Sweep(Path(results_dir))
+    baseline = sweep.policies[0] if baseline is None else baseline
+    if baseline not in sweep.policies:
+        raise ReportError(f"--baseline {baseline!r}: no such policy in {sweep.root / 'results.csv'} "
+                          f"(policies: {', '.join(sweep.policies)})")
     out = Path(out_dir) if out_dir is not None else sweep.root / "report"
     figure_dir = out / "figures"
     figures = draw_all(sweep, figure_dir)
     rows = aggregate(sweep)
     write_aggregate_csv(rows, out / "aggregate.csv")
+    pairs = paired(sweep, baseline)
+    write_paired_csv(pairs, baseline, out / "paired.csv")
     index = out / "index.html"
-    index.write_text(render_html(sweep, rows, figures, figure_dir), encoding="utf-8")
+    index.write_text(render_html(sweep, rows, pairs, baseline, figures, figure_dir), encoding="utf-8")
     return index

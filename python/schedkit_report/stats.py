@@ -65,3 +65,42 @@ def format_estimate(e: Estimate, scale: float = 1.0) -> str:
     if math.isnan(e.half_width):
         return f"{mean:,.{d}f} ± —"
     return f"{mean:,.{d}f} ± {e.half_width / scale:,.{d}f}"
+
+
+@dataclass(frozen=True)
+class PairedRatio:
+    """A policy against a baseline on the same workloads (seeds), one ratio per seed."""
+
+    n: int  # seeds both have a finite, positive value for
+    ratio: float  # geometric mean of the per-seed ratios policy / baseline
+    low: float  # 95 % CI of that geometric mean; NaN when n < 2
+    high: float
+    wins: int  # seeds where the policy's value is lower than the baseline's
+
+
+def paired_ratio(policy: dict[int, float], baseline: dict[int, float]) -> PairedRatio:
+    """Per-seed ratios r_i = policy_i / baseline_i over the seeds both have; their geometric mean
+    exp(mean(log r_i)) with the paired 95 % CI exp(mean(log r) +/- t_{0.975,n-1} s / sqrt(n)),
+    s the sample standard deviation of log r_i. Pairing removes the workload's own variation, so a
+    policy that wins on every seed gets an interval below 1 even where the per-policy intervals
+    overlap."""
+    seeds = sorted(k for k in policy.keys() & baseline.keys()
+                   if math.isfinite(policy[k]) and math.isfinite(baseline[k])
+                   and policy[k] > 0 and baseline[k] > 0)
+    logs = [math.log(policy[k] / baseline[k]) for k in seeds]
+    wins = sum(policy[k] < baseline[k] for k in seeds)
+    est = mean_ci(logs)
+    if est.n == 0:
+        return PairedRatio(0, math.nan, math.nan, math.nan, 0)
+    if est.n < 2:
+        return PairedRatio(1, math.exp(est.mean), math.nan, math.nan, wins)
+    return PairedRatio(est.n, math.exp(est.mean), math.exp(est.low), math.exp(est.high), wins)
+
+
+def format_ratio(r: PairedRatio) -> str:
+    """'0.912 [0.871, 0.955]' (or '0.912 [—]' with one seed; '—' with none)."""
+    if r.n == 0:
+        return "—"
+    if math.isnan(r.low):
+        return f"{r.ratio:.3f} [—]"
+    return f"{r.ratio:.3f} [{r.low:.3f}, {r.high:.3f}]"

@@ -6,6 +6,7 @@ skip the headless-Chromium rendering check when /usr/bin/chromium is missing (el
 
 import base64
 import csv
+import math
 import os
 import re
 import subprocess
@@ -23,7 +24,7 @@ import matplotlib  # noqa: E402
 matplotlib.use("Agg")
 import matplotlib.image  # noqa: E402
 
-from schedkit_report.stats import Estimate, format_estimate, t975  # noqa: E402
+from schedkit_report.stats import Estimate, format_estimate, mean_ci, paired_ratio, t975  # noqa: E402
 
 CLI = os.environ.get("SCHEDKIT_CLI", str(ROOT / "build" / "schedkit"))
 CHROMIUM = "/usr/bin/chromium"
@@ -36,6 +37,19 @@ overhead_s = 10
 [workload]
 jobs = 100
 jobs_per_hour = [2, 4]
+[[policy]]
+name = "fifo"
+[[policy]]
+name = "srtf"
+"""
+
+# Issue 19: a trace sweep with one seed crashed the report (NaN error bars).
+ONE_SEED_TRACE_SWEEP = f"""
+name = "report-one-seed"
+seeds = [0]
+clusters = ["{ROOT / 'data/clusters/tiny.csv'}"]
+[workload]
+traces = ["{ROOT / 'data/traces/tiny.csv'}"]
 [[policy]]
 name = "fifo"
 [[policy]]
@@ -89,6 +103,7 @@ class ReportTest(unittest.TestCase):
         cls.report = cls.sweep / "report"
         cls.html = (cls.report / "index.html").read_text(encoding="utf-8")
         cls.trace_report = sweep_and_report(cls.tmp, "traces", TRACE_SWEEP) / "report"
+        cls.one_seed_report = sweep_and_report(cls.tmp, "one-seed", ONE_SEED_TRACE_SWEEP) / "report"
 
     @classmethod
     def tearDownClass(cls):
@@ -117,6 +132,52 @@ class ReportTest(unittest.TestCase):
         for name in ("jct_cdf", "avg_jct", "timeline", "vc_jct"):
             with self.subTest(figure=name):
                 self.assert_figure(self.trace_report, name)
+
+    def test_one_seed_trace_sweep(self):
+        for name in ("jct_cdf", "avg_jct", "timeline"):
+            with self.subTest(figure=name):
+                self.assert_figure(self.one_seed_report, name)
+        html = (self.one_seed_report / "index.html").read_text(encoding="utf-8")
+        self.assertIn("± —", html)  # one seed: no interval, said so
+        (row,) = read_csv(self.one_seed_report / "paired.csv")
+        self.assertEqual((row["policy"], row["baseline"], row["n"]), ("srtf", "fifo", "1"))
+        self.assertEqual(row["avg_jct_s_ci95_low"], "")
+
+    def test_paired_ratio_matches_hand_computation(self):
+        results = read_csv(self.sweep / "results.csv")
+        (row,) = [r for r in read_csv(self.report / "paired.csv") if r["jobs_per_hour"] == "4"]
+        self.assertEqual((row["policy"], row["baseline"], row["n"]), ("srtf", "fifo", "2"))
+        by = {(r["policy"], r["seed"]): float(r["avg_jct_s"]) for r in results
+              if r["jobs_per_hour"] == "4"}
+        logs = [math.log(by[("srtf", s)] / by[("fifo", s)]) for s in ("1", "2")]
+        # n = 2: geometric mean exp((l1 + l2) / 2), half-width in logs t(1) * |l1 - l2| / 2.
+        centre, half = sum(logs) / 2, T975_DF1 * abs(logs[0] - logs[1]) / 2
+        self.assertAlmostEqual(float(row["avg_jct_s_ratio"]), math.exp(centre), delta=1e-12)
+        self.assertAlmostEqual(float(row["avg_jct_s_ci95_low"]), math.exp(centre - half),
+                               delta=1e-3 * math.exp(centre - half))
+        self.assertAlmostEqual(float(row["avg_jct_s_ci95_high"]), math.exp(centre + half),
+                               delta=1e-3 * math.exp(centre + half))
+        self.assertEqual(int(row["avg_jct_s_wins"]),
+                         sum(by[("srtf", s)] < by[("fifo", s)] for s in ("1", "2")))
+        self.assertIn("Paired comparison against fifo", self.html)
+
+    def test_paired_interval_excludes_one_when_a_policy_wins_on_every_seed(self):
+        # Per-policy intervals overlap widely (the workloads differ a lot between seeds), but
+        # the policy is 10 % +- 1 % better on each: the paired interval says so.
+        base = {1: 100.0, 2: 300.0, 3: 200.0, 4: 500.0}
+        better = {1: 89.0, 2: 273.0, 3: 181.0, 4: 452.0}
+        r = paired_ratio(better, base)
+        self.assertEqual((r.n, r.wins), (4, 4))
+        self.assertLess(r.high, 1.0)
+        self.assertGreater(r.low, 0.85)
+        self.assertLess(mean_ci(better.values()).low, mean_ci(base.values()).high)
+
+    def test_unknown_baseline_is_one_line_error(self):
+        done = run(sys.executable, "-m", "schedkit_report", str(self.sweep), "--out",
+                   str(self.tmp / "nobase"), "--baseline", "nope")
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+        self.assertIn("--baseline 'nope': no such policy", done.stderr)
 
     def test_html_is_self_contained(self):
         self.assertIsNone(re.search(r"https?://", self.html, re.IGNORECASE))
