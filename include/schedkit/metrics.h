@@ -36,11 +36,7 @@ struct ClusterSample {
   int busy_gpus;
 };
 
-// How percentiles are read from n sorted values.
-enum class PercentileRule {
-  kNearestRank,  // Value at 1-based rank ceil(p x n).
-  kMuriIndex,    // Value at 0-based index int(p x n), as Muri's calc.py does.
-};
+// PercentileRule (how percentiles are read from n sorted values) is in schedkit/compat.h.
 double Percentile(std::vector<double> values, double p, PercentileRule rule);
 
 class MetricsRecorder final : public SimulationObserver {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "schedkit/compat.h"
 #include "schedkit/policy.h"
 #include "schedkit/status.h"
 
@@ -50,11 +51,6 @@ class OptionValues {
   const std::string& Raw(const std::string& name) const;
   std::map<std::string, std::string> values_;
 };
-
-// Simulator/runtime semantics a policy must mimic. kMuri reproduces the Muri simulator.
-// kLucid reproduces the Lucid simulator; it is its own engine (schedkit/lucid.h,
-// lucid::RunCompat), so MakePolicy / RunSimulation refuse it.
-enum class CompatMode { kNone, kMuri, kLucid };
 
 struct ModuleContext {
   OptionValues options;
