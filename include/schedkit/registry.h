@@ -63,7 +63,9 @@ struct PolicyContext {
   std::unique_ptr<PlacementModule> placement;
   std::unique_ptr<AdmissionModule> admission;
   uint64_t seed = 0;
-  CompatMode compat = CompatMode::kNone;
+  // The run's compatibility profile, as explicit choices (schedkit/compat.h). Policies read
+  // these knobs, never the mode.
+  PolicyKnobs knobs;
 };
 
 template <typename T, typename Context>
@@ -132,11 +134,18 @@ struct PolicyRequest {
   // to the admission module, all others to the policy.
   std::map<std::string, std::string> options;
   uint64_t seed = 0;
+  // Its profile's knobs reach the policy (ProfileFor(compat).knobs). kLucid is refused: it
+  // runs on its own engine (schedkit/lucid.h).
   CompatMode compat = CompatMode::kNone;
 };
 
-// Builds a fresh policy (one per run). Errors name the unknown module or bad option.
+// Builds a fresh policy (one per run) with the knobs of request.compat's profile. Errors
+// name the unknown module or bad option.
 Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
+                                           const Registries& registries = BuiltinRegistries());
+// The same with the knobs of a resolved profile (ResolveProfile: e.g. the user's
+// --runtime-factor), as RunSimulation does.
+Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request, const PolicyKnobs& knobs,
                                            const Registries& registries = BuiltinRegistries());
 
 }  // namespace schedkit

@@ -18,8 +18,9 @@ struct RunOutput {
 };
 
 // Builds the policy from `request`, simulates `trace` on `cluster` and summarises.
-// request.compat is applied to the simulator too; under CompatMode::kMuri percentiles
-// follow Muri's calc.py.
+// request.compat's profile (ResolveProfile with options.runtime_factor) sets the
+// simulator's progress model and runtime factor, the policy's knobs and the summary's
+// percentile rule.
 Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
                                 const PolicyRequest& request, SimulatorOptions options);
 

@@ -45,13 +45,14 @@ class RestartOverheads {
 };
 
 struct SimulatorOptions {
-  // kMuri reproduces the Muri simulator: runtime x1.015 (unless runtime_factor is
-  // given), every running job pays its restart overhead in every inter-event interval,
-  // completions re-predicted at each event (docs/fidelity.md). kNone is the clean model: a job pays its overhead once
-  // per (re)start, at the start.
-  CompatMode compat = CompatMode::kNone;
-  // Solo runtime multiplier. Unset: 1.015 under compat muri (Muri's jobs.py), else 1.
-  // Set to reproduce runs made without Muri's factor (docs/fidelity.md, Themis).
+  // How running jobs progress (schedkit/compat.h): kClean pays a job's restart overhead
+  // once per (re)start; kMuriInterval is the Muri simulator's per-interval accounting.
+  // RunSimulation sets it from the request's compat profile.
+  ProgressModel progress = ProgressModel::kClean;
+  // Solo runtime multiplier; unset means 1 here. RunSimulation fills in the profile's
+  // (1.015 under compat muri, Muri's jobs.py) unless the user set one, e.g. to reproduce
+  // runs made without Muri's factor (docs/fidelity.md, Themis); the policy's knobs get the
+  // same value.
   std::optional<double> runtime_factor;
   RestartOverheads overheads;
   bool check_invariants = true;  // Abort on a violated engine invariant.

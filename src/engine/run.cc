@@ -12,9 +12,11 @@ Result<RestartOverheads> DefaultRestartOverheads() {
 
 Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
                                 const PolicyRequest& request, SimulatorOptions options) {
-  Result<std::unique_ptr<Policy>> policy = MakePolicy(request);
+  const CompatProfile profile = ResolveProfile(request.compat, options.runtime_factor);
+  Result<std::unique_ptr<Policy>> policy = MakePolicy(request, profile.knobs);
   if (!policy.ok()) return policy.status();
-  options.compat = request.compat;
+  options.progress = profile.progress;
+  options.runtime_factor = profile.runtime_factor;
   RunOutput out;
   out.recorder = std::make_unique<MetricsRecorder>(&trace);
   Simulator sim(&trace, &cluster, std::move(options));
@@ -24,9 +26,7 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.stats = sim.stats();
-  const PercentileRule rule = request.compat == CompatMode::kMuri ? PercentileRule::kMuriIndex
-                                                                  : PercentileRule::kNearestRank;
-  out.summary = Summarize(*out.recorder, cluster, out.stats, rule, wall);
+  out.summary = Summarize(*out.recorder, cluster, out.stats, profile.percentiles, wall);
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "engine/event_queue.h"
 #include "engine/job_index.h"
+#include "engine/progress_model.h"
 
 namespace schedkit {
 
@@ -18,24 +19,19 @@ double RestartOverheads::For(const std::string& model, int gpus) const {
 
 namespace {
 
-// Engine-side state of one job. Progress is lazy: `remaining_s` and `executed_s` are
-// exact at `last_update` and extrapolated from there, so an event touches only the
-// jobs it concerns.
-struct JobRun {
+// Engine-side state of one job. Progress is lazy: `remaining_s` (Work, booked by the
+// run's progress model) and `executed_s` are exact at `last_update` and extrapolated from
+// there, so an event touches only the jobs it concerns.
+struct JobRun : Work {
   const JobSpec* spec = nullptr;
   bool arrived = false;
   JobState state = JobState::kPending;
   double work_s = 0;       // Solo seconds of work in all.
-  double remaining_s = 0;  // Solo seconds left at last_update.
   double executed_s = 0;   // Wall seconds run, at last_update.
-  Time last_update = 0;
-  Time overhead_until = 0;  // Clean model: no progress before this (restart overhead).
   Time first_start = kNever;
   Time last_start = kNever;
   int preemptions = 0;
   double own_overhead_s = 0;  // Its restart overhead when it runs alone.
-  double overhead_s = 0;  // Restart overhead this job pays (per start, or per interval in compat).
-  double rate = 1;        // Solo seconds of work per wall second while running.
   double max_rate = 1;    // Highest rate it ever ran at (for the solo-runtime invariant).
   double gpu_share = 1;   // 1 / members of its group at start: its share of the GPUs.
   double charged_gpu_s = 0;  // executed_s x GPUs x gpu_share, summed over intervals.
@@ -61,10 +57,10 @@ class Simulator::Impl final : public ClusterView {
       : trace_(trace),
         cluster_(cluster),
         options_(std::move(options)),
+        progress_(MakeProgressRules(options_.progress)),
         resources_(cluster),
         index_(trace->jobs) {
-    compat_muri_ = options_.compat == CompatMode::kMuri;
-    const double runtime_factor = options_.runtime_factor.value_or(compat_muri_ ? 1.015 : 1.0);
+    const double runtime_factor = options_.runtime_factor.value_or(1.0);
     jobs_.resize(trace->jobs.size());
     for (size_t i = 0; i < trace->jobs.size(); ++i) {
       const JobSpec& spec = trace->jobs[i];
@@ -134,8 +130,7 @@ class Simulator::Impl final : public ClusterView {
       batch->arrived.push_back(j.spec->id);
       ++stats_.events;
     }
-    // Muri books every running job's progress at every event, overhead deducted.
-    if (compat_muri_) AdvanceAllRunning();
+    if (progress_->BooksEveryJobAtEveryEvent()) AdvanceAllRunning();
     if (wake_at_ == now_) {
       batch->woken = true;
       wake_at_ = kNever;
@@ -156,7 +151,7 @@ class Simulator::Impl final : public ClusterView {
     }
     StartAll(d.start);
     wake_at_ = d.wake_at;
-    if (compat_muri_) RepredictAllRunning();
+    if (progress_->BooksEveryJobAtEveryEvent()) RepredictAllRunning();
     NotifyClusterState();
     return schedkit::Status::Ok();
   }
@@ -177,23 +172,12 @@ class Simulator::Impl final : public ClusterView {
   }
 
  private:
-  double RemainingAt(const JobRun& j, Time t) const {
-    if (compat_muri_) return j.remaining_s;  // Progress is booked at events only.
-    Time from = std::max(j.last_update, j.overhead_until);
-    return std::max(0.0, j.remaining_s - std::max(0.0, t - from) * j.rate);
-  }
+  double RemainingAt(const JobRun& j, Time t) const { return progress_->RemainingAt(j, t); }
 
   // Books progress of running job `j` up to `now_`.
   void Advance(JobRun& j) {
-    const double dt = now_ - j.last_update;
-    if (compat_muri_) {
-      // Muri: every interval in which a job runs costs its restart overhead, whether or
-      // not it was restarted; progress is the rest of the interval.
-      j.remaining_s -= std::max(0.0, dt - j.overhead_s) * j.rate;
-    } else {
-      j.remaining_s = RemainingAt(j, now_);
-    }
-    AddExecuted(j, dt);
+    progress_->Book(&j, now_);
+    AddExecuted(j, now_ - j.last_update);
     j.last_update = now_;
   }
 
@@ -206,7 +190,7 @@ class Simulator::Impl final : public ClusterView {
     for (JobId id : running_) Advance(jobs_[index_.At(id)]);
   }
 
-  // Compat muri: every event changed every running job's remaining work.
+  // Every event changed every running job's remaining work (BooksEveryJobAtEveryEvent).
   void RepredictAllRunning() {
     for (JobId id : running_) {
       const int32_t idx = index_.At(id);
@@ -215,12 +199,8 @@ class Simulator::Impl final : public ClusterView {
     }
   }
 
-  // When running job `j` finishes if nothing changes. Compat muri ignores the
-  // overhead here, as Muri does, and re-predicts at the next event.
-  Time PredictCompletion(const JobRun& j) const {
-    if (compat_muri_) return now_ + j.remaining_s / j.rate;
-    return std::max(now_, j.overhead_until) + j.remaining_s / j.rate;
-  }
+  // When running job `j` finishes if nothing changes.
+  Time PredictCompletion(const JobRun& j) const { return progress_->PredictCompletion(j, now_); }
 
   void DropStaleEvents() {
     while (!events_.empty() && events_.top().generation != jobs_[events_.top().job].generation) {
@@ -236,18 +216,14 @@ class Simulator::Impl final : public ClusterView {
       events_.Pop();
       ++stats_.events;
       JobRun& j = jobs_[idx];
-      // Muri: the interval that ends with a job's own completion costs no overhead.
-      if (compat_muri_) {
-        AddExecuted(j, now_ - j.last_update);
-        j.last_update = now_;
-      } else {
-        Advance(j);
-        // The event was predicted from remaining/rate at an earlier time; the clock's
-        // rounding at `now` bounds how far from zero the remainder can be.
-        if (j.remaining_s > kDoneEpsilon * std::max({1.0, j.work_s, now_})) {
-          Die("job " + std::to_string(j.spec->id) + " has work left at its completion event");
-        }
+      // The event was predicted from remaining/rate at an earlier time; the clock's
+      // rounding at `now` bounds how far from zero the remainder can be.
+      if (progress_->RemainingAtCompletion(j, now_) >
+          kDoneEpsilon * std::max({1.0, j.work_s, now_})) {
+        Die("job " + std::to_string(j.spec->id) + " has work left at its completion event");
       }
+      AddExecuted(j, now_ - j.last_update);
+      j.last_update = now_;
       j.remaining_s = 0;
       Complete(j);
       batch->finished.push_back(j.spec->id);
@@ -299,8 +275,8 @@ class Simulator::Impl final : public ClusterView {
     for (SimulationObserver* o : observers_) o->OnJobPreempt(*j.spec, now_);
   }
 
-  // Books each group's placement once; a group's members share the booking and, in
-  // compat muri, each pays the summed restart overhead of the group's members.
+  // Books each group's placement once; a group's members share the booking and each pays
+  // the overhead the progress model charges a member (its own, or the group's sum).
   void StartAll(const std::vector<StartDecision>& starts) {
     std::unordered_map<int64_t, std::pair<int64_t, double>> groups;  // group -> booking, overhead.
     for (const StartDecision& s : starts) {
@@ -322,7 +298,7 @@ class Simulator::Impl final : public ClusterView {
       }
       if (s.group != 0) {
         auto& g = groups.at(s.group);
-        if (compat_muri_) j.overhead_s = g.second;
+        j.overhead_s = progress_->MemberOverhead(j.own_overhead_s, g.second);
         j.alloc = g.first;
       }
       if (s.group == 0 || j.alloc == 0) {
@@ -348,7 +324,7 @@ class Simulator::Impl final : public ClusterView {
     j.last_update = now_;
     j.last_start = now_;
     if (j.first_start == kNever) j.first_start = now_;
-    if (!compat_muri_) j.overhead_until = now_ + j.overhead_s;
+    progress_->OnStart(&j, now_);
     events_.Push(PredictCompletion(j), static_cast<int32_t>(&j - jobs_.data()), ++j.generation);
     for (SimulationObserver* o : observers_) o->OnJobStart(*j.spec, now_, p);
   }
@@ -509,7 +485,7 @@ class Simulator::Impl final : public ClusterView {
   const Trace* trace_;
   const ClusterSpec* cluster_;
   SimulatorOptions options_;
-  bool compat_muri_ = false;
+  std::unique_ptr<ProgressRules> progress_;
   ClusterState resources_;
   std::vector<JobRun> jobs_;  // In trace order.
   JobIndex index_;

@@ -18,7 +18,6 @@
 namespace schedkit {
 namespace {
 
-constexpr double kMuriRuntimeFactor = 1.015;
 constexpr double kGuaranteedUtil = 0.1;     // Muri's gpu_util of a guaranteed job.
 constexpr double kOpportunisticUtil = 0.9;  // ... of an opportunistic job.
 constexpr double kUtilStep = 0.01;          // Added when a guaranteed job is complete.
@@ -54,7 +53,8 @@ struct JobBook {
 
 class AntManPolicy final : public Policy {
  public:
-  AntManPolicy(double util_cap, CompatMode compat) : util_cap_(util_cap), compat_(compat) {}
+  AntManPolicy(double util_cap, double runtime_factor)
+      : util_cap_(util_cap), runtime_factor_(runtime_factor) {}
 
   std::string_view Name() const override { return "antman"; }
 
@@ -292,9 +292,10 @@ class AntManPolicy final : public Policy {
     return true;
   }
 
+  // Solo seconds per iteration as the engine counts work (x the run's runtime factor).
   double IterationTime(const JobSpec& spec) const {
     const double it = spec.iteration_time_s > 0 ? spec.iteration_time_s : 1.0;
-    return compat_ == CompatMode::kMuri ? it * kMuriRuntimeFactor : it;
+    return it * runtime_factor_;
   }
 
   // Muri's antman_calc_iter_time: an opportunistic job's iteration time next to the
@@ -378,7 +379,7 @@ class AntManPolicy final : public Policy {
   }
 
   double util_cap_;
-  CompatMode compat_;
+  double runtime_factor_;
   int gpus_per_node_ = 0;
   bool book_cpus_ = true;
   std::vector<Node> nodes_;
@@ -413,7 +414,7 @@ Status RegisterAntMan(Registries* r) {
       return Status::InvalidArgument("antman: option util_cap=" + std::to_string(cap) +
                                      ": expected a value in (0, 1]");
     }
-    return std::unique_ptr<Policy>(std::make_unique<AntManPolicy>(cap, ctx.compat));
+    return std::unique_ptr<Policy>(std::make_unique<AntManPolicy>(cap, ctx.knobs.runtime_factor));
   };
   return r->policies.Register(std::move(entry));
 }

@@ -125,7 +125,7 @@ Status RegisterTiresiasGittins(Registries* r) {
        .default_preemption = PreemptionMode::kPriority,
        .make = [](const PolicyContext& ctx) -> Result<std::unique_ptr<SchedulingModule>> {
          // No Muri reference exists for this policy: levels use the clean model's slack
-         // under every compat mode.
+         // under every profile.
          Result<QueueLevels> levels = QueueLevels::Make(
              "tiresias-gittins", ctx.options.DoubleList("thresholds"), /*exact=*/false);
          if (!levels.ok()) return levels.status();

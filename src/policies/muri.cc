@@ -29,12 +29,13 @@ enum class MuriKey { kRemainingGpuTime, kAttainedGpuTime };
 
 class MuriPolicy final : public Policy {
  public:
-  MuriPolicy(std::string name, MuriKey key, bool autopack, CompatMode compat,
+  MuriPolicy(std::string name, MuriKey key, bool autopack, const PolicyKnobs& knobs,
              std::unique_ptr<PlacementModule> placement)
       : name_(std::move(name)),
         key_(key),
         autopack_(autopack),
-        compat_(compat),
+        key_unstarted_by_trace_duration_(knobs.key_unstarted_by_trace_duration),
+        reference_matching_order_(knobs.reference_matching_order),
         placement_(std::move(placement)) {}
 
   std::string_view Name() const override { return name_; }
@@ -152,8 +153,8 @@ class MuriPolicy final : public Policy {
   double Key(const JobStatus& s) const {
     const JobSpec& spec = *s.spec;
     if (key_ == MuriKey::kAttainedGpuTime) return s.attained_gpu_s;
-    // Muri keys a never-run job by its trace duration (without the 1.015 factor).
-    if (compat_ == CompatMode::kMuri && s.first_start_s == kNever && spec.duration_s > 0) {
+    // Muri keys a never-run job by its trace duration (without the runtime factor).
+    if (key_unstarted_by_trace_duration_ && s.first_start_s == kNever && spec.duration_s > 0) {
       return spec.duration_s * spec.gpus;
     }
     const double remaining = std::isnan(s.remaining_s) ? INFINITY : s.remaining_s;
@@ -254,22 +255,21 @@ class MuriPolicy final : public Policy {
 
   // The matching of `packs` (mate per pack, or -1), memoised by the packs' member types:
   // the weights, and so the deterministic matcher's answer, depend on nothing else, and
-  // consecutive events often present the same candidates. Under compat muri the key is
+  // consecutive events often present the same candidates. In reference order the key is
   // the types in pack order (Muri's blossom answers differently for another order). In
   // the clean model any maximum-weight matching will do, so the packs are matched in a
   // canonical order (stable by member-type set) and the key is the multiset of type sets:
   // the same candidates ranked differently are a memo hit.
   std::vector<int> MatchPacks(const ClusterView& view, const std::vector<Group>& packs) {
     const int n = static_cast<int>(packs.size());
-    const bool compat = compat_ == CompatMode::kMuri;
     std::vector<Members> types(n);
     for (int u = 0; u < n; ++u) {
       types[u] = TypesOf(view, packs[u].members);
-      if (!compat) SortTypes(&types[u]);
+      if (!reference_matching_order_) SortTypes(&types[u]);
     }
     std::vector<int> order(n);  // order[i]: the pack matched as node i.
     std::iota(order.begin(), order.end(), 0);
-    if (!compat) {
+    if (!reference_matching_order_) {
       std::stable_sort(order.begin(), order.end(),
                        [&](int a, int b) { return types[a] < types[b]; });
     }
@@ -298,14 +298,13 @@ class MuriPolicy final : public Policy {
   }
 
   // Packs with the same member types have the same weights: they are one kind of node,
-  // and each pair of kinds is weighed once. Under compat muri a kind is the member types
+  // and each pair of kinds is weighed once. In reference order a kind is the member types
   // in member order (Muri adds the stage totals in that order) and the weights are spread
   // over the n x n matrix its blossom reads; otherwise a kind is the set of member types
   // (MatchPacks hands them sorted), and the matching is solved per kind
   // (mechanisms/kind_matching.h).
   std::vector<int> ComputeMatching(const std::vector<Members>& types) {
     const int n = static_cast<int>(types.size());
-    const bool compat = compat_ == CompatMode::kMuri;
     std::vector<Members> kinds;
     std::map<Members, int> kind_of;
     std::vector<int> kind(n);
@@ -318,11 +317,11 @@ class MuriPolicy final : public Policy {
     std::vector<double> kind_w(static_cast<size_t>(k) * k);
     for (int a = 0; a < k; ++a) {
       for (int b = 0; b < k; ++b) {
-        // Directed under compat (a's jobs then b's); symmetric (upper triangle) otherwise.
-        kind_w[a * k + b] = compat || a <= b ? PairWeight(kinds[a], kinds[b]) : kind_w[b * k + a];
+        // Directed in reference order (a's jobs then b's); symmetric (upper triangle) otherwise.
+        kind_w[a * k + b] = reference_matching_order_ || a <= b ? PairWeight(kinds[a], kinds[b]) : kind_w[b * k + a];
       }
     }
-    if (!compat) return MaxWeightMatchingByKind(kind, k, kind_w);
+    if (!reference_matching_order_) return MaxWeightMatchingByKind(kind, k, kind_w);
     // Muri's own blossom: its choice among (near-)equal-weight matchings decides the groups.
     std::vector<double> w(static_cast<size_t>(n) * n, 0.0);  // Row-major.
     for (int u = 0; u < n; ++u) {
@@ -424,7 +423,8 @@ class MuriPolicy final : public Policy {
   std::string name_;
   MuriKey key_;
   bool autopack_;
-  CompatMode compat_;
+  bool key_unstarted_by_trace_duration_;
+  bool reference_matching_order_;
   std::unique_ptr<PlacementModule> placement_;
   PersistentOrder list_;  // Admitted unfinished jobs, in the persistent sorted order.
   std::unordered_map<JobId, Running> current_;  // What each running job was last given.
@@ -457,7 +457,7 @@ Status RegisterOne(Registries* r, const std::string& name, MuriKey key, const st
   entry.factory = [name, key](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument(name + ": no placement module");
     return std::unique_ptr<Policy>(std::make_unique<MuriPolicy>(
-        name, key, ctx.options.Bool("autopack"), ctx.compat, std::move(ctx.placement)));
+        name, key, ctx.options.Bool("autopack"), ctx.knobs, std::move(ctx.placement)));
   };
   return r->policies.Register(std::move(entry));
 }

@@ -23,9 +23,9 @@ struct OrderingPolicyInfo {
 };
 
 // Registers `info` as a ModularPolicy. Adds the options every such policy has:
-// preemption=never|priority and backfill=true|false. Under CompatMode::kMuri a
-// preemptive policy rebuilds its schedule from an empty cluster at every decision
-// (replace_all), as the Muri simulator does.
+// preemption=never|priority and backfill=true|false. With the knob
+// list_ordered_replacement (the Muri profile) a preemptive policy rebuilds its schedule
+// from an empty cluster at every decision (replace_all), as the Muri simulator does.
 Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r);
 
 }  // namespace schedkit

@@ -34,7 +34,7 @@ Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r) {
     // The Muri simulator rebuilds preemptive schedules from scratch at every event; a
     // non-preemptive policy keeps its running jobs in compat mode too.
     config.replace_all =
-        ctx.compat == CompatMode::kMuri && config.preemption == PreemptionMode::kPriority;
+        ctx.knobs.list_ordered_replacement && config.preemption == PreemptionMode::kPriority;
     return std::unique_ptr<Policy>(std::make_unique<ModularPolicy>(std::move(config)));
   };
   return r->policies.Register(std::move(entry));

@@ -19,21 +19,17 @@
 namespace schedkit {
 namespace {
 
-constexpr double kMuriRuntimeFactor = 1.015;  // Muri's iteration times carry it.
 constexpr double kNeverRunScale = 1e9;        // Muri: sort value x * 1e9 before a first run.
 
-// The unit of a job's isolated finish time I = done + remaining work / isolated throughput.
-enum class IsolatedUnits {
-  // Muri's themis_sim_jobs: work in iterations, the isolated throughput is the fair share
-  // itself, so I is in iterations per share (its get_isolated_throughputs computes the
-  // throughput and returns the share).
-  kIterations,
-  // Themis / Gavel: work in solo seconds, throughput the share of solo speed, I in seconds.
-  kSeconds,
-};
+// The unit of a job's isolated finish time I = done + remaining work / isolated throughput
+// (IsolatedTimeUnit, schedkit/compat.h). kIterations is Muri's themis_sim_jobs: work in
+// iterations, the isolated throughput is the fair share itself, so I is in iterations per
+// share (its get_isolated_throughputs computes the throughput and returns the share).
+// kSeconds is Themis / Gavel: work in solo seconds, throughput the share of solo speed, I
+// in seconds.
 
 struct JobBook {
-  double isolated_done_s = 0;  // Muri's cumulative_isolated_time (in IsolatedUnits).
+  double isolated_done_s = 0;  // Muri's cumulative_isolated_time (in IsolatedTimeUnit).
   double prev_remaining = 0;   // Remaining work at the previous solve.
   double prev_isolated = 0;    // Isolated throughput (share) at the previous solve.
   bool solved_before = false;
@@ -43,9 +39,12 @@ struct JobBook {
 
 class ThemisPolicy final : public Policy {
  public:
-  ThemisPolicy(FtfSelection selection, IsolatedUnits units, CompatMode compat,
+  ThemisPolicy(FtfSelection selection, IsolatedTimeUnit units, double runtime_factor,
                std::unique_ptr<PlacementModule> placement)
-      : selection_(selection), units_(units), compat_(compat), placement_(std::move(placement)) {}
+      : selection_(selection),
+        units_(units),
+        runtime_factor_(runtime_factor),
+        placement_(std::move(placement)) {}
 
   std::string_view Name() const override { return "themis"; }
 
@@ -81,13 +80,13 @@ class ThemisPolicy final : public Policy {
     }
   }
 
-  // Solo seconds per iteration as the engine counts work by default (x 1.015 under compat
-  // muri); a job without iterations counts seconds. Only kIterations uses it, and there a
-  // factor common to all jobs scales every I and so every ratio alike: the optimal shares
-  // do not depend on it (nor on whether it equals an overridden engine runtime factor).
+  // Solo seconds per iteration as the engine counts work (x the run's runtime factor); a
+  // job without iterations counts seconds. Only kIterations uses it, and there a factor
+  // common to all jobs scales every I and so every ratio alike: the optimal shares do not
+  // depend on it.
   double IterationTime(const JobSpec& spec) const {
     if (spec.iterations <= 0 || spec.iteration_time_s <= 0) return 1.0;
-    return spec.iteration_time_s * (compat_ == CompatMode::kMuri ? kMuriRuntimeFactor : 1.0);
+    return spec.iteration_time_s * runtime_factor_;
   }
 
   // Builds the finish-time-fairness problem (the isolated time in units_) and stores
@@ -104,7 +103,7 @@ class ThemisPolicy final : public Policy {
       JobBook& b = book_[id];
       const double remaining_s = std::isnan(s.remaining_s) ? 0.0 : std::max(0.0, s.remaining_s);
       const double remaining =
-          units_ == IsolatedUnits::kSeconds ? remaining_s : remaining_s / IterationTime(spec);
+          units_ == IsolatedTimeUnit::kSeconds ? remaining_s : remaining_s / IterationTime(spec);
       const double isolated = std::min(fair_gpus / spec.gpus, 1.0);
       if (b.solved_before) b.isolated_done_s += (b.prev_remaining - remaining) / b.prev_isolated;
       b.prev_remaining = remaining;
@@ -181,8 +180,8 @@ class ThemisPolicy final : public Policy {
   }
 
   FtfSelection selection_;
-  IsolatedUnits units_;
-  CompatMode compat_;
+  IsolatedTimeUnit units_;
+  double runtime_factor_;
   std::unique_ptr<PlacementModule> placement_;
   std::vector<JobId> list_;  // Unfinished jobs; the order persists between decisions.
   std::unordered_map<JobId, JobBook> book_;
@@ -206,8 +205,8 @@ Status RegisterThemis(Registries* r) {
                    {"isolated_time", OptionSpec::Type::kString, "auto",
                     "unit of the isolated finish time a job's ratio divides by: seconds "
                     "(Themis: solo seconds at the fair share), iterations (Muri's code: "
-                    "iterations per fair share), auto (iterations under --compat muri, else "
-                    "seconds)"}};
+                    "iterations per fair share), auto (the profile's: iterations under --compat "
+                    "muri, else seconds)"}};
   entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("themis: no placement module");
     const std::string& shares = ctx.options.String("shares");
@@ -221,17 +220,19 @@ Status RegisterThemis(Registries* r) {
                                      "': expected centre or least");
     }
     const std::string& unit = ctx.options.String("isolated_time");
-    IsolatedUnits units;
-    if (unit == "seconds" || (unit == "auto" && ctx.compat != CompatMode::kMuri)) {
-      units = IsolatedUnits::kSeconds;
-    } else if (unit == "iterations" || unit == "auto") {
-      units = IsolatedUnits::kIterations;
+    IsolatedTimeUnit units;
+    if (unit == "auto") {
+      units = ctx.knobs.default_isolated_time;
+    } else if (unit == "seconds") {
+      units = IsolatedTimeUnit::kSeconds;
+    } else if (unit == "iterations") {
+      units = IsolatedTimeUnit::kIterations;
     } else {
       return Status::InvalidArgument("themis: option isolated_time='" + unit +
                                      "': expected auto, seconds or iterations");
     }
-    return std::unique_ptr<Policy>(std::make_unique<ThemisPolicy>(selection, units, ctx.compat,
-                                                                  std::move(ctx.placement)));
+    return std::unique_ptr<Policy>(std::make_unique<ThemisPolicy>(
+        selection, units, ctx.knobs.runtime_factor, std::move(ctx.placement)));
   };
   return r->policies.Register(std::move(entry));
 }

@@ -3,8 +3,9 @@
 // ahead (no preemption inside a queue) and pending jobs are FIFO by queue entry time
 // (arrival for queue 0, the demotion time for the others).
 // A running job is demoted the moment it crosses a threshold: the policy asks to be
-// woken then. Under compat muri, demotion times are ceil(threshold / GPUs) seconds of
-// execution, as in the Muri/Tiresias simulator (docs/fidelity.md).
+// woken then. With the knob whole_second_thresholds (the Muri profile), demotion times are
+// ceil(threshold / GPUs) seconds of execution, as in the Muri/Tiresias simulator
+// (docs/fidelity.md).
 #include <cmath>
 #include <unordered_map>
 
@@ -17,23 +18,25 @@ namespace {
 
 class TiresiasOrder final : public SchedulingModule {
  public:
-  // Compat muri compares thresholds exactly, as Muri does (QueueLevels::Make).
-  TiresiasOrder(QueueLevels levels, bool compat_muri)
-      : levels_(std::move(levels)), compat_muri_(compat_muri) {}
+  // `list_ordered`: the mechanism keeps list order within a queue (MultiLevelFifo), so
+  // only the queue is in the key. `whole_seconds`: demotions fall on whole seconds of
+  // executed time (thresholds are compared exactly, QueueLevels::Make).
+  TiresiasOrder(QueueLevels levels, bool list_ordered, bool whole_seconds)
+      : levels_(std::move(levels)), list_ordered_(list_ordered), whole_seconds_(whole_seconds) {}
   std::string_view Name() const override { return "tiresias"; }
 
   // (queue, not running, time the job entered that queue): jobs are preempted only by
   // jobs of a higher-priority queue, as in the Tiresias simulator, and pending jobs of a
-  // queue are FIFO by entry time. Compat muri orders within a queue by its list
-  // discipline instead (MultiLevelFifo), so only the queue is in the key.
+  // queue are FIFO by entry time. In list-ordered mode the list discipline orders within
+  // a queue instead (MultiLevelFifo), so only the queue is in the key.
   PriorityKey Key(const JobStatus& job, Time now) const override {
     const size_t q = levels_.LevelOf(job.attained_gpu_s);
-    if (compat_muri_) return {static_cast<double>(q), 0, 0};
+    if (list_ordered_) return {static_cast<double>(q), 0, 0};
     return {static_cast<double>(q), job.running() ? 0.0 : 1.0, EntryTime(job, q, now)};
   }
 
   Time NextKeyChange(const JobStatus& job, Time now) const override {
-    if (!compat_muri_) return levels_.NextDemotion(job, now);
+    if (!whole_seconds_) return levels_.NextDemotion(job, now);
     const size_t q = levels_.LevelOf(job.attained_gpu_s);
     if (levels_.IsLast(q)) return kNever;
     return (std::ceil(levels_.UpperBound(q) / job.spec->gpus) - job.executed_s) + now;
@@ -56,7 +59,8 @@ class TiresiasOrder final : public SchedulingModule {
   }
 
   QueueLevels levels_;
-  bool compat_muri_;
+  bool list_ordered_;
+  bool whole_seconds_;
   // Job -> (queue, entry time). Derived only from statuses seen, so runs stay deterministic.
   mutable std::unordered_map<JobId, std::pair<size_t, Time>> entered_;
 };
@@ -71,12 +75,12 @@ Status RegisterTiresias(Registries* r) {
        .default_placement = "gpu-count",
        .default_preemption = PreemptionMode::kPriority,
        .make = [](const PolicyContext& ctx) -> Result<std::unique_ptr<SchedulingModule>> {
-         const bool compat_muri = ctx.compat == CompatMode::kMuri;
-         Result<QueueLevels> levels =
-             QueueLevels::Make("tiresias", ctx.options.DoubleList("thresholds"), compat_muri);
+         const PolicyKnobs& k = ctx.knobs;
+         Result<QueueLevels> levels = QueueLevels::Make(
+             "tiresias", ctx.options.DoubleList("thresholds"), k.whole_second_thresholds);
          if (!levels.ok()) return levels.status();
-         return std::unique_ptr<SchedulingModule>(
-             std::make_unique<TiresiasOrder>(std::move(levels).value(), compat_muri));
+         return std::unique_ptr<SchedulingModule>(std::make_unique<TiresiasOrder>(
+             std::move(levels).value(), k.list_ordered_replacement, k.whole_second_thresholds));
        }},
       r);
 }

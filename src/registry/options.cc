@@ -166,7 +166,12 @@ Result<std::unique_ptr<Module>> MakeModule(const Registry<Module, ModuleContext>
 
 Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
                                            const Registries& registries) {
-  if (request.compat == CompatMode::kLucid) {
+  return MakePolicy(request, ProfileFor(request.compat).knobs, registries);
+}
+
+Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request, const PolicyKnobs& knobs,
+                                           const Registries& registries) {
+  if (ProfileFor(request.compat).own_engine) {
     return Status::InvalidArgument(
         "compat lucid runs on its own engine (lucid::RunCompat, `schedkit simulate --compat "
         "lucid`), not through MakePolicy");
@@ -182,7 +187,7 @@ Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
   PolicyContext ctx;
   ctx.options = std::move(values).value();
   ctx.seed = request.seed;
-  ctx.compat = request.compat;
+  ctx.knobs = knobs;
   const std::string placement =
       request.placement.empty() ? entry->default_placement : request.placement;
   if (!placement.empty()) {
