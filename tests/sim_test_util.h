@@ -14,7 +14,7 @@ namespace schedkit::testing {
 
 struct ScenarioResult {
   Summary summary;
-  std::map<JobId, JobRecord> jobs;
+  std::map<JobId, RecordedJob> jobs;
   double Jct(JobId id) const { return jobs.at(id).jct_s(); }
   double Start(JobId id) const { return jobs.at(id).first_start_s; }
 };
@@ -23,8 +23,8 @@ struct ScenarioResult {
 // JCT >= solo runtime (rates never exceed 1 in these scenarios).
 inline void ExpectJobInvariants(const Trace& trace, const MetricsRecorder& recorder) {
   for (size_t i = 0; i < trace.jobs.size(); ++i) {
-    const JobRecord& r = recorder.jobs()[i];
-    if (r.outcome != JobRecord::Outcome::kFinished) continue;
+    const RecordedJob& r = recorder.jobs()[i];
+    if (r.outcome != RecordedJob::Outcome::kFinished) continue;
     EXPECT_GE(r.queue_s(), 0) << "job " << r.id;
     EXPECT_DOUBLE_EQ(r.queue_s(), r.first_start_s - r.submit_s);
     EXPECT_GE(r.jct_s() + 1e-9, trace.jobs[i].SoloRuntime()) << "job " << r.id;
@@ -44,7 +44,7 @@ inline ScenarioResult RunScenario(std::vector<JobSpec> jobs, const ClusterSpec& 
   if (!run.ok()) return out;
   ExpectJobInvariants(trace, *run->recorder);
   out.summary = run->summary;
-  for (const JobRecord& r : run->recorder->jobs()) out.jobs[r.id] = r;
+  for (const RecordedJob& r : run->recorder->jobs()) out.jobs[r.id] = r;
   return out;
 }
 

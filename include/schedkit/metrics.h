@@ -12,7 +12,9 @@
 
 namespace schedkit {
 
-struct JobRecord {
+// What became of one job of the trace, as MetricsRecorder saw it: a row of jobs.csv
+// (docs/outputs.md).
+struct RecordedJob {
   enum class Outcome { kFinished, kRejected, kUnfinished };
   JobId id = 0;
   int gpus = 0;
@@ -51,14 +53,14 @@ class MetricsRecorder final : public SimulationObserver {
   void OnClusterState(Time now, int pending, int running, int busy_gpus) override;
 
   // One record per trace job, in trace order.
-  const std::vector<JobRecord>& jobs() const { return jobs_; }
+  const std::vector<RecordedJob>& jobs() const { return jobs_; }
   // Indices into jobs() in completion order (for sums in the order Muri takes them).
   const std::vector<int>& completion_order() const { return completion_order_; }
   // One sample per decision step whose counts changed; at most one per time.
   const std::vector<ClusterSample>& samples() const { return samples_; }
 
  private:
-  std::vector<JobRecord> jobs_;
+  std::vector<RecordedJob> jobs_;
   std::unordered_map<JobId, int> index_;
   std::vector<int> completion_order_;
   std::vector<ClusterSample> samples_;

@@ -1,8 +1,9 @@
 // THE POLICY CONTRACT. Read this first.
 //
-// A policy only decides. Every engine (the simulator, the real-cluster runtime, the
-// learning environment and the Python bindings) drives the same Policy objects the
-// same way:
+// A policy only decides. Both engines, the simulator (schedkit/simulator.h, also behind
+// the learning environments' step interface) and the real-cluster runtime (`schedkit
+// serve`), drive the same Policy objects the same way. (In a learning environment, and
+// so from Python, an agent's actions take the policy's place: schedkit/env.h.)
 //
 //   loop:
 //     something happens (jobs arrive or finish, a wake-up the policy asked for comes)

@@ -110,8 +110,8 @@ void SummarizeVcRuns(const std::unordered_map<std::string, size_t>& index, Virtu
     queue[v].push_back(p.start_s - p.submit_s);
   }
   for (size_t v = 0; v < vcs; ++v) {
-    for (const JobRecord& rec : out->per_vc[v].run.recorder->jobs()) {
-      if (rec.outcome != JobRecord::Outcome::kFinished) continue;
+    for (const RecordedJob& rec : out->per_vc[v].run.recorder->jobs()) {
+      if (rec.outcome != RecordedJob::Outcome::kFinished) continue;
       auto p = by_id.find(rec.id);
       const Time submit = p == by_id.end() ? rec.submit_s : p->second->submit_s;
       const Time profiler_wait = p == by_id.end() ? 0 : p->second->start_s - submit;

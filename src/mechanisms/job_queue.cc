@@ -1,4 +1,4 @@
-#include "schedkit/job_queue.h"
+#include "mechanisms/job_queue.h"
 
 #include <cassert>
 

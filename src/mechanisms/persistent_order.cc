@@ -1,4 +1,4 @@
-#include "schedkit/persistent_order.h"
+#include "mechanisms/persistent_order.h"
 
 #include <algorithm>
 #include <unordered_set>

@@ -29,7 +29,7 @@ MetricsRecorder::MetricsRecorder(const Trace* trace) {
   jobs_.reserve(trace->jobs.size());
   for (const JobSpec& spec : trace->jobs) {
     index_.emplace(spec.id, static_cast<int>(jobs_.size()));
-    JobRecord r;
+    RecordedJob r;
     r.id = spec.id;
     r.gpus = spec.gpus;
     r.vc = spec.vc;
@@ -39,7 +39,7 @@ MetricsRecorder::MetricsRecorder(const Trace* trace) {
 }
 
 void MetricsRecorder::OnJobStart(const JobSpec& job, Time now, const Placement& placement) {
-  JobRecord& r = jobs_[index_.at(job.id)];
+  RecordedJob& r = jobs_[index_.at(job.id)];
   if (r.first_start_s == kNever) r.first_start_s = now;
   r.placement = placement.ToString();
 }
@@ -49,19 +49,19 @@ void MetricsRecorder::OnJobPreempt(const JobSpec& job, Time now) {
 }
 
 void MetricsRecorder::OnJobReject(const JobSpec& job, Time now) {
-  jobs_[index_.at(job.id)].outcome = JobRecord::Outcome::kRejected;
+  jobs_[index_.at(job.id)].outcome = RecordedJob::Outcome::kRejected;
 }
 
 void MetricsRecorder::OnJobFinish(const JobSpec& job, Time now, Time first_start,
                                   double executed_s, int preemptions,
                                   const Placement& last_placement) {
   const int i = index_.at(job.id);
-  JobRecord& r = jobs_[i];
+  RecordedJob& r = jobs_[i];
   r.end_s = now;
   r.first_start_s = first_start;
   r.executed_s = executed_s;
   r.preemptions = preemptions;
-  r.outcome = JobRecord::Outcome::kFinished;
+  r.outcome = RecordedJob::Outcome::kFinished;
   completion_order_.push_back(i);
 }
 
@@ -77,18 +77,18 @@ Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
   double jct_sum = 0, queue_sum = 0, last_end = 0;
   double first_submit = recorder.jobs().empty() ? 0 : recorder.jobs().front().submit_s;
   for (int i : recorder.completion_order()) {
-    const JobRecord& r = recorder.jobs()[i];
+    const RecordedJob& r = recorder.jobs()[i];
     jct_sum += r.jct_s();
     queue_sum += r.queue_s();
     jcts.push_back(r.jct_s());
     queues.push_back(r.queue_s());
     last_end = std::max(last_end, r.end_s);
   }
-  for (const JobRecord& r : recorder.jobs()) {
+  for (const RecordedJob& r : recorder.jobs()) {
     s.preemptions += r.preemptions;
     first_submit = std::min(first_submit, r.submit_s);
-    if (r.outcome == JobRecord::Outcome::kRejected) ++s.rejected;
-    if (r.outcome == JobRecord::Outcome::kUnfinished) ++s.unfinished;
+    if (r.outcome == RecordedJob::Outcome::kRejected) ++s.rejected;
+    if (r.outcome == RecordedJob::Outcome::kUnfinished) ++s.unfinished;
   }
   s.jobs = static_cast<int64_t>(jcts.size());
   if (s.jobs > 0) {
@@ -123,11 +123,11 @@ std::string Num(double v) {
   return buf;
 }
 
-const char* OutcomeName(JobRecord::Outcome o) {
+const char* OutcomeName(RecordedJob::Outcome o) {
   switch (o) {
-    case JobRecord::Outcome::kFinished: return "finished";
-    case JobRecord::Outcome::kRejected: return "rejected";
-    case JobRecord::Outcome::kUnfinished: return "unfinished";
+    case RecordedJob::Outcome::kFinished: return "finished";
+    case RecordedJob::Outcome::kRejected: return "rejected";
+    case RecordedJob::Outcome::kUnfinished: return "unfinished";
   }
   return "?";
 }
@@ -139,8 +139,8 @@ Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path) {
   if (!out) return Status::IoError(path + ": cannot open for writing");
   out << "job_id,gpus,submit_s,first_start_s,end_s,jct_s,queue_s,executed_s,preemptions,"
          "outcome,placement,vc\n";
-  for (const JobRecord& r : recorder.jobs()) {
-    const bool done = r.outcome == JobRecord::Outcome::kFinished;
+  for (const RecordedJob& r : recorder.jobs()) {
+    const bool done = r.outcome == RecordedJob::Outcome::kFinished;
     out << r.id << ',' << r.gpus << ',' << Num(r.submit_s) << ',' << Num(r.first_start_s) << ','
         << Num(r.end_s) << ',' << (done ? Num(r.jct_s()) : "") << ','
         << (r.first_start_s == kNever ? "" : Num(r.queue_s())) << ',' << Num(r.executed_s) << ','

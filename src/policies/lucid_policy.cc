@@ -22,7 +22,7 @@
 
 #include "lucid/forecast.h"
 #include "registry/builtins.h"
-#include "schedkit/job_queue.h"
+#include "mechanisms/job_queue.h"
 #include "schedkit/lucid.h"
 #include "schedkit/registry.h"
 

@@ -1,4 +1,4 @@
-#include "schedkit/modular_policy.h"
+#include "policies/modular_policy.h"
 
 #include <algorithm>
 #include <cassert>
@@ -10,6 +10,10 @@ ModularPolicy::ModularPolicy(ModularPolicyConfig config) : config_(std::move(con
   assert(config_.admission && config_.scheduling && config_.placement);
 }
 ModularPolicy::~ModularPolicy() = default;
+
+std::unique_ptr<Policy> MakeModularPolicy(ModularPolicyConfig config) {
+  return std::make_unique<ModularPolicy>(std::move(config));
+}
 
 void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, Decisions* out) {
   for (JobId id : events.finished) {

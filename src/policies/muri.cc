@@ -20,7 +20,7 @@
 #include "mechanisms/kind_matching.h"
 #include "mechanisms/muri_matching.h"
 #include "registry/builtins.h"
-#include "schedkit/persistent_order.h"
+#include "mechanisms/persistent_order.h"
 
 namespace schedkit {
 namespace {

@@ -35,7 +35,7 @@ Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r) {
     // non-preemptive policy keeps its running jobs in compat mode too.
     config.replace_all =
         ctx.knobs.list_ordered_replacement && config.preemption == PreemptionMode::kPriority;
-    return std::unique_ptr<Policy>(std::make_unique<ModularPolicy>(std::move(config)));
+    return MakeModularPolicy(std::move(config));
   };
   return r->policies.Register(std::move(entry));
 }

@@ -10,10 +10,10 @@
 namespace schedkit::lucid {
 namespace {
 
-const JobRecord& Rec(const VirtualClusterRun& r, const std::string& vc, JobId id) {
+const RecordedJob& Rec(const VirtualClusterRun& r, const std::string& vc, JobId id) {
   for (const VcRun& v : r.per_vc) {
     if (v.vc != vc) continue;
-    for (const JobRecord& j : v.run.recorder->jobs()) {
+    for (const RecordedJob& j : v.run.recorder->jobs()) {
       if (j.id == id) return j;
     }
   }

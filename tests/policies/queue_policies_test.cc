@@ -132,7 +132,7 @@ TEST(Modular, RejectsJobsLargerThanTheCluster) {
   auto r = RunScenario({JobBuilder(1).Gpus(8).Submit(0).Duration(10).Build(),
                         JobBuilder(2).Gpus(2).Submit(0).Duration(10).Build()},
                        kFourGpus, Request("fifo"));
-  EXPECT_EQ(r.jobs.at(1).outcome, JobRecord::Outcome::kRejected);
+  EXPECT_EQ(r.jobs.at(1).outcome, RecordedJob::Outcome::kRejected);
   EXPECT_EQ(r.summary.rejected, 1);
   EXPECT_EQ(r.summary.jobs, 1);
 }

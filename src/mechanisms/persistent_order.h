@@ -10,8 +10,8 @@
 // (the same rule as SchedulingModule::Key). Sort() relies on it and re-keys only running
 // jobs and jobs appended since the last sort: O(n) per decision plus O(r log r) for r
 // re-keyed jobs, instead of O(n log n) with a key lookup per job.
-#ifndef SCHEDKIT_PERSISTENT_ORDER_H_
-#define SCHEDKIT_PERSISTENT_ORDER_H_
+#ifndef SCHEDKIT_MECHANISMS_PERSISTENT_ORDER_H_
+#define SCHEDKIT_MECHANISMS_PERSISTENT_ORDER_H_
 
 #include <functional>
 #include <utility>
@@ -62,4 +62,4 @@ class PersistentOrder {
 
 }  // namespace schedkit
 
-#endif  // SCHEDKIT_PERSISTENT_ORDER_H_
+#endif  // SCHEDKIT_MECHANISMS_PERSISTENT_ORDER_H_

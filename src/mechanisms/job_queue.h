@@ -2,8 +2,8 @@
 // found by its id. The one removal mechanism for policies that keep their own queue: the
 // runtime ends jobs while they wait (a cancel is reported in EventBatch::finished), and
 // Remove drops such a job wherever it stands, in O(log n).
-#ifndef SCHEDKIT_JOB_QUEUE_H_
-#define SCHEDKIT_JOB_QUEUE_H_
+#ifndef SCHEDKIT_MECHANISMS_JOB_QUEUE_H_
+#define SCHEDKIT_MECHANISMS_JOB_QUEUE_H_
 
 #include <cstddef>
 #include <set>
@@ -47,4 +47,4 @@ class JobQueue {
 
 }  // namespace schedkit
 
-#endif  // SCHEDKIT_JOB_QUEUE_H_
+#endif  // SCHEDKIT_MECHANISMS_JOB_QUEUE_H_
