@@ -8,7 +8,6 @@
 namespace schedkit::lucid {
 
 inline constexpr const char* kVenusProfilerDonors[] = {"vc8Gr", "vcefl"};
-inline constexpr const char* kVenusProfilerDonorList = "vc8Gr,vcefl";  // The option's form.
 inline constexpr const char* kVenusLenderVc = "vcYVn";
 
 }  // namespace schedkit::lucid

@@ -193,7 +193,8 @@ Status RegisterLucid(Registries* r) {
        .help = "run Lucid's profiling pool first (runs over virtual clusters, --vc-config)"},
       {.name = "profiler_donors",
        .type = OptionSpec::Type::kString,
-       .default_value = lucid::kVenusProfilerDonorList,
+       .default_value =
+           std::string(lucid::kVenusProfilerDonors[0]) + "," + lucid::kVenusProfilerDonors[1],
        .help = "VCs that each give the profiling pool one node"}};
   e.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("lucid: no placement module");
