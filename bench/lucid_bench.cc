@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   std::printf("%-9s %8s %10s %10s %12s %12s %14s\n", "policy", "jobs", "best_s", "median_s",
               "avg_jct_s", "avg_queue_s", "p999_queue_s");
   for (const char* name : {"fifo", "sjf", "qssf", "tiresias", "lucid"}) {
-    auto policy = lc::ParsePolicy(name);
+    auto policy = lc::ParseCompatPolicy(name);
     auto config = lc::ConfigFromOptions(*policy, {{"lucid_dir", dir}, {"threads", "1"}});
     if (!config.ok()) {
       std::fprintf(stderr, "%s\n", config.status().message().c_str());

@@ -41,7 +41,7 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out);
 
 // `--compat lucid` for simulate (one policy) and compare (several): loads the Lucid/Helios
 // log keeping the configured VCs, runs each policy, prints the metrics and, when `out` is
-// given, writes jobs.csv and vcs.csv (in out/<policy>/ when several policies run).
+// given, writes jobs.csv, vcs.csv and summary.json (in out/<policy>/ when several run).
 int RunLucidCompat(const std::string& trace_path, const std::string& format,
                    const std::vector<std::string>& policies, const std::vector<std::string>& opts,
                    const std::string& out);

@@ -18,6 +18,7 @@
 
 #include "schedkit/cluster.h"
 #include "schedkit/job.h"
+#include "schedkit/metrics.h"
 #include "schedkit/run.h"
 #include "schedkit/status.h"
 
@@ -63,25 +64,29 @@ struct ThroughputForecast {
 };
 Result<ThroughputForecast> LoadThroughputForecast(const std::string& path);
 
-enum class Policy { kFifo, kSjf, kQssf, kTiresias, kLucid };
-// "fifo", "sjf", "qssf", "tiresias", "lucid".
-Result<Policy> ParsePolicy(const std::string& name);
-const char* PolicyName(Policy p);
+// The policies the `--compat lucid` engine runs, each with the Lucid simulator's own
+// semantics (not the registered policies of the same names; docs/lucid.md).
+enum class CompatPolicy { kFifo, kSjf, kQssf, kTiresias, kLucid };
+// "fifo", "sjf", "qssf", "tiresias", "lucid"; fails naming the known ones otherwise.
+Result<CompatPolicy> ParseCompatPolicy(const std::string& name);
+const char* CompatPolicyName(CompatPolicy p);
 
+// Lucid's profiling pool. The constants are Lucid's; the VC names are the cluster's
+// (ConfigFromOptions fills in those of Lucid's Venus run, docs/lucid.md).
 struct ProfilerConfig {
   bool enabled = true;  // Lucid only.
   int nodes = 2;        // The profiling pool ("profvc"), taken one node each from donor_vcs.
-  std::vector<std::string> donor_vcs = {"vc8Gr", "vcefl"};
+  std::vector<std::string> donor_vcs;
   int64_t time_limit_s = 200;       // Jobs run at most this long in the profiler.
   int max_gpus = 8;                 // Larger jobs are not profiled (scale x factor = 2 x 4).
   int scale_up_queue = 10;          // Add a node when more jobs wait (checked every 10 s).
   int scale_down_queue = 5;         // Remove it when fewer wait (checked every 100 s) ...
   double scale_down_max_gpus = 40;  // ... and the forecast pred_gpu_num mean is <= this.
-  std::string lender_vc = "vcYVn";  // The VC that lends the extra node.
+  std::string lender_vc;  // The VC that lends the extra node (--compat lucid); empty: none.
 };
 
 struct Config {
-  Policy policy = Policy::kFifo;
+  CompatPolicy policy = CompatPolicy::kFifo;
   std::vector<VirtualCluster> vcs;
   // QSSF / Lucid: estimate per job id (required for those policies).
   std::unordered_map<JobId, double> estimates;
@@ -125,18 +130,41 @@ struct RunResult {
   std::vector<std::pair<std::string, MetricSummary>> per_vc;  // VC config order.
   int64_t profiler_scale_events = 0;
   int64_t colocated_jobs = 0;
+  int total_gpus = 0;      // The configured VCs' GPUs (the profiling pool's included).
+  int64_t busy_gpu_s = 0;  // GPU-seconds held by jobs, in the VCs and the profiling pool.
+  int64_t ticks = 0;       // Ticks the engine visited (and decided at), over all VCs.
 };
 
 // Builds a Config from `--opt key=value` pairs (docs/lucid.md): lucid_dir (folder holding
 // Lucid's side files under their Lucid names), vc_config, estimates, share_scores,
 // colocate, forecast (paths overriding lucid_dir's), profiler (bool), threads. Files the
 // policy does not use are not read. Unknown keys are an error naming the key.
-Result<Config> ConfigFromOptions(Policy policy, const std::map<std::string, std::string>& opts);
+Result<Config> ConfigFromOptions(CompatPolicy policy,
+                                 const std::map<std::string, std::string>& opts);
 
 // Runs `config.policy` on every VC of `config.vcs` with the Lucid simulator's 1-second
 // tick semantics (docs/lucid.md lists them). Jobs whose VC is not configured are an
 // error naming the job. REQUIRES: integer submit times and durations.
 Result<RunResult> RunCompat(const Trace& trace, const Config& config);
+
+// The run's cluster-wide figures in summary.json's shape (docs/outputs.md): every job
+// finishes; avg_jct_s, avg_queue_s and p999_queue_s are `r.all`'s (Lucid's linear
+// interpolation); p50/p95/p99 JCT by nearest rank; gpu_utilization is busy_gpu_s /
+// (total_gpus x makespan_s); decisions and events count visited ticks and the VCs' job
+// arrivals and ends.
+Summary SummarizeRun(const RunResult& r, double wall_s);
+
+// summary.json's `run` block for a `--compat lucid` run: policy, compat, trace, then one
+// `opt.KEY` per option, sorted by key.
+std::vector<std::pair<std::string, std::string>> CompatRunBlock(
+    CompatPolicy policy, const std::string& trace_path,
+    const std::map<std::string, std::string>& opts);
+
+// Writes DIR/jobs.csv, DIR/vcs.csv and DIR/summary.json (docs/outputs.md), creating DIR.
+// `run` is summary.json's `run` block.
+Status WriteCompatOutputs(const RunResult& r, const Summary& summary,
+                          const std::vector<std::pair<std::string, std::string>>& run,
+                          const std::string& dir);
 
 // The clean model over virtual clusters: any registered policy (request), run by the
 // event-driven simulator on each VC's own cluster (nodes x 8 GPUs; CPUs ignored, as in
@@ -147,7 +175,7 @@ Result<RunResult> RunCompat(const Trace& trace, const Config& config);
 // over all VCs' jobs, on a pool of one node from each VC named by option
 // profiler_donors (those VCs keep one node less). Jobs that end within the pool's time
 // limit finish there; the others enter their VC when they leave the pool, with their
-// full duration. Node lending from vcYVn is not modelled (docs/lucid.md).
+// full duration. Node lending from a lender VC is not modelled (docs/lucid.md).
 struct VcRun {
   std::string vc;
   ClusterSpec cluster;
@@ -174,6 +202,10 @@ Result<VirtualClusterRun> RunVirtualClusters(const Trace& trace,
                                              const std::vector<VirtualCluster>& vcs,
                                              const PolicyRequest& request,
                                              const SimulatorOptions& options, int threads);
+
+// Writes DIR/vcs.csv, DIR/<vc>/jobs.csv for every VC and, when the profiler ran,
+// DIR/profiler.csv (docs/outputs.md), creating the folders.
+Status WriteVirtualClusterOutputs(const VirtualClusterRun& run, const std::string& dir);
 
 }  // namespace schedkit::lucid
 

@@ -1,7 +1,9 @@
 // ConfigFromOptions: the `--opt` keys of `--compat lucid` (docs/lucid.md).
+#include <iterator>
 #include <set>
 #include <string>
 
+#include "lucid/venus.h"
 #include "schedkit/lucid.h"
 
 namespace schedkit::lucid {
@@ -13,9 +15,35 @@ Result<bool> ParseBool(const std::string& key, const std::string& v) {
   return Status::InvalidArgument("--opt " + key + "='" + v + "': expected true or false");
 }
 
+struct NamedPolicy {
+  CompatPolicy policy;
+  const char* name;
+};
+constexpr NamedPolicy kCompatPolicies[] = {{CompatPolicy::kFifo, "fifo"},
+                                           {CompatPolicy::kSjf, "sjf"},
+                                           {CompatPolicy::kQssf, "qssf"},
+                                           {CompatPolicy::kTiresias, "tiresias"},
+                                           {CompatPolicy::kLucid, "lucid"}};
+
 }  // namespace
 
-Result<Config> ConfigFromOptions(Policy policy, const std::map<std::string, std::string>& opts) {
+Result<CompatPolicy> ParseCompatPolicy(const std::string& name) {
+  for (const NamedPolicy& p : kCompatPolicies) {
+    if (name == p.name) return p.policy;
+  }
+  return Status::InvalidArgument("--compat lucid: unknown policy '" + name +
+                                 "' (expected fifo, sjf, qssf, tiresias or lucid)");
+}
+
+const char* CompatPolicyName(CompatPolicy policy) {
+  for (const NamedPolicy& p : kCompatPolicies) {
+    if (p.policy == policy) return p.name;
+  }
+  return "unknown";
+}
+
+Result<Config> ConfigFromOptions(CompatPolicy policy,
+                                 const std::map<std::string, std::string>& opts) {
   static const std::set<std::string> kKeys = {"lucid_dir", "vc_config", "estimates", "share_scores",
                                               "colocate",  "forecast",  "profiler",  "threads"};
   for (const auto& [k, v] : opts) {
@@ -36,20 +64,23 @@ Result<Config> ConfigFromOptions(Policy policy, const std::map<std::string, std:
   };
   Config c;
   c.policy = policy;
+  c.profiler.donor_vcs.assign(std::begin(kVenusProfilerDonors), std::end(kVenusProfilerDonors));
+  c.profiler.lender_vc = kVenusLenderVc;
   auto vc = get("vc_config", "vc_config.csv");
   if (!vc.ok()) return vc.status();
   auto vcs = LoadVcConfig(*vc);
   if (!vcs.ok()) return vcs.status();
   c.vcs = std::move(*vcs);
-  if (policy == Policy::kQssf || policy == Policy::kLucid) {
-    auto path = get("estimates", policy == Policy::kQssf ? "Venus_Sept_lgb.csv"
-                                                         : "Venus_Sept_ebm_weekly_updated.csv");
+  if (policy == CompatPolicy::kQssf || policy == CompatPolicy::kLucid) {
+    auto path =
+        get("estimates", policy == CompatPolicy::kQssf ? "Venus_Sept_lgb.csv"
+                                                       : "Venus_Sept_ebm_weekly_updated.csv");
     if (!path.ok()) return path.status();
     auto est = LoadEstimates(*path);
     if (!est.ok()) return est.status();
     c.estimates = std::move(*est);
   }
-  if (policy == Policy::kLucid) {
+  if (policy == CompatPolicy::kLucid) {
     auto single = get("share_scores", "single_data.csv");
     if (!single.ok()) return single.status();
     auto scores = LoadShareScores(*single);

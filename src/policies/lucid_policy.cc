@@ -15,12 +15,13 @@
 #include <limits>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "lucid/forecast.h"
+#include "lucid/rules.h"
+#include "lucid/venus.h"
 #include "registry/builtins.h"
 #include "mechanisms/job_queue.h"
 #include "schedkit/lucid.h"
@@ -29,18 +30,14 @@
 namespace schedkit {
 namespace {
 
-constexpr double kGpuMemoryLimitMb = 24576;
-
 struct LucidTables {
   std::unordered_map<JobId, double> estimates;
   bool have_estimates = false;
   std::map<lucid::WorkloadKey, int> share_scores;
-  std::map<std::pair<lucid::WorkloadKey, lucid::WorkloadKey>, lucid::PairSpeeds> speeds;
+  lucid::PairSpeedTable speeds;
   lucid::ThroughputForecast forecast;
   bool have_forecast = false;
 };
-
-lucid::WorkloadKey KeyOf(const JobSpec& j) { return {j.model, j.dataset, j.batch_size, j.amp}; }
 
 class LucidPolicy final : public Policy {
  public:
@@ -80,10 +77,8 @@ class LucidPolicy final : public Policy {
     for (const QueuedJob& entry : pending_) {
       const JobId id = entry.id;
       const JobSpec& spec = view.Spec(id);
-      JobId host = -1;
       lucid::PairSpeeds speeds;
-      if (packing && spec.gpus <= lucid::kGpusPerNode)
-        host = PickHost(view, spec, restarted, &speeds);
+      const JobId host = packing ? PickHost(view, spec, restarted, &speeds) : -1;
       if (host >= 0) {
         const Placement& shared = *view.Status(host).placement;
         const int64_t group = next_group_++;
@@ -122,47 +117,37 @@ class LucidPolicy final : public Policy {
     if (!t_.have_estimates) return spec.gpus;
     auto it = t_.estimates.find(spec.id);
     if (it == t_.estimates.end()) return std::numeric_limits<double>::infinity();
-    return (it->second < 0 ? 1000 : it->second) * spec.gpus;
+    return lucid::Priority(it->second, spec.gpus);
   }
 
-  int Share(const JobSpec& spec) const {
-    auto it = t_.share_scores.find(KeyOf(spec));
-    return it == t_.share_scores.end() ? 3 : it->second;  // Unknown: never shares.
+  lucid::Sharer AsSharer(const JobSpec& spec) const {
+    auto score = t_.share_scores.find(lucid::KeyOf(spec));
+    return {.gpus = spec.gpus,
+            .gmem_mb = spec.gmem_mb,
+            .share_score = score == t_.share_scores.end() ? lucid::kNeverShares : score->second,
+            .priority = Priority(spec)};
   }
 
+  // Re-read at every decision rather than on Lucid's 100-s grid.
   bool PackingOn(Time now) const {
     if (!t_.have_forecast) return true;
-    const double v =
-        forecast_.Mean(t_.forecast.pred_gpu_job, static_cast<int64_t>(std::floor(now)), -1, 10.0);
-    return !(v <= 2);
+    return lucid::PackingAllowed(forecast_, static_cast<int64_t>(std::floor(now)), -1);
   }
 
-  bool Speeds(const JobSpec& guest, const JobSpec& host, lucid::PairSpeeds* s) const {
-    static const std::set<std::string> kUnmeasured = {"NeuMF", "ResNet50", "BERT", "Transformer"};
-    if (kUnmeasured.count(guest.model) || kUnmeasured.count(host.model)) {
-      *s = {1, 1};
-      return true;
-    }
-    auto it = t_.speeds.find({KeyOf(guest), KeyOf(host)});
-    if (it != t_.speeds.end()) {
-      *s = it->second;
-      return true;
-    }
-    it = t_.speeds.find({KeyOf(host), KeyOf(guest)});
-    if (it == t_.speeds.end()) return false;
-    *s = {it->second.speed2, it->second.speed1};
-    return true;
-  }
-
+  // The first running job in start order that is alone on its GPUs (not in a group, not
+  // restarted by this decision), that the partner rule lets `job` share and whose pair
+  // speeds are measured (unmeasured pairs do not share here).
   JobId PickHost(const ClusterView& view, const JobSpec& job, const std::vector<JobId>& busy,
                  lucid::PairSpeeds* speeds) const {
-    const double priority = Priority(job);
+    const lucid::Sharer guest = AsSharer(job);
     for (JobId r : running_) {
       if (partner_.count(r) || std::find(busy.begin(), busy.end(), r) != busy.end()) continue;
       const JobSpec& other = view.Spec(r);
-      if (other.gpus != job.gpus || other.gmem_mb >= kGpuMemoryLimitMb - job.gmem_mb) continue;
-      if (Share(job) + Share(other) > 2 || priority > 2 * Priority(other)) continue;
-      if (Speeds(job, other, speeds)) return r;
+      if (!lucid::MayShare(guest, AsSharer(other))) continue;
+      if (auto s = lucid::LookupPairSpeeds(t_.speeds, job, other)) {
+        *speeds = *s;
+        return r;
+      }
     }
     return -1;
   }
@@ -208,7 +193,8 @@ Status RegisterLucid(Registries* r) {
        .help = "run Lucid's profiling pool first (runs over virtual clusters, --vc-config)"},
       {.name = "profiler_donors",
        .type = OptionSpec::Type::kString,
-       .default_value = "vc8Gr,vcefl",
+       .default_value =
+           std::string(lucid::kVenusProfilerDonors[0]) + "," + lucid::kVenusProfilerDonors[1],
        .help = "VCs that each give the profiling pool one node"}};
   e.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("lucid: no placement module");

@@ -39,6 +39,18 @@ TEST(LucidCli, CompatLucidPrintsTheReferenceMetricsAndWritesJobsAndVcs) {
   const auto vcs = Lines(ReadFile(dir + "/fifo/vcs.csv"));
   ASSERT_EQ(vcs.size(), 1u + 15 + 1);
   EXPECT_EQ(vcs.back(), "all,23859,21011.688,13836.907,1332343.534");
+  // summary.json: the run block, then the cluster-wide figures of vcs.csv's `all` row
+  // (unrounded: 1705.339 there).
+  const std::string summary = ReadFile(dir + "/lucid/summary.json");
+  for (const std::string& line :
+       {std::string("\"policy\": \"lucid\""), std::string("\"compat\": \"lucid\""),
+        "\"trace\": \"" + kTrace + "\"", "\"opt.lucid_dir\": \"" + kLucid + "\"",
+        std::string("\"opt.threads\": \"2\""), std::string("\"jobs\": 23859"),
+        std::string("\"rejected\": 0"), std::string("\"avg_queue_s\": 1705.3387")}) {
+    EXPECT_NE(summary.find(line), std::string::npos) << line << " in\n" << summary;
+  }
+  EXPECT_NE(ReadFile(dir + "/fifo/summary.json").find("\"avg_jct_s\": 21011.688"),
+            std::string::npos);
 }
 
 TEST(LucidCli, BadInputsGiveOneLineErrors) {

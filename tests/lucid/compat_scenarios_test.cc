@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "schedkit/lucid.h"
+#include "schedkit/trace.h"
+#include "test_files.h"
 
 namespace schedkit::lucid {
 namespace {
@@ -55,7 +57,7 @@ WorkloadKey Key(const std::string& model) { return {model, "D", 32, false}; }
 Config LucidConfig(std::vector<VirtualCluster> vcs, std::vector<double> forecast,
                    const std::vector<JobId>& ids) {
   Config c;
-  c.policy = Policy::kLucid;
+  c.policy = CompatPolicy::kLucid;
   c.vcs = std::move(vcs);
   for (JobId id : ids) c.estimates[id] = 100;
   c.share_scores = {{Key("A"), 1}, {Key("B"), 1}, {Key("C"), 2}};
@@ -69,7 +71,7 @@ TEST(LucidCompatTest, VirtualClustersAreSimulatedApartWithPerVcMetrics) {
   // VC a: job 1 (8 GPUs, 0..100) holds the node; job 2 (8 GPUs, submit 10) waits until 100
   // although VC b's node is free. VC b: job 3 runs at once.
   Config c;
-  c.policy = Policy::kFifo;
+  c.policy = CompatPolicy::kFifo;
   c.vcs = {{"a", 1}, {"b", 1}};
   c.threads = 2;
   Result<RunResult> r = RunCompat(
@@ -97,7 +99,7 @@ TEST(LucidCompatTest, QssfOrdersOnlyNewArrivalsByGpusThenByEstimate) {
   // Job 1 (6 GPUs) runs 0..100 on the one node. Jobs 2 (2 GPUs, estimate 1000 -> 2000)
   // and 3 (4 GPUs, estimate 10 -> 40).
   Config c;
-  c.policy = Policy::kQssf;
+  c.policy = CompatPolicy::kQssf;
   c.vcs = {{"a", 1}};
   c.estimates = {{1, 1}, {2, 1000}, {3, 10}};
   // Both arrive at 50: the queue holds only new arrivals, ordered by GPUs, so job 2 fits
@@ -122,7 +124,7 @@ TEST(LucidCompatTest, TiresiasDemotesAtEighteenThousandGpuSecondsAndPreempts) {
   // t = 2251, so at the 60-s tick 2280 it drops to the low queue and job 2 (8 GPUs,
   // submitted at 100) takes its place. Job 1 pays 40 s: 3000 - 2280 + 40 = 760 s left.
   Config c;
-  c.policy = Policy::kTiresias;
+  c.policy = CompatPolicy::kTiresias;
   c.vcs = {{"a", 1}};
   Result<RunResult> r =
       RunCompat(MakeTrace({Job(1, "a", 8, 0, 3000), Job(2, "a", 8, 100, 100)}), c);
@@ -284,6 +286,81 @@ TEST(LucidCompatTest, ResultsDoNotDependOnTheThreadCount) {
     EXPECT_EQ(one->jobs[i].queue_s, three->jobs[i].queue_s);
   }
   EXPECT_GT(one->colocated_jobs, 0);  // The scenario exercises sharing.
+}
+
+}  // namespace
+}  // namespace schedkit::lucid
+
+namespace schedkit::lucid {
+namespace {
+
+// docs/fidelity.md (issue 13): Lucid's unstable pandas sort decides the order of jobs of
+// one VC submitted in the same second; schedkit decides it by job id, from the loader on.
+TEST(LucidCompatTest, SameSecondJobsEnterTheQueueInIdOrder) {
+  Config c;
+  c.policy = CompatPolicy::kFifo;
+  c.vcs = {{"a", 1}};
+  // Two 8-GPU jobs submitted at 0 compete for the one node: the first in queue order
+  // runs 0..T, the other waits until T.
+  Result<RunResult> r = RunCompat(MakeTrace({Job(1, "a", 8, 0, 100), Job(2, "a", 8, 0, 50)}), c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Of(*r, 1).start_s, 0);
+  EXPECT_EQ(Of(*r, 2).start_s, 100);
+  // The same two jobs with their ids swapped (the order Lucid's sort might give):
+  // the 50-s job goes first, and both jobs' results swap.
+  r = RunCompat(MakeTrace({Job(1, "a", 8, 0, 50), Job(2, "a", 8, 0, 100)}), c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Of(*r, 2).start_s, 50);
+  EXPECT_EQ(Of(*r, 2).queue_s, 50);
+
+  // The loader orders same-second jobs by id whatever the file's order.
+  const std::string log =
+      schedkit::testing::WriteTempFile("same_second_log.csv",
+                                       "job_id,vc,gpu_num,submit_time,duration\n"
+                                       "7,a,8,2020-04-01 00:00:00,100\n"
+                                       "9,a,8,2020-04-01 00:00:05,100\n"
+                                       "8,a,8,2020-04-01 00:00:05,50\n");
+  TraceOptions options;
+  options.format = TraceFormat::kLucid;
+  options.lucid_window_begin = options.lucid_window_end = "";  // The whole log.
+  Result<Trace> trace = LoadTrace(log, options);
+  ASSERT_TRUE(trace.ok()) << trace.status().message();
+  ASSERT_EQ(trace->jobs.size(), 3u);
+  EXPECT_EQ(trace->jobs[1].id, 8);
+  EXPECT_EQ(trace->jobs[2].id, 9);
+  EXPECT_EQ(trace->jobs[1].submit_s, trace->jobs[2].submit_s);
+}
+
+TEST(LucidCompatTest, SummaryCountsBusyGpuSecondsOnceForACoLocatedPair) {
+  // FIFO: job 1 (8 GPUs) runs 0..100, job 2 (8 GPUs, submit 10) 100..150, job 3 (4 GPUs)
+  // 150..250. Busy 8x100 + 8x50 + 4x100 = 1600 GPU-s over 8 GPUs x 250 s.
+  Config c;
+  c.policy = CompatPolicy::kFifo;
+  c.vcs = {{"a", 1}};
+  Result<RunResult> r = RunCompat(
+      MakeTrace({Job(1, "a", 8, 0, 100), Job(2, "a", 8, 10, 50), Job(3, "a", 4, 10, 100)}), c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Summary s = SummarizeRun(*r, 0.5);
+  EXPECT_EQ(s.jobs, 3);
+  EXPECT_EQ(s.makespan_s, 250);
+  EXPECT_DOUBLE_EQ(s.gpu_utilization, 1600.0 / (8 * 250));
+  EXPECT_DOUBLE_EQ(s.avg_jct_s, r->all.avg_jct_s);
+  EXPECT_DOUBLE_EQ(s.p999_queue_s, r->all.p999_queue_s);
+  EXPECT_EQ(s.p50_jct_s, 140);  // JCTs 100, 140, 240: nearest rank.
+  EXPECT_EQ(s.events, 6);
+  EXPECT_EQ(s.wall_s, 0.5);
+
+  // Lucid, packing on: job 2 (B) shares job 1's (A) GPUs from 10, as in
+  // CoLocationRunsAtMeasuredSpeedsAndTheHostRecovers: one allocation of 8 GPUs held
+  // from 0 until the later of the pair ends.
+  c = LucidConfig({{"a", 1}}, std::vector<double>(40, 10.0), {1, 2});
+  r = RunCompat(MakeTrace({Job(1, "a", 8, 0, 1000, "A"), Job(2, "a", 8, 10, 500, "B")}), c);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(Of(*r, 2).colocated);
+  const int64_t last_end = std::max(Of(*r, 1).end_s, Of(*r, 2).end_s);
+  EXPECT_EQ(r->busy_gpu_s, 8 * last_end);
+  s = SummarizeRun(*r, 0);
+  EXPECT_DOUBLE_EQ(s.gpu_utilization, 1.0);
 }
 
 }  // namespace

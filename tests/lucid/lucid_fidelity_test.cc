@@ -27,7 +27,7 @@ class LucidFidelity : public ::testing::TestWithParam<Reference> {};
 
 TEST_P(LucidFidelity, MatchesTheReferenceTableWithinHalfAPercent) {
   const Reference ref = GetParam();
-  Result<Policy> policy = ParsePolicy(ref.policy);
+  Result<CompatPolicy> policy = ParseCompatPolicy(ref.policy);
   ASSERT_TRUE(policy.ok());
   Result<Config> config = ConfigFromOptions(*policy, {{"lucid_dir", Shared("data/lucid")}});
   ASSERT_TRUE(config.ok()) << config.status().message();

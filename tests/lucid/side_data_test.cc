@@ -49,7 +49,7 @@ TEST(LucidSideDataTest, ErrorsNameFileLineAndField) {
             f + ":3: field 'time': '2020-09-01 00:00:00' is not after the previous row");
   const std::string s = Write("sd_bad_s.csv", "model,dataset,batchsize,amp,label\nA,D,32,2,1\n");
   EXPECT_EQ(LoadShareScores(s).status().message(), s + ":2: field 'amp': '2' must be <= 1");
-  auto missing = ConfigFromOptions(Policy::kQssf, {{"vc_config", vc + ".nope"}});
+  auto missing = ConfigFromOptions(CompatPolicy::kQssf, {{"vc_config", vc + ".nope"}});
   EXPECT_FALSE(missing.ok());
 }
 
