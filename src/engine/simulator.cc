@@ -193,7 +193,14 @@ class Simulator::Impl final : public ClusterView {
     } else {
       j.remaining_s = RemainingAt(j, now_);
     }
+    const double executed_before = j.executed_s;
     AddExecuted(j, dt);
+    // Muri sums a running job's time at an event as (executed + now) - last_check. The
+    // order is kept because it decides whether a job woken at its Tiresias demotion time
+    // (ceil(threshold / GPUs) - executed + then) reaches the threshold or falls an ulp
+    // short and needs another event, which costs every running job an interval's
+    // overhead (docs/fidelity.md, trace3_pr).
+    if (compat_muri_) j.executed_s = (executed_before + now_) - j.last_update;
     j.last_update = now_;
   }
 
