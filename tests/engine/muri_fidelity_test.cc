@@ -1,6 +1,6 @@
-// Fidelity against the public Muri simulator (commit 4e69a78) on trace3 with the
-// 8x8-GPU spec: avg JCT, makespan and p99 JCT within 0.01 % of the reference table in
-// ../shared/docs/reference/muri-tiresias.md.
+// Fidelity against the public Muri simulator (commit 4e69a78) on trace3 (and Tiresias on
+// trace3_pr) with the 8x8-GPU spec: avg JCT, makespan and p99 JCT within 0.01 % of the
+// reference table in ../shared/docs/reference/muri-tiresias.md, or tighter where noted.
 #include <gtest/gtest.h>
 
 #include <ostream>
