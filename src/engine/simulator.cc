@@ -176,8 +176,10 @@ class Simulator::Impl final : public ClusterView {
 
   // Books progress of running job `j` up to `now_`.
   void Advance(JobRun& j) {
+    const double executed_before = j.executed_s;
     progress_->Book(&j, now_);
     AddExecuted(j, now_ - j.last_update);
+    j.executed_s = progress_->ExecutedAt(executed_before, j.last_update, now_);
     j.last_update = now_;
   }
 

@@ -1,6 +1,6 @@
-// Fidelity against the public Muri simulator (commit 4e69a78) on trace3 with the
-// 8x8-GPU spec: avg JCT, makespan and p99 JCT within 0.01 % of the reference table in
-// ../shared/docs/reference/muri-tiresias.md.
+// Fidelity against the public Muri simulator (commit 4e69a78) on trace3 (and Tiresias on
+// trace3_pr) with the 8x8-GPU spec: avg JCT, makespan and p99 JCT within 0.01 % of the
+// reference table in ../shared/docs/reference/muri-tiresias.md, or tighter where noted.
 #include <gtest/gtest.h>
 
 #include <ostream>
@@ -18,16 +18,22 @@ struct Reference {
   double avg_jct, makespan, p99_jct;
   const char* autopack = nullptr;  // Muri only.
   double avg_tol = 1e-4, p99_tol = 1e-4;  // Relative.
+  const char* trace = "trace3";
+  double makespan_tol = 1e-4;  // Relative.
 };
 
 // Names the case in test logs (gtest would otherwise dump the struct's bytes).
-void PrintTo(const Reference& r, std::ostream* os) { *os << r.policy << (r.autopack ? std::string(" autopack=") + r.autopack : std::string()); }
+void PrintTo(const Reference& r, std::ostream* os) {
+  *os << r.trace << " " << r.policy
+      << (r.autopack ? std::string(" autopack=") + r.autopack : std::string());
+}
 
 class MuriFidelity : public ::testing::TestWithParam<Reference> {};
 
 TEST_P(MuriFidelity, MatchesTheReferenceTable) {
   const std::string shared = SCHEDKIT_SHARED_DIR;
-  const std::string trace_path = shared + "/data/muri/traces/trace3.csv";
+  const Reference ref = GetParam();
+  const std::string trace_path = shared + "/data/muri/traces/" + ref.trace + ".csv";
   if (!std::filesystem::exists(trace_path)) GTEST_SKIP() << "no " << trace_path;
   auto trace = LoadTrace(trace_path);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
@@ -35,7 +41,6 @@ TEST_P(MuriFidelity, MatchesTheReferenceTable) {
   ASSERT_TRUE(cluster.ok()) << cluster.status().message();
   auto overheads = RestartOverheads::Load(shared + "/data/muri/profile_table.csv", 10);
   ASSERT_TRUE(overheads.ok()) << overheads.status().message();
-  const Reference ref = GetParam();
   PolicyRequest req;
   req.policy = ref.policy;
   req.compat = CompatMode::kMuri;
@@ -47,7 +52,7 @@ TEST_P(MuriFidelity, MatchesTheReferenceTable) {
   const Summary& s = run->summary;
   EXPECT_EQ(s.jobs, 992);
   EXPECT_NEAR(s.avg_jct_s, ref.avg_jct, ref.avg_jct * ref.avg_tol);
-  EXPECT_NEAR(s.makespan_s, ref.makespan, ref.makespan * 1e-4);
+  EXPECT_NEAR(s.makespan_s, ref.makespan, ref.makespan * ref.makespan_tol);
   EXPECT_NEAR(s.p99_jct_s, ref.p99_jct, ref.p99_jct * ref.p99_tol);
 }
 
@@ -73,6 +78,21 @@ INSTANTIATE_TEST_SUITE_P(
       return std::string(info.param.policy[5] == 's' ? "muri_s" : "muri_l") + "_autopack_" +
              info.param.autopack;
     });
+
+// trace3_pr: trace3's jobs, all submitted at t=0 (issue 13). Equal to the reference's
+// printed digits (tolerance 1e-13 relative: under 1e-6 s on every figure). Before Muri's
+// summation order of executed time was kept (docs/fidelity.md) schedkit gave
+// 2221445.263 / 6763230.541 / 6740867.346.
+INSTANTIATE_TEST_SUITE_P(Trace3Pr, MuriFidelity,
+                         ::testing::Values(Reference{.policy = "tiresias",
+                                                     .avg_jct = 2213110.127711,
+                                                     .makespan = 6761641.419945,
+                                                     .p99_jct = 6739568.998770,
+                                                     .avg_tol = 1e-13,
+                                                     .p99_tol = 1e-13,
+                                                     .trace = "trace3_pr",
+                                                     .makespan_tol = 1e-13}),
+                         [](const auto& info) { return std::string(info.param.policy); });
 
 }  // namespace
 }  // namespace schedkit
