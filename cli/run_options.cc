@@ -82,8 +82,9 @@ Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
                        {{"--out", "it writes no files: run one policy with simulate --out"}});
   }
   if (args.Given("--vc-config")) {
-    return RefuseGiven(args, "--vc-config",
-                       {{"--cluster", "each virtual cluster is its own cluster, from the VC file"}});
+    return RefuseGiven(
+        args, "--vc-config",
+        {{"--cluster", "each virtual cluster is its own cluster, from the VC file"}});
   }
   return RefuseGiven(args, "simulate without --vc-config",
                      {{"--threads", "one simulation runs on one thread"}});
@@ -134,7 +135,8 @@ Status RefuseUndeclaredOptions(const RunSetup& setup) {
       declared = declared || (entry != nullptr && DeclaresOption(*entry, key));
     }
     if (!declared) {
-      return Status::InvalidArgument("--opt " + key + ": no policy of --policies takes it "
+      return Status::InvalidArgument("--opt " + key +
+                                     ": no policy of --policies takes it "
                                      "(see schedkit policies): remove it");
     }
   }
@@ -154,8 +156,9 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
   const bool simulate = which == RunCommand::kSimulate;
   command->add_option("--trace", args->trace, "trace file (default: the shipped Muri trace3)")
       ->check(CLI::ExistingFile);
-  command->add_option("--format", args->format, "trace format: auto, native, muri, gavel, "
-                                                "gavel-legacy, lucid")
+  command
+      ->add_option("--format", args->format,
+                   "trace format: auto, native, muri, gavel, gavel-legacy, lucid")
       ->check(NameParsedBy(ParseTraceFormat, "FORMAT"));
   command
       ->add_option("--cluster", args->cluster, "cluster spec (default: the shipped 8x8-GPU spec)")
@@ -181,14 +184,15 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
                                : "key=value, given to each policy that has the option");
   std::string modes;
   for (CompatMode m : {CompatMode::kNone, CompatMode::kMuri, CompatMode::kLucid}) {
-    modes += std::string(modes.empty() ? "" : "\n  ") + CompatModeName(m) + ": " +
-             ProfileFor(m).summary;
+    modes +=
+        std::string(modes.empty() ? "" : "\n  ") + CompatModeName(m) + ": " + ProfileFor(m).summary;
   }
   command->add_option("--compat", args->compat, "semantics profile (default none):\n  " + modes)
       ->check(NameParsedBy(ParseCompatMode, "MODE"));
   command->add_option("--seed", args->seed, "seed for randomised policies");
   CLI::Option* overhead_s =
-      command->add_option("--overhead-s", args->overhead_s, "a fixed restart overhead for every job")
+      command
+          ->add_option("--overhead-s", args->overhead_s, "a fixed restart overhead for every job")
           ->check(FiniteNumber(/*zero_allowed=*/true));
   command
       ->add_option("--overhead-table", args->overhead_table,
@@ -211,8 +215,9 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
                             : "policies at a time (default: one per core)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--out", args->out,
-                      simulate ? "write jobs.csv, summary.json, timeseries.csv here (docs/outputs.md)"
-                               : "with --compat lucid: write DIR/<policy>/jobs.csv, vcs.csv");
+                      simulate
+                          ? "write jobs.csv, summary.json, timeseries.csv here (docs/outputs.md)"
+                          : "with --compat lucid: write DIR/<policy>/jobs.csv, vcs.csv");
 }
 
 Result<RunSetup> ResolveRunArgs(RunCommand which, const RunArgs& args) {

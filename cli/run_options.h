@@ -3,13 +3,12 @@
 // function (docs/cli.md, "Run options").
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "schedkit/compat.h"
 #include "schedkit/registry.h"

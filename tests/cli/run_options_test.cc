@@ -6,11 +6,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "cli_runner.h"
 #include "schedkit/experiment.h"
@@ -40,10 +39,14 @@ void ExpectOneLineError(const std::string& args, const std::string& expected) {
 TEST(RunOptions, CompatLucidRefusesEveryOptionItIgnores) {
   // A file that exists for the options that must name one: the refusal comes before any
   // input is read.
-  const std::string flags[] = {"--cluster " + kCluster,     "--placement yarn",
-                               "--admission accept-all",    "--seed 3",
-                               "--overhead-s 5",            "--overhead-table " + kOverheadTable,
-                               "--runtime-factor 1",        "--vc-config " + kCluster,
+  const std::string flags[] = {"--cluster " + kCluster,
+                               "--placement yarn",
+                               "--admission accept-all",
+                               "--seed 3",
+                               "--overhead-s 5",
+                               "--overhead-table " + kOverheadTable,
+                               "--runtime-factor 1",
+                               "--vc-config " + kCluster,
                                "--threads 2"};
   for (const std::string& flag : flags) {
     const std::string name = flag.substr(0, flag.find(' '));
@@ -67,7 +70,8 @@ TEST(RunOptions, OtherModesRefuseWhatTheyIgnore) {
   // compare gives an option to the policies that declare it; one that none does is a typo.
   ExpectOneLineError("compare --policies fifo,las --opt quantum=5" + tiny,
                      "--opt quantum: no policy of --policies takes it");
-  const Outcome routed = RunCli("compare --policies fifo,las --opt quantum_s=5 --overhead-s 1" + tiny);
+  const Outcome routed =
+      RunCli("compare --policies fifo,las --opt quantum_s=5 --overhead-s 1" + tiny);
   EXPECT_EQ(routed.exit_code, 0) << routed.output;
 }
 
@@ -76,13 +80,14 @@ TEST(RunOptions, OtherModesRefuseWhatTheyIgnore) {
 TEST(RunOptions, PoliciesRefuseModulesTheyDoNotTake) {
   const std::string tiny = " --trace " + kTrace + " --cluster " + kCluster + " --overhead-s 1";
   for (const char* policy : {"muri-s", "muri-l", "themis", "lucid"}) {
-    ExpectOneLineError(std::string("simulate --policy ") + policy + " --admission load-based" + tiny,
-                       std::string("policy '") + policy +
-                           "' takes no admission module (it admits jobs itself): admission "
-                           "'load-based' would be ignored");
-    ExpectOneLineError(std::string("simulate --policy ") + policy +
-                           " --opt admission.threshold=2" + tiny,
-                       "option 'admission.threshold' would be ignored");
+    ExpectOneLineError(
+        std::string("simulate --policy ") + policy + " --admission load-based" + tiny,
+        std::string("policy '") + policy +
+            "' takes no admission module (it admits jobs itself): admission "
+            "'load-based' would be ignored");
+    ExpectOneLineError(
+        std::string("simulate --policy ") + policy + " --opt admission.threshold=2" + tiny,
+        "option 'admission.threshold' would be ignored");
     const Outcome placed =
         RunCli(std::string("simulate --policy ") + policy + " --placement best-fit" + tiny);
     EXPECT_EQ(placed.exit_code, 0) << policy << "\n" << placed.output;
@@ -119,7 +124,8 @@ TEST(RunOptions, ValidatorsRefuseBadValuesBeforeRunning) {
   ExpectOneLineError(tiny + " --format csv", "--format: unknown trace format 'csv'");
   ExpectOneLineError("simulate --trace /nonexistent/t.csv", "--trace: File does not exist");
   ExpectOneLineError("compare --cluster /nonexistent/c.csv", "--cluster: File does not exist");
-  ExpectOneLineError(tiny + " --overhead-table /nonexistent.csv", "--overhead-table: File does not exist");
+  ExpectOneLineError(tiny + " --overhead-table /nonexistent.csv",
+                     "--overhead-table: File does not exist");
   ExpectOneLineError("compare --threads -2", "--threads");
   ExpectOneLineError("compare --policies ,", "--policies");
 }
@@ -127,12 +133,14 @@ TEST(RunOptions, ValidatorsRefuseBadValuesBeforeRunning) {
 TEST(RunOptions, VersionComesFromTheCMakeProject) {
   const std::string cmake = ReadFile(kSource + "/CMakeLists.txt");
   std::smatch project;
-  ASSERT_TRUE(std::regex_search(cmake, project, std::regex(R"(project\(schedkit VERSION ([0-9.]+))")));
+  ASSERT_TRUE(
+      std::regex_search(cmake, project, std::regex(R"(project\(schedkit VERSION ([0-9.]+))")));
   const Outcome o = RunCli("--version");
   ASSERT_EQ(o.exit_code, 0) << o.output;
   EXPECT_TRUE(std::regex_match(
-      o.output, std::regex("schedkit " + std::regex_replace(project[1].str(), std::regex("\\."), "\\.") +
-                           "( \\(commit [0-9a-f]{12}\\))?\n")))
+      o.output,
+      std::regex("schedkit " + std::regex_replace(project[1].str(), std::regex("\\."), "\\.") +
+                 "( \\(commit [0-9a-f]{12}\\))?\n")))
       << o.output;
 }
 
@@ -141,7 +149,8 @@ using RunBlock = std::vector<std::pair<std::string, std::string>>;
 RunBlock RunBlockOf(const std::string& summary_path) {
   const auto j = nlohmann::ordered_json::parse(ReadFile(summary_path));
   RunBlock block;
-  for (const auto& [key, value] : j.at("run").items()) block.emplace_back(key, value.get<std::string>());
+  for (const auto& [key, value] : j.at("run").items())
+    block.emplace_back(key, value.get<std::string>());
   return block;
 }
 
@@ -173,15 +182,17 @@ TEST(RunOptions, SimulateAndSweepWriteTheSameRunBlock) {
   EXPECT_EQ(RunBlock(swept.begin() + 8, swept.end()),
             (RunBlock{{"run_id", "las-60__tiny__tiny__seed3"}, {"label", "las-60"}}));
 
-  const Outcome simulate =
-      RunCli("simulate --policy las --placement yarn --opt quantum_s=60 --seed 3 --compat muri "
-             "--overhead-s 10 --trace " + trace + " --cluster " + cluster + " --out " + dir + "/sim");
+  const Outcome simulate = RunCli(
+      "simulate --policy las --placement yarn --opt quantum_s=60 --seed 3 --compat muri "
+      "--overhead-s 10 --trace " +
+      trace + " --cluster " + cluster + " --out " + dir + "/sim");
   ASSERT_EQ(simulate.exit_code, 0) << simulate.output;
   EXPECT_EQ(RunBlockOf(dir + "/sim/summary.json"), expected);
   EXPECT_EQ(ReadFile(dir + "/sim/jobs.csv"), ReadFile(run_dir + "/jobs.csv"));
 
-  const Outcome factor = RunCli("simulate --policy srtf --runtime-factor 1.5 --overhead-s 10 --trace " +
-                                trace + " --cluster " + cluster + " --out " + dir + "/factor");
+  const Outcome factor =
+      RunCli("simulate --policy srtf --runtime-factor 1.5 --overhead-s 10 --trace " + trace +
+             " --cluster " + cluster + " --out " + dir + "/factor");
   ASSERT_EQ(factor.exit_code, 0) << factor.output;
   request = schedkit::PolicyRequest();
   request.policy = "srtf";
