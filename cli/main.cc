@@ -1,6 +1,5 @@
 // The `schedkit` command. Subcommands are thin: parse, call the library, print.
 // The contract is docs/cli.md.
-#include <cmath>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -8,9 +7,9 @@
 #include <algorithm>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,8 @@
 #include <csignal>
 
 #include "commands.h"
+#include "run_options.h"
+#include "version.h"
 #include "schedkit/experiment.h"
 #include "schedkit/registry.h"
 #include "schedkit/run.h"
@@ -31,48 +32,12 @@ namespace sk = schedkit;
 
 namespace {
 
+using sk::cli::AddRunOptions;
 using sk::cli::Fail;
-using sk::cli::ParseOpts;
-
-struct SimulateArgs {
-  std::string trace, cluster, format = "auto", policy = "tiresias", placement, admission;
-  std::vector<std::string> opts;
-  std::string compat = "none", out, overhead_table, vc_config;
-  int threads = 0;
-  std::optional<double> overhead_s;
-  std::optional<double> runtime_factor;
-  uint64_t seed = 0;
-};
-
-sk::Result<sk::RestartOverheads> Overheads(const SimulateArgs& a) {
-  if (a.overhead_s && !a.overhead_table.empty()) {
-    return sk::Status::InvalidArgument("give --overhead-s or --overhead-table, not both");
-  }
-  if (a.overhead_s) {
-    if (!std::isfinite(*a.overhead_s) || *a.overhead_s < 0) {
-      return sk::Status::InvalidArgument("--overhead-s must be a finite number >= 0");
-    }
-    return sk::RestartOverheads(*a.overhead_s);
-  }
-  if (!a.overhead_table.empty()) return sk::RestartOverheads::Load(a.overhead_table, 10.0);
-  return sk::DefaultRestartOverheads();
-}
-
-// The engine options both `simulate` and `compare` take: restart overheads and the
-// solo-runtime factor.
-sk::Result<sk::SimulatorOptions> EngineOptions(const SimulateArgs& a) {
-  auto overheads = Overheads(a);
-  if (!overheads.ok()) return overheads.status();
-  sk::SimulatorOptions options;
-  options.overheads = *overheads;
-  if (a.runtime_factor) {
-    if (!std::isfinite(*a.runtime_factor) || *a.runtime_factor <= 0) {
-      return sk::Status::InvalidArgument("--runtime-factor must be a finite number > 0");
-    }
-    options.runtime_factor = *a.runtime_factor;
-  }
-  return options;
-}
+using sk::cli::RequestFor;
+using sk::cli::ResolveRunArgs;
+using sk::cli::RunArgs;
+using sk::cli::RunCommand;
 
 void PrintSummary(const sk::Summary& s, const std::string& policy, const sk::Trace& trace,
                   const sk::ClusterSpec& cluster) {
@@ -92,72 +57,67 @@ void PrintSummary(const sk::Summary& s, const std::string& policy, const sk::Tra
               static_cast<long long>(s.events), static_cast<long long>(s.decisions));
 }
 
-int Simulate(const SimulateArgs& a) {
-  if (a.compat == "lucid") {
-    if (a.trace.empty()) return Fail("--compat lucid: give --trace (a Lucid/Helios log)");
-    return sk::cli::RunLucidCompat(a.trace, a.format, {a.policy}, a.opts, a.out);
-  }
-  sk::Result<sk::TraceFormat> format = sk::ParseTraceFormat(a.format);
-  if (!format.ok()) return Fail(format.status().message());
-  const std::string trace_path =
-      a.trace.empty() ? sk::DataDir() + "/traces/muri_trace3.csv" : a.trace;
-  const std::string cluster_path =
-      a.cluster.empty() ? sk::DataDir() + "/clusters/muri_n8g8.csv" : a.cluster;
+// Loads the trace and cluster spec the run options name.
+struct RunInputs {
+  sk::Trace trace;
+  sk::ClusterSpec cluster;
+};
+
+sk::Result<RunInputs> LoadRunInputs(const RunArgs& a, const sk::cli::RunSetup& setup) {
+  auto format = sk::ParseTraceFormat(a.format);
+  if (!format.ok()) return format.status();
   sk::TraceOptions trace_options;
   trace_options.format = *format;
-  sk::Result<sk::Trace> trace = sk::LoadTrace(trace_path, trace_options);
-  if (!trace.ok()) return Fail(trace.status().message());
-  sk::Result<sk::ClusterSpec> cluster = sk::LoadClusterSpec(cluster_path);
-  if (!cluster.ok()) return Fail(cluster.status().message());
-  auto opts = ParseOpts(a.opts);
-  if (!opts.ok()) return Fail(opts.status().message());
-  if (a.compat != "none" && a.compat != "muri") {
-    return Fail("--compat '" + a.compat + "': expected none, muri or lucid");
+  auto trace = sk::LoadTrace(setup.trace_path, trace_options);
+  if (!trace.ok()) return trace.status();
+  auto cluster = sk::LoadClusterSpec(setup.cluster_path);
+  if (!cluster.ok()) return cluster.status();
+  return RunInputs{std::move(trace).value(), std::move(cluster).value()};
+}
+
+int Simulate(const RunArgs& a) {
+  auto setup = ResolveRunArgs(RunCommand::kSimulate, a);
+  if (!setup.ok()) return Fail(setup.status().message());
+  const std::string& policy = setup->policies.front();
+  if (setup->compat == sk::CompatMode::kLucid) {
+    return sk::cli::RunLucidCompat(setup->trace_path, a.format, {policy}, a.opts, a.out);
   }
-  sk::PolicyRequest request;
-  request.policy = a.policy;
-  request.placement = a.placement;
-  request.admission = a.admission;
-  request.options = *opts;
-  request.seed = a.seed;
-  request.compat = a.compat == "muri" ? sk::CompatMode::kMuri : sk::CompatMode::kNone;
-  auto engine_options = EngineOptions(a);
-  if (!engine_options.ok()) return Fail(engine_options.status().message());
-  const sk::SimulatorOptions& options = *engine_options;
+  auto request = RequestFor(RunCommand::kSimulate, a, *setup, policy);
+  if (!request.ok()) return Fail(request.status().message());
   if (!a.vc_config.empty()) {
     const int threads =
         a.threads > 0 ? a.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    return sk::cli::RunVirtualClusterSimulation(trace_path, a.format, a.vc_config, request, options,
-                                                threads, a.out);
+    return sk::cli::RunVirtualClusterSimulation(setup->trace_path, a.format, a.vc_config, *request,
+                                                setup->engine, threads, a.out);
   }
-  auto run = sk::RunSimulation(*trace, *cluster, request, options);
+  auto inputs = LoadRunInputs(a, *setup);
+  if (!inputs.ok()) return Fail(inputs.status().message());
+  auto run = sk::RunSimulation(inputs->trace, inputs->cluster, *request, setup->engine);
   if (!run.ok()) return Fail(run.status().message());
-  PrintSummary(run->summary, a.policy, *trace, *cluster);
+  PrintSummary(run->summary, policy, inputs->trace, inputs->cluster);
   if (a.out.empty()) return 0;
   std::error_code ec;
   std::filesystem::create_directories(a.out, ec);
   if (ec) return Fail(a.out + ": cannot create directory: " + ec.message());
-  const auto* entry = sk::BuiltinRegistries().policies.Find(a.policy);
-  std::vector<std::pair<std::string, std::string>> context = {
-      {"policy", a.policy},
-      {"placement", a.placement.empty() ? entry->default_placement : a.placement},
-      {"admission", a.admission.empty() ? entry->default_admission : a.admission},
-      {"compat", a.compat},
-      {"trace", trace_path},    {"cluster", cluster_path},
-      {"seed", std::to_string(a.seed)}};
-  if (a.runtime_factor) {
-    std::ostringstream factor;
-    factor << *a.runtime_factor;
-    context.emplace_back("runtime_factor", factor.str());
-  }
-  for (const auto& [k, v] : *opts) context.emplace_back("opt." + k, v);
+  const auto run_block =
+      sk::SummaryRunBlock(*request, setup->trace_path, setup->cluster_path, a.runtime_factor);
   for (const sk::Status& st :
        {sk::WriteJobsCsv(*run->recorder, a.out + "/jobs.csv"),
         sk::WriteTimeSeriesCsv(*run->recorder, a.out + "/timeseries.csv"),
-        sk::WriteSummaryJson(run->summary, context, a.out + "/summary.json")}) {
+        sk::WriteSummaryJson(run->summary, run_block, a.out + "/summary.json")}) {
     if (!st.ok()) return Fail(st.message());
   }
   return 0;
+}
+
+// "placement: yarn (default), admission: none (admits jobs itself)".
+std::string PolicyModules(const sk::PolicyRegistry::Entry& e) {
+  auto slot = [](const char* kind, bool taken, const std::string& fallback, const char* verb) {
+    return std::string(kind) + ": " +
+           (taken ? fallback + " (default)" : std::string("none (") + verb + " jobs itself)");
+  };
+  return slot("placement", e.takes_placement, e.default_placement, "places") + ", " +
+         slot("admission", e.takes_admission, e.default_admission, "admits");
 }
 
 template <typename R>
@@ -165,11 +125,8 @@ void PrintEntries(const char* heading, const R& registry) {
   std::printf("%s\n", heading);
   for (const auto& e : registry.entries()) {
     std::printf("  %-17s %s\n", e.name.c_str(), e.description.c_str());
-    if constexpr (requires { e.default_placement; }) {
-      if (!e.default_placement.empty()) {
-        std::printf("  %-17s   default placement: %s, admission: %s\n", "",
-                    e.default_placement.c_str(), e.default_admission.c_str());
-      }
+    if constexpr (std::is_same_v<R, sk::PolicyRegistry>) {
+      std::printf("  %-17s   %s\n", "", PolicyModules(e).c_str());
     }
     for (const sk::OptionSpec& o : e.options) {
       std::printf("  %-17s   --opt %s=<%s> (default %s): %s\n", "", o.name.c_str(),
@@ -188,75 +145,26 @@ int Policies() {
   return 0;
 }
 
-struct CompareArgs {
-  SimulateArgs base;
-  std::string policies = "fifo,sjf,srtf,srsf,las,tiresias";
-  int threads = 0;
-};
-
-std::vector<std::string> SplitCommas(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find(',', start), text.size());
-    if (end > start) out.push_back(text.substr(start, end - start));
-    start = end + 1;
+int Compare(const RunArgs& a) {
+  auto setup = ResolveRunArgs(RunCommand::kCompare, a);
+  if (!setup.ok()) return Fail(setup.status().message());
+  const std::vector<std::string>& names = setup->policies;
+  if (setup->compat == sk::CompatMode::kLucid) {
+    return sk::cli::RunLucidCompat(setup->trace_path, a.format, names, a.opts, a.out);
   }
-  return out;
-}
-
-int Compare(const CompareArgs& a) {
-  if (a.base.compat == "lucid") {
-    if (a.base.trace.empty()) return Fail("--compat lucid: give --trace (a Lucid/Helios log)");
-    // The default list names clean-model policies; under compat lucid it means Lucid's five.
-    const std::string policies =
-        a.policies == CompareArgs{}.policies ? "fifo,sjf,qssf,tiresias,lucid" : a.policies;
-    return sk::cli::RunLucidCompat(a.base.trace, a.base.format, SplitCommas(policies),
-                                   a.base.opts, a.base.out);
-  }
-  if (!a.base.out.empty()) return Fail("compare: --out is only for --compat lucid");
-  sk::TraceOptions trace_options;
-  auto format = sk::ParseTraceFormat(a.base.format);
-  if (!format.ok()) return Fail(format.status().message());
-  trace_options.format = *format;
-  const std::string trace_path =
-      a.base.trace.empty() ? sk::DataDir() + "/traces/muri_trace3.csv" : a.base.trace;
-  const std::string cluster_path =
-      a.base.cluster.empty() ? sk::DataDir() + "/clusters/muri_n8g8.csv" : a.base.cluster;
-  auto trace = sk::LoadTrace(trace_path, trace_options);
-  if (!trace.ok()) return Fail(trace.status().message());
-  auto cluster = sk::LoadClusterSpec(cluster_path);
-  if (!cluster.ok()) return Fail(cluster.status().message());
-  auto opts = ParseOpts(a.base.opts);
-  if (!opts.ok()) return Fail(opts.status().message());
-  if (a.base.compat != "none" && a.base.compat != "muri") {
-    return Fail("--compat '" + a.base.compat + "': expected none or muri");
-  }
-  auto engine_options = EngineOptions(a.base);
-  if (!engine_options.ok()) return Fail(engine_options.status().message());
-  const std::vector<std::string> names = SplitCommas(a.policies);
-  if (names.empty()) return Fail("--policies: give at least one policy");
   std::vector<sk::PolicyRequest> requests;
   for (const std::string& name : names) {
-    sk::PolicyRequest r;
-    r.policy = name;
-    r.seed = a.base.seed;
-    r.compat = a.base.compat == "muri" ? sk::CompatMode::kMuri : sk::CompatMode::kNone;
-    // Shared --opt keys go to every policy that declares them.
-    const auto* entry = sk::BuiltinRegistries().policies.Find(name);
-    if (entry == nullptr) return Fail("unknown policy '" + name + "'");
-    for (const auto& [k, v] : *opts) {
-      const bool routed = k.rfind("placement.", 0) == 0 || k.rfind("admission.", 0) == 0;
-      bool declared = routed;
-      for (const auto& o : entry->options) declared = declared || o.name == k;
-      if (declared) r.options[k] = v;
-    }
-    r.placement = a.base.placement;
-    r.admission = a.base.admission;
-    requests.push_back(std::move(r));
+    auto request = RequestFor(RunCommand::kCompare, a, *setup, name);
+    if (!request.ok()) return Fail(request.status().message());
+    // Build each once now, so that a bad option fails before any run.
+    auto made = sk::MakePolicy(*request);
+    if (!made.ok()) return Fail(made.status().message());
+    requests.push_back(std::move(request).value());
   }
+  auto inputs = LoadRunInputs(a, *setup);
+  if (!inputs.ok()) return Fail(inputs.status().message());
   const auto start = std::chrono::steady_clock::now();
-  auto results = sk::RunAll(*trace, *cluster, requests, *engine_options, a.threads);
+  auto results = sk::RunAll(inputs->trace, inputs->cluster, requests, setup->engine, a.threads);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<sk::Summary> summaries;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -264,8 +172,8 @@ int Compare(const CompareArgs& a) {
     summaries.push_back(results[i]->summary);
   }
   std::printf("%zu policies on %s (%zu jobs), cluster %s (%d GPUs), %.3f s wall\n", names.size(),
-              trace_path.c_str(), trace->jobs.size(), cluster_path.c_str(), cluster->TotalGpus(),
-              wall);
+              setup->trace_path.c_str(), inputs->trace.jobs.size(), setup->cluster_path.c_str(),
+              inputs->cluster.TotalGpus(), wall);
   std::printf("%s", sk::FormatComparison(names, summaries).c_str());
   return 0;
 }
@@ -397,46 +305,17 @@ int main(int argc, char** argv) {
   CLI::App app{"schedkit: design, evaluate and run cluster scheduling policies"};
   app.require_subcommand(1);
 
-  SimulateArgs sim;
+  app.set_version_flag("--version", sk::cli::VersionString(), "print the version and exit");
+
+  RunArgs sim;
   CLI::App* simulate = app.add_subcommand("simulate", "Simulate a policy on a trace and cluster");
-  simulate->add_option("--trace", sim.trace, "trace file (default: the shipped Muri trace3)");
-  simulate->add_option("--cluster", sim.cluster, "cluster spec (default: the shipped 8x8-GPU spec)");
-  simulate->add_option("--format", sim.format, "trace format: auto, native, muri, gavel, gavel-legacy, lucid");
-  simulate->add_option("--policy", sim.policy, "policy name (see `schedkit policies`)");
-  simulate->add_option("--placement", sim.placement, "placement module (default: the policy's)");
-  simulate->add_option("--admission", sim.admission, "admission module (default: the policy's)");
-  simulate->add_option("--opt", sim.opts, "policy option key=value (repeatable)");
-  simulate->add_option("--compat", sim.compat, "none, muri or lucid to reproduce the Muri / Lucid simulator");
-  simulate->add_option("--seed", sim.seed, "seed for randomised policies");
-  simulate->add_option("--out", sim.out, "write jobs.csv, summary.json, timeseries.csv here");
-  simulate->add_option("--overhead-table", sim.overhead_table,
-                       "restart overheads per model (Muri profile table CSV)");
-  simulate->add_option("--overhead-s", sim.overhead_s, "a fixed restart overhead for every job");
-  simulate->add_option("--runtime-factor", sim.runtime_factor,
-                       "solo runtime multiplier (default: 1.015 under --compat muri, else 1)");
-  simulate->add_option("--vc-config", sim.vc_config,
-                       "virtual clusters (Lucid vc_config.csv): one simulation per VC, merged");
-  simulate->add_option("--threads", sim.threads, "with --vc-config: VCs at a time (default: cores)");
+  AddRunOptions(RunCommand::kSimulate, simulate, &sim);
 
   CLI::App* policies = app.add_subcommand("policies", "List policies, placements and admission modules");
 
-  CompareArgs cmp;
+  RunArgs cmp;
   CLI::App* compare = app.add_subcommand("compare", "Run several policies on one trace, side by side");
-  compare->add_option("--trace", cmp.base.trace, "trace file (default: the shipped Muri trace3)");
-  compare->add_option("--cluster", cmp.base.cluster, "cluster spec (default: the shipped 8x8-GPU spec)");
-  compare->add_option("--format", cmp.base.format, "trace format");
-  compare->add_option("--policies", cmp.policies, "comma-separated policy names");
-  compare->add_option("--placement", cmp.base.placement, "placement module for every policy");
-  compare->add_option("--admission", cmp.base.admission, "admission module for every policy");
-  compare->add_option("--opt", cmp.base.opts, "key=value, given to each policy that has the option");
-  compare->add_option("--compat", cmp.base.compat, "none, muri or lucid");
-  compare->add_option("--seed", cmp.base.seed, "seed for randomised policies");
-  compare->add_option("--overhead-table", cmp.base.overhead_table, "restart overheads table");
-  compare->add_option("--overhead-s", cmp.base.overhead_s, "a fixed restart overhead");
-  compare->add_option("--runtime-factor", cmp.base.runtime_factor,
-                      "solo runtime multiplier (default: 1.015 under --compat muri, else 1)");
-  compare->add_option("--threads", cmp.threads, "threads (default: one per core)");
-  compare->add_option("--out", cmp.base.out, "with --compat lucid: write DIR/<policy>/jobs.csv, vcs.csv");
+  AddRunOptions(RunCommand::kCompare, compare, &cmp);
 
   CLI::App* report = app.add_subcommand("report", "Figures and an HTML report of a sweep (docs/report.md)");
   report->prefix_command();  // Everything after `report` goes to the Python tool, in order.
@@ -473,6 +352,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     return Fail(std::string(e.what()) + " (see schedkit --help)");

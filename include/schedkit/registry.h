@@ -77,6 +77,11 @@ struct RegistryEntry {
   // Policies only: what is used when the user names no placement / admission module.
   std::string default_placement;
   std::string default_admission = "accept-all";
+  // Policies only: whether the policy builds on a placement / admission module. A policy
+  // that does not (it places or admits jobs itself) has an empty default, and a request
+  // naming such a module or its options is refused (CheckModulesTaken): it would be ignored.
+  bool takes_placement = true;
+  bool takes_admission = true;
 };
 
 template <typename T, typename Context>
@@ -139,8 +144,17 @@ struct PolicyRequest {
   CompatMode compat = CompatMode::kNone;
 };
 
+// Fails iff `request` names a placement or admission module, or gives a "placement.K" /
+// "admission.K" option, that its policy does not take (RegistryEntry::takes_placement,
+// takes_admission); the message names the policy and what it would ignore. On failure
+// `*field`, if not null, is set to the request's offending field: "placement",
+// "admission" or the option's key. REQUIRES: `entry` is request.policy's entry.
+Status CheckModulesTaken(const PolicyRegistry::Entry& entry, const PolicyRequest& request,
+                         std::string* field = nullptr);
+
 // Builds a fresh policy (one per run) with the knobs of request.compat's profile. Errors
-// name the unknown module or bad option.
+// name the unknown module or bad option, or a module the policy does not take
+// (CheckModulesTaken).
 Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
                                            const Registries& registries = BuiltinRegistries());
 // The same with the knobs of a resolved profile (ResolveProfile: e.g. the user's

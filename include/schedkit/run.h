@@ -4,6 +4,10 @@
 #define SCHEDKIT_RUN_H_
 
 #include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "schedkit/metrics.h"
 #include "schedkit/registry.h"
@@ -23,6 +27,16 @@ struct RunOutput {
 // percentile rule.
 Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
                                 const PolicyRequest& request, SimulatorOptions options);
+
+// summary.json's "run" block (docs/outputs.md), the one description of a run that
+// `schedkit simulate` and every sweep run write. In this order: policy; placement and
+// admission (the modules used: the request's, else the policy's defaults; empty for a
+// policy that takes none); compat; trace and cluster (the paths as given); seed;
+// runtime_factor (only when given); then "opt.KEY" for each request option, by key.
+// Every value is text. A policy missing from `registries` gets the request's modules.
+std::vector<std::pair<std::string, std::string>> SummaryRunBlock(
+    const PolicyRequest& request, const std::string& trace, const std::string& cluster,
+    std::optional<double> runtime_factor, const Registries& registries = BuiltinRegistries());
 
 // Restart overheads used when the user names none: the Muri profile table shipped in
 // data/ (per model and GPU count) and 10 s for models not in it, as in Muri.

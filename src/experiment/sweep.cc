@@ -178,6 +178,16 @@ Status ParsePolicies(const std::string& file, const toml::table& root, SweepConf
         p.request.options[key] = *text;
       }
     }
+    // A module the policy does not take is named at its own key's line.
+    if (const auto* e = BuiltinRegistries().policies.Find(p.request.policy)) {
+      std::string field;
+      if (Status st = CheckModulesTaken(*e, p.request, &field); !st.ok()) {
+        const bool module = field == "placement" || field == "admission";
+        const toml::node* at = module ? t->get(field) : (*t)["options"][field].node();
+        return KeyError(file, at, module ? "policy." + field : "policy.options." + field,
+                        st.message());
+      }
+    }
     // Build it once now so that a typo fails before hours of runs.
     auto made = MakePolicy(p.request);
     if (!made.ok()) return KeyError(file, &entry, "policy", made.status().message());
@@ -221,19 +231,18 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
   config.name = *name;
   auto compat_text = String(path, root, "compat", "none");
   if (!compat_text.ok()) return compat_text.status();
-  const std::string compat = *compat_text;
-  if (compat == "lucid") {
+  auto compat = ParseCompatMode(*compat_text);
+  if (!compat.ok()) return KeyError(path, root.get("compat"), "compat", compat.status().message());
+  if (ProfileFor(*compat).own_engine) {
     // Lucid's simulator is its own engine over virtual clusters and side files; a sweep's
     // grid of single-cluster runs cannot express it.
     return KeyError(path, root.get("compat"), "compat",
-                    "'lucid' cannot be swept (it runs over virtual clusters with Lucid's side "
-                    "files): use schedkit compare --compat lucid, or the clean-model policies "
-                    "with compat = \"none\"");
+                    "'" + *compat_text +
+                        "' cannot be swept (it runs over virtual clusters with Lucid's side "
+                        "files): use schedkit compare --compat lucid, or the clean-model "
+                        "policies with compat = \"none\"");
   }
-  if (compat != "none" && compat != "muri") {
-    return KeyError(path, root.get("compat"), "compat", "'" + compat + "' is not none or muri");
-  }
-  config.compat = compat == "muri" ? CompatMode::kMuri : CompatMode::kNone;
+  config.compat = *compat;
   auto overhead_s = Number(path, root, "overhead_s", -1.0);
   if (!overhead_s.ok()) return overhead_s.status();
   if (root.get("overhead_s") != nullptr && *overhead_s < 0) {
@@ -316,6 +325,10 @@ std::map<std::string, std::string> UniqueStems(const std::vector<std::string>& p
   return out;
 }
 
+const char* DurationsName(GeneratorConfig::Durations durations) {
+  return durations == GeneratorConfig::Durations::kPhilly ? "philly" : "blox";
+}
+
 std::string Definition(const SweepConfig& config, const SweepPolicy& p, const std::string& cluster,
                        const std::string& trace, double load, uint64_t seed) {
   nlohmann::json j;
@@ -325,13 +338,13 @@ std::string Definition(const SweepConfig& config, const SweepPolicy& p, const st
   j["admission"] = p.request.admission;
   j["options"] = p.request.options;  // A std::map: sorted keys.
   j["cluster"] = cluster;
-  j["compat"] = config.compat == CompatMode::kMuri ? "muri" : "none";
+  j["compat"] = CompatModeName(config.compat);
   j["overhead_s"] = config.overhead_s;
   j["seed"] = seed;
   if (trace.empty()) {
     j["jobs"] = config.generator.num_jobs;
     j["jobs_per_hour"] = load;
-    j["durations"] = config.generator.durations == GeneratorConfig::Durations::kPhilly ? "philly" : "blox";
+    j["durations"] = DurationsName(config.generator.durations);
   } else {
     j["trace"] = trace;
   }
@@ -386,7 +399,7 @@ std::vector<SweepRun> ExpandGrid(const SweepConfig& config) {
                     {"trace", trace_stem},
                     {"jobs_per_hour", load},
                     {"seed", std::to_string(w.seed)},
-                    {"compat", config.compat == CompatMode::kMuri ? "muri" : "none"}};
+                    {"compat", CompatModeName(config.compat)}};
         runs.push_back(std::move(r));
       }
     }
@@ -428,6 +441,27 @@ bool Finished(const std::string& out, const SweepRun& r) {
   return StatusOf(out, r) == RunStatus::kFinished;
 }
 
+PolicyRequest RequestOf(const SweepRun& run) {
+  PolicyRequest request = run.policy->request;
+  request.seed = run.seed;
+  return request;
+}
+
+// simulate's run block (the same builder), then where the run sits in the sweep.
+std::vector<std::pair<std::string, std::string>> RunBlock(const SweepConfig& config,
+                                                          const SweepRun& run) {
+  auto block = SummaryRunBlock(RequestOf(run), run.trace.empty() ? "generated" : run.trace, run.cluster,
+                               std::nullopt);
+  block.emplace_back("run_id", run.id);
+  block.emplace_back("label", run.policy->label);
+  if (run.trace.empty()) {
+    block.emplace_back("jobs", std::to_string(config.generator.num_jobs));
+    block.emplace_back("jobs_per_hour", workload::FormatDouble(run.load));
+    block.emplace_back("durations", DurationsName(config.generator.durations));
+  }
+  return block;
+}
+
 Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string& out) {
   Result<Trace> trace = Status::Internal("unset");
   if (run.trace.empty()) {
@@ -449,9 +483,7 @@ Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string&
     if (!table.ok()) return table.status();
     options.overheads = *table;
   }
-  PolicyRequest request = run.policy->request;
-  request.seed = run.seed;
-  auto result = RunSimulation(*trace, *cluster, request, options);
+  auto result = RunSimulation(*trace, *cluster, RequestOf(run), options);
   if (!result.ok()) return result.status();
   const std::string dir = RunDir(out, run);
   std::error_code ec;
@@ -467,7 +499,8 @@ Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string&
   SCHEDKIT_RETURN_IF_ERROR(WriteJobsCsv(*result->recorder, dir + "/jobs.csv"));
   SCHEDKIT_RETURN_IF_ERROR(WriteTimeSeriesCsv(*result->recorder, dir + "/timeseries.csv"));
   // summary.json last, by rename: its presence means the run is complete.
-  SCHEDKIT_RETURN_IF_ERROR(WriteSummaryJson(result->summary, run.params, dir + "/summary.json.tmp"));
+  SCHEDKIT_RETURN_IF_ERROR(
+      WriteSummaryJson(result->summary, RunBlock(config, run), dir + "/summary.json.tmp"));
   fs::rename(dir + "/summary.json.tmp", dir + "/summary.json", ec);
   if (ec) return Status::IoError(dir + "/summary.json: " + ec.message());
   return Status::Ok();

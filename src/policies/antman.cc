@@ -400,15 +400,12 @@ Status RegisterAntMan(Registries* r) {
   // takes no placement or admission module.
   entry.default_placement = "";
   entry.default_admission = "";
+  entry.takes_placement = false;
+  entry.takes_admission = false;
   entry.options = {{"util_cap", OptionSpec::Type::kDouble, "0.8",
                     "an opportunistic job may use a GPU whose utilisation (guaranteed job 0.1, "
                     "opportunistic job 0.9) is below this; in (0, 1]"}};
   entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
-    if (ctx.placement || ctx.admission) {
-      return Status::InvalidArgument(
-          "antman: places jobs itself (per-GPU holders and utilisation); it takes no "
-          "--placement or --admission module");
-    }
     const double cap = ctx.options.Double("util_cap");
     if (!(cap > 0 && cap <= 1)) {
       return Status::InvalidArgument("antman: option util_cap=" + std::to_string(cap) +

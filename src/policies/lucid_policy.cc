@@ -170,6 +170,8 @@ Status RegisterLucid(Registries* r) {
       "Lucid (ASPLOS'23): estimate x GPUs order, forecast-driven packing, co-location at measured "
       "pair speeds; no preemption (the simulator's exact semantics: --compat lucid)";
   e.default_placement = "best-fit";
+  e.default_admission = "";
+  e.takes_admission = false;
   e.options = {
       {.name = "estimates",
        .type = OptionSpec::Type::kString,

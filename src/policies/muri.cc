@@ -451,6 +451,8 @@ Status RegisterOne(Registries* r, const std::string& name, MuriKey key, const st
   entry.name = name;
   entry.description = what;
   entry.default_placement = "yarn";
+  entry.default_admission = "";
+  entry.takes_admission = false;
   entry.options = {{"autopack", OptionSpec::Type::kBool, "true",
                     "split a group whose iteration time exceeds the sum of its members' "
                     "(Muri's current code: true; its paper figures: false)"}};

@@ -198,6 +198,8 @@ Status RegisterThemis(Registries* r) {
       "Themis: finish-time fairness, shares from an LP (CLP) re-solved at every arrival and "
       "completion (oracle: uses remaining work)";
   entry.default_placement = "yarn";
+  entry.default_admission = "";
+  entry.takes_admission = false;
   entry.options = {{"shares", OptionSpec::Type::kString, "centre",
                     "which optimal shares when the LP's optimum is not unique: centre (the "
                     "interior point cvxpy/ECOS returns in Muri) or least (each job the least "

@@ -164,6 +164,35 @@ Result<std::unique_ptr<Module>> MakeModule(const Registry<Module, ModuleContext>
 
 }  // namespace
 
+Status CheckModulesTaken(const PolicyRegistry::Entry& entry, const PolicyRequest& request,
+                         std::string* field) {
+  struct Slot {
+    const char* kind;
+    const char* verb;  // What the policy does itself instead.
+    bool taken;
+    const std::string& named;
+  };
+  for (const Slot& slot :
+       {Slot{"placement", "places", entry.takes_placement, request.placement},
+        Slot{"admission", "admits", entry.takes_admission, request.admission}}) {
+    if (slot.taken) continue;
+    const std::string refusal = "policy " + Quoted(entry.name) + " takes no " + slot.kind +
+                                " module (it " + slot.verb + " jobs itself): ";
+    if (!slot.named.empty()) {
+      if (field != nullptr) *field = slot.kind;
+      return Status::InvalidArgument(refusal + slot.kind + " " + Quoted(slot.named) +
+                                     " would be ignored");
+    }
+    const std::string prefix = std::string(slot.kind) + ".";
+    for (const auto& [key, value] : request.options) {
+      if (key.rfind(prefix, 0) != 0) continue;
+      if (field != nullptr) *field = key;
+      return Status::InvalidArgument(refusal + "option " + Quoted(key) + " would be ignored");
+    }
+  }
+  return Status::Ok();
+}
+
 Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
                                            const Registries& registries) {
   return MakePolicy(request, ProfileFor(request.compat).knobs, registries);
@@ -181,6 +210,7 @@ Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request, const P
     return Status::NotFound("unknown policy " + Quoted(request.policy) +
                             " (known: " + registries.policies.Names() + ")");
   }
+  SCHEDKIT_RETURN_IF_ERROR(CheckModulesTaken(*entry, request));
   RoutedOptions routed = Route(request.options);
   Result<OptionValues> values = OptionValues::Parse(request.policy, entry->options, routed.policy);
   if (!values.ok()) return values.status();
@@ -190,14 +220,14 @@ Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request, const P
   ctx.knobs = knobs;
   const std::string placement =
       request.placement.empty() ? entry->default_placement : request.placement;
-  if (!placement.empty()) {
+  if (entry->takes_placement && !placement.empty()) {
     auto p = MakeModule(registries.placements, "placement", placement, routed.placement);
     if (!p.ok()) return p.status();
     ctx.placement = std::move(p).value();
   }
   const std::string admission =
       request.admission.empty() ? entry->default_admission : request.admission;
-  if (!admission.empty()) {
+  if (entry->takes_admission && !admission.empty()) {
     auto a = MakeModule(registries.admissions, "admission", admission, routed.admission);
     if (!a.ok()) return a.status();
     ctx.admission = std::move(a).value();

@@ -110,7 +110,7 @@ TEST(Cli, RuntimeFactorScalesSoloWork) {
   for (const char* bad : {"0", "-1", "nan"}) {
     const Outcome o = RunCli(TinyArgs("fifo") + " --runtime-factor " + bad);
     EXPECT_NE(o.exit_code, 0) << bad;
-    EXPECT_NE(o.output.find("--runtime-factor must be a finite number > 0"), std::string::npos)
+    EXPECT_NE(o.output.find("--runtime-factor: must be a finite number > 0"), std::string::npos)
         << o.output;
   }
 }

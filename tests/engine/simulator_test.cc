@@ -174,8 +174,8 @@ TEST(Simulator, InvariantsHoldOnAGeneratedTraceForEveryPolicyAndPlacement) {
     for (const auto& placement : BuiltinRegistries().placements.entries()) {
       placements.push_back(placement.name);
     }
-    // A policy with no default placement places jobs itself (antman).
-    if (policy.default_placement.empty()) placements = {""};
+    // A policy that takes no placement module places jobs itself (antman).
+    if (!policy.takes_placement) placements = {""};
     for (const std::string& placement_name : placements) {
       PolicyRequest req;
       req.policy = policy.name;

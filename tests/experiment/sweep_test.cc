@@ -212,6 +212,35 @@ TEST(Sweep, TyposAndWrongTypesAreErrorsWithFileAndLine) {
       << unknown_policy_key.status().message();
 }
 
+// Issue 13: a module the policy does not take (it would be silently dropped) is refused at
+// the line of the key that names it.
+TEST(Sweep, ModulesAPolicyDoesNotTakeAreRefusedAtTheirLine) {
+  struct Case {
+    const char* file;
+    std::string body;
+    const char* expected;  // The message after "<TempDir>/<file>:".
+  };
+  const std::string head = "[workload]\njobs_per_hour = 2\n[[policy]]\nname = \"muri-s\"\n";
+  const Case cases[] = {
+      {"adm.toml", head + "admission = \"load-based\"\n",
+       "5: key 'policy.admission': policy 'muri-s' takes no admission module (it admits jobs "
+       "itself): admission 'load-based' would be ignored"},
+      {"admopt.toml", head + "placement = \"best-fit\"\noptions = { \"admission.threshold\" = 2 }\n",
+       "6: key 'policy.options.admission.threshold': policy 'muri-s' takes no admission module "
+       "(it admits jobs itself): option 'admission.threshold' would be ignored"},
+      {"plc.toml", "[workload]\njobs_per_hour = 2\n[[policy]]\nname = \"antman\"\n\nplacement = \"yarn\"\n",
+       "6: key 'policy.placement': policy 'antman' takes no placement module (it places jobs "
+       "itself): placement 'yarn' would be ignored"},
+      {"cmp.toml", "compat = \"muri2\"\n" + head,
+       "1: key 'compat': unknown compat mode 'muri2' (expected one of: none, muri, lucid)"},
+  };
+  for (const Case& c : cases) {
+    auto config = LoadSweepConfig(WriteTempFile(c.file, c.body));
+    ASSERT_FALSE(config.ok()) << c.file;
+    EXPECT_EQ(config.status().message(), ::testing::TempDir() + "/" + c.file + ":" + c.expected);
+  }
+}
+
 // Issue 21: editing a run's definition (options, jobs) reused stale results on resume.
 TEST(Sweep, ResumeRerunsARunWhoseDefinitionChanged) {
   const std::string out = ::testing::TempDir() + "/changed";

@@ -66,6 +66,50 @@ TEST(Registry, ErrorsNameTheBadPolicyModuleOrOption) {
   EXPECT_NE(bad_admission_opt.status().message().find("admission accept-all"), std::string::npos);
 }
 
+// Issue 13: a module handed to a policy that does not use it was silently dropped. Over
+// the whole registry: a slot a policy takes accepts a module; a slot it does not take has
+// no default and refuses a module and its options, naming the policy.
+TEST(Registry, EveryPolicyTakesExactlyTheModulesItSays) {
+  struct Slot {
+    const char* kind;
+    bool PolicyRegistry::Entry::*taken;
+    std::string PolicyRegistry::Entry::*fallback;
+    std::string PolicyRequest::*named;
+    const char* module;  // A registered module of that kind.
+  };
+  const Slot slots[] = {
+      {"placement", &PolicyRegistry::Entry::takes_placement,
+       &PolicyRegistry::Entry::default_placement, &PolicyRequest::placement, "best-fit"},
+      {"admission", &PolicyRegistry::Entry::takes_admission,
+       &PolicyRegistry::Entry::default_admission, &PolicyRequest::admission, "load-based"}};
+  int refusing = 0;
+  for (const auto& entry : BuiltinRegistries().policies.entries()) {
+    for (const Slot& slot : slots) {
+      PolicyRequest named = Req(entry.name, {});
+      named.*slot.named = slot.module;
+      auto made = MakePolicy(named);
+      if (entry.*slot.taken) {
+        EXPECT_TRUE(made.ok()) << entry.name << " " << slot.kind << ": " << made.status().message();
+        continue;
+      }
+      ++refusing;
+      EXPECT_TRUE((entry.*slot.fallback).empty()) << entry.name << " " << slot.kind;
+      ASSERT_FALSE(made.ok()) << entry.name << " " << slot.kind;
+      EXPECT_NE(made.status().message().find("policy '" + entry.name + "' takes no " + slot.kind),
+                std::string::npos)
+          << made.status().message();
+      auto option = MakePolicy(Req(entry.name, {{std::string(slot.kind) + ".x", "1"}}));
+      ASSERT_FALSE(option.ok()) << entry.name << " " << slot.kind;
+      std::string field;
+      EXPECT_FALSE(CheckModulesTaken(entry, Req(entry.name, {{std::string(slot.kind) + ".x", "1"}}),
+                                     &field)
+                       .ok());
+      EXPECT_EQ(field, std::string(slot.kind) + ".x");
+    }
+  }
+  EXPECT_EQ(refusing, 6);  // admission: muri-s, muri-l, themis, lucid, antman; placement: antman.
+}
+
 TEST(Percentile, NearestRankAndMuriIndex) {
   std::vector<double> v;
   for (int i = 1; i <= 10; ++i) v.push_back(i);

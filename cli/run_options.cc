@@ -1,0 +1,277 @@
+#include "run_options.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <initializer_list>
+
+#include "commands.h"
+#include "schedkit/run.h"
+#include "schedkit/trace.h"
+
+namespace schedkit::cli {
+namespace {
+
+const char* const kDefaultTrace = "/traces/muri_trace3.csv";
+const char* const kDefaultCluster = "/clusters/muri_n8g8.csv";
+const char* const kDefaultPolicy = "tiresias";
+const char* const kDefaultComparison = "fifo,sjf,srtf,srsf,las,tiresias";
+// Under --compat lucid, compare's default list means the Lucid simulator's five policies.
+const char* const kDefaultLucidComparison = "fifo,sjf,qssf,tiresias,lucid";
+
+// A finite number > 0 (>= 0 if `zero_allowed`). CLI11's own range checks let NaN through.
+CLI::Validator FiniteNumber(bool zero_allowed) {
+  const std::string bound = zero_allowed ? ">= 0" : "> 0";
+  return CLI::Validator(
+      [zero_allowed, bound](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        const bool in_range = zero_allowed ? v >= 0 : v > 0;
+        if (text.empty() || *end != '\0' || !std::isfinite(v) || !in_range) {
+          return "must be a finite number " + bound + ", got " + Quoted(text);
+        }
+        return "";
+      },
+      "NUMBER " + bound);
+}
+
+// A name that `parse` accepts; its message (which lists the known names) otherwise.
+template <typename Parse>
+CLI::Validator NameParsedBy(Parse parse, const std::string& description) {
+  return CLI::Validator(
+      [parse](std::string& text) -> std::string {
+        auto parsed = parse(text);
+        return parsed.ok() ? "" : parsed.status().message();
+      },
+      description);
+}
+
+struct Ignored {
+  const char* flag;
+  const char* why;
+};
+
+// Fails on the first of `flags` the user gave: under `context` it would be ignored.
+Status RefuseGiven(const RunArgs& args, const std::string& context,
+                   std::initializer_list<Ignored> flags) {
+  for (const Ignored& f : flags) {
+    if (args.Given(f.flag)) {
+      return Status::InvalidArgument(context + " ignores " + f.flag + " (" + f.why +
+                                     "): remove it");
+    }
+  }
+  return Status::Ok();
+}
+
+// Options the chosen mode and command would ignore.
+Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
+  if (mode == CompatMode::kLucid) {
+    return RefuseGiven(
+        args, "--compat lucid",
+        {{"--cluster", "it runs on the virtual clusters of --opt vc_config=FILE or lucid_dir=DIR"},
+         {"--placement", "Lucid's simulator places jobs by its own rules"},
+         {"--admission", "Lucid's simulator admits every job"},
+         {"--seed", "Lucid's simulator draws no random numbers"},
+         {"--overhead-s", "Lucid's simulator has no restart overheads"},
+         {"--overhead-table", "Lucid's simulator has no restart overheads"},
+         {"--runtime-factor", "jobs run for their logged durations"},
+         {"--vc-config", "give the virtual clusters as --opt vc_config=FILE"},
+         {"--threads", "give Lucid's simulator threads as --opt threads=N"}});
+  }
+  if (which == RunCommand::kCompare) {
+    return RefuseGiven(args, "compare without --compat lucid",
+                       {{"--out", "it writes no files: run one policy with simulate --out"}});
+  }
+  if (args.Given("--vc-config")) {
+    return RefuseGiven(
+        args, "--vc-config",
+        {{"--cluster", "each virtual cluster is its own cluster, from the VC file"}});
+  }
+  return RefuseGiven(args, "simulate without --vc-config",
+                     {{"--threads", "one simulation runs on one thread"}});
+}
+
+Result<SimulatorOptions> EngineOptions(const RunArgs& args) {
+  SimulatorOptions options;
+  options.runtime_factor = args.runtime_factor;
+  if (args.overhead_s) {
+    options.overheads = RestartOverheads(*args.overhead_s);
+    return options;
+  }
+  Result<RestartOverheads> overheads = args.overhead_table.empty()
+                                           ? DefaultRestartOverheads()
+                                           : RestartOverheads::Load(args.overhead_table, 10.0);
+  if (!overheads.ok()) return overheads.status();
+  options.overheads = std::move(overheads).value();
+  return options;
+}
+
+bool DeclaresOption(const PolicyRegistry::Entry& entry, const std::string& key) {
+  if (key.rfind("placement.", 0) == 0) return entry.takes_placement;
+  if (key.rfind("admission.", 0) == 0) return entry.takes_admission;
+  for (const OptionSpec& o : entry.options) {
+    if (o.name == key) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// compare hands each --opt key to the policies that declare it; a key none of them
+// declares would be ignored by all.
+Status RefuseUndeclaredOptions(const RunSetup& setup) {
+  for (const auto& [key, value] : setup.opts) {
+    bool declared = false;
+    for (const std::string& name : setup.policies) {
+      const PolicyRegistry::Entry* entry = BuiltinRegistries().policies.Find(name);
+      declared = declared || (entry != nullptr && DeclaresOption(*entry, key));
+    }
+    if (!declared) {
+      return Status::InvalidArgument("--opt " + key +
+                                     ": no policy of --policies takes it "
+                                     "(see schedkit policies): remove it");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool RunArgs::Given(const std::string& flag) const {
+  // A flag the command does not have (compare has no --vc-config) was not given.
+  const CLI::Option* option = command != nullptr ? command->get_option_no_throw(flag) : nullptr;
+  return option != nullptr && option->count() > 0;
+}
+
+void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
+  args->command = command;
+  const bool simulate = which == RunCommand::kSimulate;
+  command->add_option("--trace", args->trace, "trace file (default: the shipped Muri trace3)")
+      ->check(CLI::ExistingFile);
+  command
+      ->add_option("--format", args->format,
+                   "trace format: auto, native, muri, gavel, gavel-legacy, lucid")
+      ->check(NameParsedBy(ParseTraceFormat, "FORMAT"));
+  command
+      ->add_option("--cluster", args->cluster, "cluster spec (default: the shipped 8x8-GPU spec)")
+      ->check(CLI::ExistingFile);
+  if (simulate) {
+    command->add_option("--policy", args->policies, "policy name (see `schedkit policies`)")
+        ->expected(1)
+        ->default_str(kDefaultPolicy);
+  } else {
+    command
+        ->add_option("--policies", args->policies,
+                     "comma-separated policy names (default: " + std::string(kDefaultComparison) +
+                         "; under --compat lucid: " + kDefaultLucidComparison + ")")
+        ->delimiter(',');
+  }
+  const char* every = simulate ? "" : " for every policy";
+  command->add_option("--placement", args->placement,
+                      std::string("placement module") + every + " (default: the policy's)");
+  command->add_option("--admission", args->admission,
+                      std::string("admission module") + every + " (default: the policy's)");
+  command->add_option("--opt", args->opts,
+                      simulate ? "policy option key=value (repeatable)"
+                               : "key=value, given to each policy that has the option");
+  std::string modes;
+  for (CompatMode m : {CompatMode::kNone, CompatMode::kMuri, CompatMode::kLucid}) {
+    modes +=
+        std::string(modes.empty() ? "" : "\n  ") + CompatModeName(m) + ": " + ProfileFor(m).summary;
+  }
+  command->add_option("--compat", args->compat, "semantics profile (default none):\n  " + modes)
+      ->check(NameParsedBy(ParseCompatMode, "MODE"));
+  command->add_option("--seed", args->seed, "seed for randomised policies");
+  CLI::Option* overhead_s =
+      command
+          ->add_option("--overhead-s", args->overhead_s, "a fixed restart overhead for every job")
+          ->check(FiniteNumber(/*zero_allowed=*/true));
+  command
+      ->add_option("--overhead-table", args->overhead_table,
+                   "restart overheads per model (Muri profile table CSV; default: the shipped one)")
+      ->check(CLI::ExistingFile)
+      ->excludes(overhead_s);
+  command
+      ->add_option("--runtime-factor", args->runtime_factor,
+                   "solo runtime multiplier (default: 1.015 under --compat muri, else 1)")
+      ->check(FiniteNumber(/*zero_allowed=*/false));
+  if (simulate) {
+    command
+        ->add_option("--vc-config", args->vc_config,
+                     "virtual clusters (Lucid vc_config.csv): one simulation per VC, merged")
+        ->check(CLI::ExistingFile);
+  }
+  command
+      ->add_option("--threads", args->threads,
+                   simulate ? "with --vc-config: VCs at a time (default: one per core)"
+                            : "policies at a time (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--out", args->out,
+                      simulate
+                          ? "write jobs.csv, summary.json, timeseries.csv here (docs/outputs.md)"
+                          : "with --compat lucid: write DIR/<policy>/jobs.csv, vcs.csv");
+}
+
+Result<RunSetup> ResolveRunArgs(RunCommand which, const RunArgs& args) {
+  RunSetup setup;
+  auto compat = ParseCompatMode(args.compat);
+  if (!compat.ok()) return compat.status();
+  setup.compat = *compat;
+  SCHEDKIT_RETURN_IF_ERROR(RefuseIgnored(which, args, setup.compat));
+  auto opts = ParseOpts(args.opts);
+  if (!opts.ok()) return opts.status();
+  setup.opts = std::move(opts).value();
+  const bool lucid = setup.compat == CompatMode::kLucid;
+  if (args.Given(which == RunCommand::kSimulate ? "--policy" : "--policies")) {
+    for (const std::string& name : args.policies) {
+      if (!name.empty()) setup.policies.push_back(name);
+    }
+    if (setup.policies.empty()) return Status::InvalidArgument("give at least one policy");
+  } else if (which == RunCommand::kSimulate) {
+    setup.policies = {kDefaultPolicy};
+  } else {
+    setup.policies = SplitCommas(lucid ? kDefaultLucidComparison : kDefaultComparison);
+  }
+  if (lucid) {
+    // Lucid's log has no default: the shipped Muri trace is not one.
+    if (args.trace.empty()) {
+      return Status::InvalidArgument("--compat lucid: give --trace (a Lucid/Helios log)");
+    }
+    setup.trace_path = args.trace;
+    return setup;
+  }
+  if (which == RunCommand::kCompare) SCHEDKIT_RETURN_IF_ERROR(RefuseUndeclaredOptions(setup));
+  setup.trace_path = args.trace.empty() ? DataDir() + kDefaultTrace : args.trace;
+  setup.cluster_path = args.cluster.empty() ? DataDir() + kDefaultCluster : args.cluster;
+  auto engine = EngineOptions(args);
+  if (!engine.ok()) return engine.status();
+  setup.engine = std::move(engine).value();
+  return setup;
+}
+
+Result<PolicyRequest> RequestFor(RunCommand which, const RunArgs& args, const RunSetup& setup,
+                                 const std::string& policy) {
+  PolicyRequest request;
+  request.policy = policy;
+  request.placement = args.placement;
+  request.admission = args.admission;
+  request.seed = args.seed;
+  request.compat = setup.compat;
+  const PolicyRegistry::Entry* entry = BuiltinRegistries().policies.Find(policy);
+  if (entry == nullptr) return request;  // MakePolicy names the unknown policy.
+  for (const auto& [key, value] : setup.opts) {
+    if (which == RunCommand::kSimulate || DeclaresOption(*entry, key)) request.options[key] = value;
+  }
+  SCHEDKIT_RETURN_IF_ERROR(CheckModulesTaken(*entry, request));
+  return request;
+}
+
+}  // namespace schedkit::cli

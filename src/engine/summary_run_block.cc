@@ -1,0 +1,33 @@
+#include <sstream>
+
+#include "schedkit/run.h"
+
+namespace schedkit {
+
+std::vector<std::pair<std::string, std::string>> SummaryRunBlock(
+    const PolicyRequest& request, const std::string& trace, const std::string& cluster,
+    std::optional<double> runtime_factor, const Registries& registries) {
+  std::string placement = request.placement, admission = request.admission;
+  if (const PolicyRegistry::Entry* entry = registries.policies.Find(request.policy)) {
+    if (placement.empty()) placement = entry->default_placement;
+    if (admission.empty()) admission = entry->default_admission;
+  }
+  std::vector<std::pair<std::string, std::string>> block = {
+      {"policy", request.policy},
+      {"placement", placement},
+      {"admission", admission},
+      {"compat", CompatModeName(request.compat)},
+      {"trace", trace},
+      {"cluster", cluster},
+      {"seed", std::to_string(request.seed)}};
+  if (runtime_factor) {
+    // The stream's default form ("1", "1.5") is what summary.json has always recorded.
+    std::ostringstream factor;
+    factor << *runtime_factor;
+    block.emplace_back("runtime_factor", factor.str());
+  }
+  for (const auto& [key, value] : request.options) block.emplace_back("opt." + key, value);
+  return block;
+}
+
+}  // namespace schedkit
