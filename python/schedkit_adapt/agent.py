@@ -10,6 +10,7 @@ decayed geometrically; evaluation is greedy.
 import hashlib
 import itertools
 import math
+import os
 import time
 
 import torch
@@ -201,7 +202,8 @@ def evaluate(agent, env):
 
 def format_row(result):
     seq = "".join("0123456789"[a] for a in result["learned"])
-    return (f"| {result['cache']} | {result['best']:.4f} | {result['nothing']:.4f} ({result['nothing_rank']}) "
+    name = os.path.splitext(os.path.basename(result["cache"]))[0]
+    return (f"| {name} | {result['best']:.4f} | {result['nothing']:.4f} ({result['nothing_rank']}) "
             f"| {seq}: {result['learned_accuracy']:.4f} ({result['learned_rank']}) "
             f"| {result['random_accuracy']:.4f} ({result['random_rank']:.1f}) |")
 
