@@ -22,21 +22,23 @@ def _check_device(device):
 
 def cmd_simulate(args):
     from .data import load_dataset
-    from .models import ARCHITECTURES
-    from .scenario import SCENARIOS, scenario_by_name
-    from .simulate import Progress, TrainingContext, simulate_scenario, write_cache
+    from .models import ARCHITECTURES, NOTHING, NUM_ACTIONS
+    from .scenario import DECISIONS, SCENARIOS, scenario_by_name
+    from .simulate import Progress, TrainingContext, sequence_key, simulate_scenario, write_cache
 
     models = sorted(ARCHITECTURES) if args.model == "all" else args.model.split(",")
     scenarios = list(SCENARIOS) if args.scenario == "all" else args.scenario.split(",")
     for name in models:
         if name not in ARCHITECTURES:
             raise AdaptError(f"--model: unknown model '{name}' (known: {', '.join(sorted(ARCHITECTURES))})")
+    checked = [scenario_by_name(name) for name in scenarios]
+    device = _check_device(args.device)
     data = load_dataset(args.data)
     for model in models:
-        for scenario_name in scenarios:
-            context = TrainingContext(data, model, scenario_by_name(scenario_name), args.seed,
-                                      device=_check_device(args.device))
-            progress = Progress(64, f"{model} {scenario_name}")
+        for scenario in checked:
+            scenario_name = scenario.name
+            context = TrainingContext(data, model, scenario, args.seed, device=device)
+            progress = Progress(NUM_ACTIONS ** DECISIONS, f"{model} {scenario_name}")
             cpu_start = time.process_time()
             outcomes = simulate_scenario(context, progress)
             command = (f"python3 -m schedkit_adapt simulate --model {model} --scenario {scenario_name} "
@@ -44,8 +46,9 @@ def cmd_simulate(args):
             path = os.path.join(args.out, f"{model}_{scenario_name}.json")
             write_cache(path, context, args.data, outcomes, command)
             best = max(o["accuracy"] for o in outcomes.values())
-            print(f"{path}: 64 sequences, best accuracy {best:.4f}, "
-                  f"no adaptation {outcomes['3,3,3']['accuracy']:.4f}, {time.process_time() - cpu_start:.1f} CPU s, "
+            nothing = outcomes[sequence_key([NOTHING] * DECISIONS)]["accuracy"]
+            print(f"{path}: {len(outcomes)} sequences, best accuracy {best:.4f}, no adaptation {nothing:.4f}, "
+                  f"{time.process_time() - cpu_start:.1f} CPU s, "
                   f"{progress.elapsed():.1f} s wall")
     return 0
 

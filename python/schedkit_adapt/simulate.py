@@ -9,7 +9,6 @@ the tests check that both give identical outcomes.
 """
 
 import copy
-import itertools
 import json
 import os
 import sys
@@ -174,10 +173,6 @@ def simulate_scenario(context, progress=None):
 
     explore(start_job(context), [])
     return dict(sorted(outcomes.items()))
-
-
-def all_sequences():
-    return [list(s) for s in itertools.product(range(NUM_ACTIONS), repeat=DECISIONS)]
 
 
 def write_cache(path, context, data_spec, outcomes, command):
