@@ -270,9 +270,9 @@ class CommandLineTest(unittest.TestCase):
             self.assertEqual(learned.returncode, 0, learned.stderr)
             evaluated = self.run_cli("evaluate", "--agent", agent, "--cache", *caches)
             self.assertEqual(evaluated.returncode, 0, evaluated.stderr)
-            rows = [line for line in evaluated.stdout.splitlines() if "cnn2_" in line]
+            rows = [line for line in evaluated.stdout.splitlines() if line.startswith("| cnn2_")]
             self.assertEqual(len(rows), 2)
-            self.assertEqual(rows, [line for line in learned.stdout.splitlines() if "cnn2_" in line])
+            self.assertEqual(rows, [line for line in learned.stdout.splitlines() if line.startswith("| cnn2_")])
 
     def test_simulate_writes_a_cache_from_cifar_files(self):
         with tempfile.TemporaryDirectory() as d:
