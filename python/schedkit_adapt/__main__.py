@@ -10,8 +10,14 @@ import torch
 from . import AdaptError
 
 
-def _threads(args):
-    torch.set_num_threads(args.threads)
+def _check_counts(args):
+    """Counts that must be positive, and a seed torch accepts."""
+    for name in ["threads", "episodes", "batch"]:
+        value = getattr(args, name, 1)
+        if value < 1:
+            raise AdaptError(f"--{name}: {value} is not a positive integer")
+    if getattr(args, "seed", 0) < 0:
+        raise AdaptError(f"--seed: {args.seed} is negative")
 
 
 def _check_device(device):
@@ -74,10 +80,14 @@ def main(argv=None):
 
     args = parser.parse_args(argv)
     try:
-        _threads(args)
+        _check_counts(args)
+        torch.set_num_threads(args.threads)
         return args.run(args)
     except AdaptError as e:
         print(f"schedkit_adapt {args.command}: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"schedkit_adapt {args.command}: {e.filename or ''}: {e.strerror}", file=sys.stderr)
         return 1
 
 

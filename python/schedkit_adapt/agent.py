@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import math
 import os
+import pickle
 import time
 
 import torch
@@ -169,20 +170,26 @@ def learn(agent, envs, episodes, batch=16, temperature=10.0, temperature_decay=0
 
 
 def save_agent(agent, path, trained_on, episodes, seconds):
-    torch.save({"format": "schedkit-adapt-agent/1", "num_actions": agent.num_actions,
-                "state_dict": agent.state_dict(), "trained_on": trained_on, "episodes": episodes,
-                "training_cpu_s": seconds}, path)
+    try:
+        torch.save({"format": "schedkit-adapt-agent/1", "num_actions": agent.num_actions,
+                    "state_dict": agent.state_dict(), "trained_on": trained_on, "episodes": episodes,
+                    "training_cpu_s": seconds}, path)
+    except (OSError, RuntimeError) as e:
+        raise AdaptError(f"--out: {path}: cannot write ({e})") from None
 
 
 def load_agent(path):
     try:
         saved = torch.load(path, map_location="cpu")
-    except (OSError, RuntimeError) as e:
+    except (OSError, RuntimeError, EOFError, pickle.UnpicklingError) as e:
         raise AdaptError(f"{path}: cannot load an agent ({e})") from None
     if not isinstance(saved, dict) or saved.get("format") != "schedkit-adapt-agent/1":
         raise AdaptError(f"{path}: field 'format' is not 'schedkit-adapt-agent/1'")
     agent = Agent(saved["num_actions"])
-    agent.load_state_dict(saved["state_dict"])
+    try:
+        agent.load_state_dict(saved["state_dict"])
+    except (KeyError, RuntimeError) as e:
+        raise AdaptError(f"{path}: field 'state_dict' does not fit the agent ({str(e).splitlines()[0]})") from None
     agent.eval()
     return agent, saved
 
@@ -213,6 +220,8 @@ TABLE_HEADER = ("| cache | best accuracy | no adaptation (rank) | learned sequen
 
 
 def cmd_learn(args):
+    if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        raise AdaptError(f"--out: {args.out}: its folder does not exist")
     envs = [CacheEnvironment(load_cache(p)) for p in args.cache]
     actions = {env.cache.num_actions for env in envs}
     if len(actions) != 1:

@@ -291,7 +291,12 @@ class CommandLineTest(unittest.TestCase):
         for args, message in [(["simulate", "--model", "vgg", "--out", "x"], "unknown model 'vgg'"),
                               (["simulate", "--scenario", "noon", "--out", "x"], "unknown scenario 'noon'"),
                               (["simulate", "--data", "mnist", "--out", "x"], "'mnist' is neither"),
-                              (["evaluate", "--agent", "/nonexistent.pt", "--cache", "x"], "/nonexistent.pt")]:
+                              (["evaluate", "--agent", "/nonexistent.pt", "--cache", "x"], "/nonexistent.pt"),
+                              (["evaluate", "--agent", __file__, "--cache", "x"], "cannot load an agent"),
+                              (["learn", "--cache", "x", "--batch", "0", "--out", "a.pt"], "--batch: 0"),
+                              (["--threads", "0", "simulate", "--out", "x"], "--threads: 0"),
+                              (["learn", "--cache", os.path.join(SHIPPED, "cnn2_late.json"), "--episodes", "1",
+                                "--out", "/nonexistent/dir/a.pt"], "/nonexistent/dir/a.pt")]:
             result = self.run_cli(*args)
             self.assertEqual(result.returncode, 1, args)
             self.assertIn(message, result.stderr)
