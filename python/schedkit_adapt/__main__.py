@@ -12,7 +12,7 @@ from . import AdaptError
 
 def _check_counts(args):
     """Counts that must be positive, and a seed torch accepts."""
-    for name in ["threads", "episodes", "batch"]:
+    for name in ["threads", "episodes", "batch", "rounds"]:
         value = getattr(args, name, 1)
         if value < 1:
             raise AdaptError(f"--{name}: {value} is not a positive integer")

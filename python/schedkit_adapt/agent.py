@@ -128,44 +128,48 @@ def rank(env, actions):
 
 
 def learn(agent, envs, episodes, batch=16, temperature=10.0, temperature_decay=0.9, temperature_every=100,
-          lr=1e-3, lr_decay=0.99, lr_every=500, baseline=False, seed=1, log=None):
-    """REINFORCE without a baseline, episodes on each environment in turn (a curriculum when several).
+          lr=1e-3, lr_decay=0.99, lr_every=500, baseline=False, rounds=1, seed=1, log=None):
+    """REINFORCE without a baseline, `episodes` on each environment: in turn when rounds = 1 (the
+    reference's curriculum), else in `rounds` interleaved slices (env 1, env 2, ..., env 1, ...).
 
     Each Adam step takes `batch` episodes: loss = mean over their actions of -log p_T(a) * R, with
     p_T = softmax(logits / T) and R the episode's reward. T (at least 1) and the learning rate decay
-    geometrically every temperature_every / lr_every episodes. Returns the CPU seconds spent.
+    geometrically every temperature_every / lr_every episodes of an environment. Returns the CPU
+    seconds spent.
     """
     optimiser = torch.optim.Adam(agent.parameters(), lr=lr)
     sampler = torch.Generator().manual_seed(seed)
     start = time.process_time()
-    for env in envs:
-        layers, lengths, times, row = env.states()
-        for group in optimiser.param_groups:
-            group["lr"] = lr
-        for first in range(0, episodes, batch):
-            t = max(temperature * temperature_decay ** (first // temperature_every), 1.0)
-            for group in optimiser.param_groups:
-                group["lr"] = lr * lr_decay ** (first // lr_every)
-            log_p = torch.log_softmax(agent(layers, lengths, times) / t, dim=1)
-            terms, rewards = [], []
-            for _ in range(min(batch, episodes - first)):
-                prefix, chosen = (), []
-                while len(prefix) < env.cache.decisions:
-                    state_log_p = log_p[row[prefix]]
-                    action = int(torch.multinomial(state_log_p.exp().detach(), 1, generator=sampler))
-                    chosen.append(state_log_p[action])
-                    prefix += (action,)
-                terms.append(-torch.stack(chosen).mean())
-                rewards.append(reward(env.accuracy(prefix)))
-            returns = torch.tensor(rewards)
-            if baseline:
-                returns = returns - returns.mean()
-            optimiser.zero_grad()
-            (torch.stack(terms) * returns).mean().backward()
-            optimiser.step()
-            if log and (first // batch + 1) % 50 == 0:
-                log(f"{env.cache.path}: episode {first + batch}/{episodes}, T {t:.2f}, "
-                    f"greedy {greedy_sequence(agent, env)}")
+    done = [0] * len(envs)
+    for round_index in range(rounds):
+        for i, env in enumerate(envs):
+            end = episodes * (round_index + 1) // rounds
+            layers, lengths, times, row = env.states()
+            for first in range(done[i], end, batch):
+                t = max(temperature * temperature_decay ** (first // temperature_every), 1.0)
+                for group in optimiser.param_groups:
+                    group["lr"] = lr * lr_decay ** (first // lr_every)
+                log_p = torch.log_softmax(agent(layers, lengths, times) / t, dim=1)
+                terms, rewards = [], []
+                for _ in range(min(batch, end - first)):
+                    prefix, chosen = (), []
+                    while len(prefix) < env.cache.decisions:
+                        state_log_p = log_p[row[prefix]]
+                        action = int(torch.multinomial(state_log_p.exp().detach(), 1, generator=sampler))
+                        chosen.append(state_log_p[action])
+                        prefix += (action,)
+                    terms.append(-torch.stack(chosen).mean())
+                    rewards.append(reward(env.accuracy(prefix)))
+                returns = torch.tensor(rewards)
+                if baseline:
+                    returns = returns - returns.mean()
+                optimiser.zero_grad()
+                (torch.stack(terms) * returns).mean().backward()
+                optimiser.step()
+                if log and (first // batch + 1) % 50 == 0:
+                    log(f"{env.cache.path}: episode {first + batch}/{episodes}, T {t:.2f}, "
+                        f"greedy {greedy_sequence(agent, env)}")
+            done[i] = end
     return time.process_time() - start
 
 
@@ -229,7 +233,7 @@ def cmd_learn(args):
     agent = Agent(actions.pop(), seed=args.seed)
     log = (lambda line: print(line, flush=True)) if args.verbose else None
     seconds = learn(agent, envs, args.episodes, batch=args.batch, temperature=args.temperature, lr=args.lr,
-                    baseline=args.baseline == "batch-mean", seed=args.seed, log=log)
+                    baseline=args.baseline == "batch-mean", rounds=args.rounds, seed=args.seed, log=log)
     save_agent(agent, args.out, args.cache, args.episodes, seconds)
     print(f"{args.out}: trained on {', '.join(args.cache)} ({args.episodes} episodes each) in {seconds:.1f} CPU s")
     print(TABLE_HEADER)
@@ -258,6 +262,8 @@ def add_agent_commands(sub):
     learn_parser.add_argument("--lr", type=float, default=1e-3, help="Adam's initial learning rate (default 1e-3)")
     learn_parser.add_argument("--baseline", choices=["none", "batch-mean"], default="none",
                               help="subtract the batch's mean reward (default none, as the reference)")
+    learn_parser.add_argument("--rounds", type=int, default=1,
+                              help="with several caches, interleave them in this many slices (default 1: in turn)")
     learn_parser.add_argument("--seed", type=int, default=1)
     learn_parser.add_argument("--out", required=True, help="the agent's file")
     learn_parser.add_argument("--verbose", action="store_true", help="print the greedy sequence every 500 episodes")
