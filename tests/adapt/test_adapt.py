@@ -191,14 +191,14 @@ class CacheTest(unittest.TestCase):
         self.assertEqual(outcome["accuracy"], cache.sequences[(2, 0, 3)]["accuracy"])
 
 
-def hand_made_cache(directory, best):
+def hand_made_cache(directory, best, time_left=(60.0, 50.0, 40.0)):
     """Two actions (0 = deepen block 0, 1 = nothing), three decisions; each `best` action adds 0.1."""
     sequences = {}
     for code in range(8):
         actions = [(code >> k) & 1 for k in (2, 1, 0)]
-        sequences[sequence_key(actions)] = {"time_left": [60.0, 50.0, 40.0], "total_time": 100.0,
+        sequences[sequence_key(actions)] = {"time_left": list(time_left), "total_time": 100.0,
                                             "accuracy": 0.5 + 0.1 * sum(a == best for a in actions)}
-    path = os.path.join(directory, f"two_actions_best{best}.json")
+    path = os.path.join(directory, f"two_actions_best{best}_{int(time_left[0])}.json")
     with open(path, "w") as f:
         json.dump({"format": "schedkit-adapt-cache/1", "model": "cnn2", "input_shape": [1, 8, 8],
                    "num_classes": 10, "scenario": {"name": "hand", "budget_s": 100.0, "up_at_s": 30.0},
@@ -215,6 +215,17 @@ class AgentTest(unittest.TestCase):
                 learn(agent, [env], episodes=300, temperature=10.0, temperature_every=30, lr=1e-3, seed=2)
                 self.assertEqual(greedy_sequence(agent, env), [best] * 3)
                 self.assertEqual(evaluate(agent, env)["learned_rank"], 1)
+
+    def test_interleaved_curriculum_learns_both_scenarios(self):
+        """Early "up": deepening is best; late "up": doing nothing is. Only the time tells them apart."""
+        with tempfile.TemporaryDirectory() as d:
+            early = CacheEnvironment(load_cache(hand_made_cache(d, 0, (80.0, 70.0, 60.0))))
+            late = CacheEnvironment(load_cache(hand_made_cache(d, 1, (20.0, 15.0, 10.0))))
+            agent = Agent(2, seed=0)
+            learn(agent, [early, late], episodes=480, temperature=10.0, temperature_every=60, lr=1e-3,
+                  baseline=True, rounds=6, seed=2)
+            self.assertEqual(greedy_sequence(agent, early), [0, 0, 0])
+            self.assertEqual(greedy_sequence(agent, late), [1, 1, 1])
 
     def test_ranks(self):
         with tempfile.TemporaryDirectory() as d:
