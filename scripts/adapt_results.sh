@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The results of docs/adapt.md: a per-scenario agent for each of the 10 shipped caches (REINFORCE
 # without a baseline, as the reference, and with the batch-mean baseline), then per model the
-# reference's curriculum (early, late, middle) evaluated on all ten caches. Prints markdown tables.
-# Usage: scripts/adapt_results.sh [OUT_DIR] [SEED]   (~4 CPU minutes)
+# reference's curriculum (early, late, middle), in turn and interleaved (--rounds 30), evaluated on all
+# ten caches. Prints markdown tables.
+# Usage: scripts/adapt_results.sh [OUT_DIR] [SEED]   (~5 CPU minutes)
 set -euo pipefail
 cd "$(dirname "$0")/../python"
 out=${1:-/tmp/adapt_results}
@@ -22,11 +23,13 @@ for baseline in none batch-mean; do
       grep '^|' "$out/learn.txt" | tail -1
     done
   done
-  for model in cnn1 cnn2; do
-    echo "### curriculum ${model}: early, late, middle; baseline $baseline, seed $seed"
-    run learn --cache "$caches/${model}_"{early,late,middle}.json --baseline "$baseline" --seed "$seed" \
-        --out "$out/${model}_curriculum_$baseline.pt" | grep -m1 "CPU s" >&2
-    run evaluate --agent "$out/${model}_curriculum_$baseline.pt" \
-        --cache "$caches"/cnn{1,2}_{early,early-middle,middle,middle-late,late}.json
+  for rounds in 1 30; do
+    for model in cnn1 cnn2; do
+      echo "### curriculum ${model}: early, late, middle in $rounds round(s); baseline $baseline, seed $seed"
+      run learn --cache "$caches/${model}_"{early,late,middle}.json --rounds "$rounds" --baseline "$baseline" \
+          --seed "$seed" --out "$out/${model}_curriculum_$baseline.pt" | grep -m1 "CPU s" >&2
+      run evaluate --agent "$out/${model}_curriculum_$baseline.pt" \
+          --cache "$caches"/cnn{1,2}_{early,early-middle,middle,middle-late,late}.json
+    done
   done
 done
