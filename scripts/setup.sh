@@ -10,7 +10,8 @@ packages=(build-essential cmake ninja-build pkg-config libgtest-dev libgmock-dev
           libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libsqlite3-dev
           pybind11-dev python3-dev python3-pybind11 python3-torch
           slurmctld slurmd slurm-client
-          python3-matplotlib python3-numpy python3-scipy chromium)
+          python3-matplotlib python3-numpy python3-scipy chromium
+          python3-sklearn)  # schedkit_adapt: the digits data (docs/adapt.md)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
