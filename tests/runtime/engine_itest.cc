@@ -1,8 +1,10 @@
 // The runtime engine in process (a real SQLite store, the real local backend, real
 // processes): the EventBatch contract of decision.h (a job is listed as finished only after
 // the batch that listed it as arrived, never in the same batch, and never twice), a
-// policy's error channel, and every registered policy on the runtime.
+// policy's error channel, an older store's new columns, and every registered policy on
+// the runtime.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <atomic>
@@ -176,6 +178,49 @@ TEST(RuntimeEngine, APolicyFailureIsLoggedAndTheServiceGoesOn) {
   ASSERT_TRUE(id.ok()) << id.status().message();
   EXPECT_TRUE(WaitUntil([&] { return AllIn(*engine, {*id}, RunState::kSucceeded); }, 20));
   EXPECT_FALSE(engine->stopped());
+}
+
+// A store written before co-location existed (no run_group, rate, ... columns) opens, gets
+// the new columns with their defaults, and keeps its jobs.
+TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
+  const std::string path = ::testing::TempDir() + "/runtime_store_old.db";
+  std::filesystem::remove(path);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* kFirstRelease =
+      "CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, command TEXT NOT NULL, "
+      "shell INTEGER NOT NULL, gpus INTEGER NOT NULL, cpus INTEGER NOT NULL, mem_gb REAL NOT "
+      "NULL, duration_s REAL NOT NULL, user TEXT NOT NULL, vc TEXT NOT NULL, name TEXT NOT NULL, "
+      "checkpoint_dir TEXT NOT NULL, working_dir TEXT NOT NULL, priority INTEGER NOT NULL, "
+      "submit_time REAL NOT NULL, state TEXT NOT NULL, first_start_time REAL NOT NULL, "
+      "last_start_time REAL NOT NULL, finish_time REAL NOT NULL, executed_s REAL NOT NULL, "
+      "restart_count INTEGER NOT NULL, preemptions INTEGER NOT NULL, placement TEXT NOT NULL, "
+      "backend_id TEXT NOT NULL, exit_code INTEGER NOT NULL, message TEXT NOT NULL);"
+      "INSERT INTO jobs VALUES (1, '[\"true\"]', 0, 1, 0, 0, 0, 'u', '', '', '', '', 0, 5, "
+      "'RUNNING', 6, 6, 0, 0, 0, 0, '0:1', '1:1', 0, '');";
+  ASSERT_EQ(sqlite3_exec(db, kFirstRelease, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  Result<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Result<std::vector<JobRecord>> jobs = (*store)->LoadAll();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 1u);
+  const JobRecord& j = jobs->front();
+  EXPECT_EQ(j.placement, "0:1");
+  EXPECT_EQ(j.group, 0);  // Re-adopted as running alone.
+  EXPECT_EQ(j.group_size, 1);
+  EXPECT_EQ(j.rate, 1);
+  EXPECT_FALSE(j.guest);
+  JobRecord again = j;
+  again.group = 3;
+  again.rate = 0.5;
+  ASSERT_TRUE((*store)->Update(again, "started", 7).ok());
+  store = Store::Open(path);  // Reopening adds nothing twice.
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  jobs = (*store)->LoadAll();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  EXPECT_EQ(jobs->front().group, 3);
+  EXPECT_EQ(jobs->front().rate, 0.5);
 }
 
 // Records whether the policy it wraps ever co-locates (a group or a guest).
