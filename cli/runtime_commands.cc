@@ -112,7 +112,8 @@ struct SubmitArgs {
   pb::SubmitRequest req;
   std::vector<std::string> command;
   int gpus = 1, cpus = 0, priority = 0;
-  double mem_gb = 0, duration_s = 0;
+  double mem_gb = 0, duration_s = 0, iteration_time_s = 0;
+  std::vector<double> stage_times_s;
   bool shell = false;
   std::string user, vc, name, checkpoint_dir, working_dir;
 };
@@ -125,6 +126,8 @@ int Submit(SubmitArgs& a) {
   r.set_cpus(a.cpus);
   r.set_mem_gb(a.mem_gb);
   r.set_duration_s(a.duration_s);
+  r.set_iteration_time_s(a.iteration_time_s);
+  for (double t : a.stage_times_s) r.add_stage_times_s(t);
   r.set_priority(a.priority);
   if (a.user.empty()) {
     const passwd* pw = getpwuid(getuid());
@@ -288,6 +291,13 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   su->add_option("--mem", sub->mem_gb, "memory limit in GB (0 = none)");
   su->add_option("--duration", sub->duration_s,
                  "expected run time in seconds (estimates for SRTF and co.)");
+  su->add_option("--iteration-time", sub->iteration_time_s,
+                 "seconds per iteration alone (co-locating policies: muri-s, muri-l, antman)");
+  su->add_option("--stages", sub->stage_times_s,
+                 "one iteration's stage times in seconds: DATA,GPU,NETWORK (Muri interleaves "
+                 "jobs whose stages differ)")
+      ->delimiter(',')
+      ->expected(3);
   su->add_option("--user", sub->user, "user (default: you)");
   su->add_option("--vc", sub->vc, "virtual cluster");
   su->add_option("--priority", sub->priority, "priority (larger = more important)");

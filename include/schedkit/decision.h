@@ -2,15 +2,19 @@
 #ifndef SCHEDKIT_DECISION_H_
 #define SCHEDKIT_DECISION_H_
 
+#include <string>
 #include <vector>
 
 #include "schedkit/cluster.h"
 #include "schedkit/job.h"
+#include "schedkit/status.h"
 
 namespace schedkit {
 
 // Everything that happened since the previous Decide call, all at or before Now().
 // Each job appears in `arrived` exactly once in a run and in `finished` at most once.
+// A job that asks for more GPUs than the cluster has never reaches the policy: the
+// engine rejects it at arrival with the reason "asks for N GPUs; the cluster has M".
 struct EventBatch {
   std::vector<JobId> arrived;   // New jobs, in (submit, id) order. Pending until started.
   // Jobs that completed their work; in the runtime also jobs that were cancelled or could
@@ -49,12 +53,33 @@ struct StartDecision {
 // The policy's orders. The engine applies them in this order: reject, preempt, start.
 // A start naming a running job moves it (a migration: stop, then restart elsewhere).
 // An engine refuses decisions that break its state (starting a finished job,
-// double-booking a GPU) with an error: that is a policy bug, not an outcome.
+// double-booking a GPU) with an error: that is a policy bug, not an outcome. Decisions
+// are checked in full before any is applied (all or nothing).
 struct Decisions {
   std::vector<JobId> reject;         // Pending jobs that will never run.
+  // Why, for users (the runtime stores and prints it): reject_reason[i] explains
+  // reject[i]; a missing or empty entry gives no reason. Reject() keeps the two aligned.
+  std::vector<std::string> reject_reason;
   std::vector<JobId> preempt;        // Running jobs to stop; they become pending again.
   std::vector<StartDecision> start;  // Jobs to (re)start on the given resources.
   Time wake_at = kNever;             // Call Decide again no later than this, even if nothing happens.
+  // The policy could not decide (e.g. its solver failed): set with Fail(), never abort.
+  // The engine then applies none of these decisions; the simulator ends the run with the
+  // error "<policy>: <message>", the runtime logs it and asks again at its next poll.
+  Status error;
+
+  void Reject(JobId job, std::string reason) {
+    reject_reason.resize(reject.size());
+    reject.push_back(job);
+    reject_reason.push_back(std::move(reason));
+  }
+  // The reason given for reject[i], or "" if none.
+  const std::string& RejectReason(size_t i) const {
+    static const std::string kNone;
+    return i < reject_reason.size() ? reject_reason[i] : kNone;
+  }
+  void Fail(std::string message) { error = Status::Internal(std::move(message)); }
+  bool failed() const { return !error.ok(); }
 
   bool empty() const { return reject.empty() && preempt.empty() && start.empty(); }
   void Clear() { *this = Decisions(); }

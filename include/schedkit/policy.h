@@ -18,7 +18,10 @@
 //    create a fresh one per run through the Registry.
 //  - It is deterministic: ties are broken by (submit time, job id), never by pointer
 //    values or hash order; randomness comes only from the seed in PolicyContext.
-//  - A job that does not fit is a normal outcome (it stays pending), not an error.
+//  - A job that does not fit is a normal outcome (it stays pending), not an error. A
+//    job larger than the cluster never reaches the policy (the engine rejects it).
+//  - A policy that cannot decide (its solver failed) reports it with Decisions::Fail;
+//    it never aborts the process.
 //  - Co-location is explicit: jobs share GPUs only as members of one StartDecision
 //    group (same `group`, same placement), or as a guest (StartDecision::guest: runs on
 //    GPUs without booking them, AntMan's opportunistic jobs), each at the `rate` the

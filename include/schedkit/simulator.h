@@ -90,12 +90,14 @@ class Simulator {
 
   void AddObserver(SimulationObserver* observer);
 
-  // Runs `policy` to the end of the trace. Fails if the policy returns an invalid decision.
+  // Runs `policy` to the end of the trace. Fails, with "<policy>: <message>", if the policy
+  // returns an invalid decision or reports a failure (Decisions::Fail).
   Status Run(Policy* policy);
 
   // Step interface (learning environments drive the engine one decision at a time):
   // advances to the next event time and fills `events`; returns false when nothing is
-  // left to happen. Then the caller must Apply the decisions for that point.
+  // left to happen. Then the caller must Apply the decisions for that point; Apply fails,
+  // changing nothing, on invalid or failed (Decisions::Fail) decisions.
   bool NextDecisionPoint(EventBatch* events);
   Status Apply(const Decisions& decisions);
   const ClusterView& view() const;

@@ -20,6 +20,9 @@ class CleanProgress final : public ProgressRules {
   Time PredictCompletion(const Work& w, Time now) const override {
     return std::max(now, w.overhead_until) + w.remaining_s / w.rate;
   }
+  double ExecutedAt(double executed_s, Time last, Time now) const override {
+    return executed_s + (now - last);
+  }
   void OnStart(Work* w, Time now) const override { w->overhead_until = now + w->overhead_s; }
   double MemberOverhead(double own_s, double /*group_sum_s*/) const override { return own_s; }
   bool BooksEveryJobAtEveryEvent() const override { return false; }
@@ -38,6 +41,13 @@ class MuriIntervalProgress final : public ProgressRules {
   double RemainingAtCompletion(const Work& /*w*/, Time /*now*/) const override { return 0; }
   Time PredictCompletion(const Work& w, Time now) const override {
     return now + w.remaining_s / w.rate;
+  }
+  // Muri sums a running job's time at an event as (executed + now) - last_check. The order
+  // decides whether a job woken at its Tiresias demotion time (ceil(threshold / GPUs) -
+  // executed + then) reaches the threshold or falls an ulp short and needs another event,
+  // which costs every running job an interval's overhead (docs/fidelity.md, trace3_pr).
+  double ExecutedAt(double executed_s, Time last, Time now) const override {
+    return (executed_s + now) - last;
   }
   void OnStart(Work* /*w*/, Time /*now*/) const override {}
   double MemberOverhead(double /*own_s*/, double group_sum_s) const override {

@@ -34,6 +34,9 @@ class ProgressRules {
   virtual double RemainingAtCompletion(const Work& w, Time now) const = 0;
   // When the job finishes if nothing changes, seen from `now`.
   virtual Time PredictCompletion(const Work& w, Time now) const = 0;
+  // Wall seconds executed at `now` by a job that had executed `executed_s` at `last`
+  // (the model's order of the floating-point sum).
+  virtual double ExecutedAt(double executed_s, Time last, Time now) const = 0;
   // The job (re)starts at `now` with w.overhead_s set.
   virtual void OnStart(Work* w, Time now) const = 0;
   // The overhead one member of a co-located group pays, given its own and the sum of its

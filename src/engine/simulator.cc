@@ -4,8 +4,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <unordered_map>
 
+#include "engine/decision_applier.h"
 #include "engine/event_queue.h"
 #include "engine/job_index.h"
 #include "engine/progress_model.h"
@@ -35,8 +35,6 @@ struct JobRun : Work {
   double max_rate = 1;    // Highest rate it ever ran at (for the solo-runtime invariant).
   double gpu_share = 1;   // 1 / members of its group at start: its share of the GPUs.
   double charged_gpu_s = 0;  // executed_s x GPUs x gpu_share, summed over intervals.
-  int64_t alloc = -1;     // Key of its booking in alloc_refs_ (shared by a group);
-                          // kGuestAlloc for a guest start (no booking).
   Placement placement;
   uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
   int32_t list_pos = -1;    // Index in pending_ or running_.
@@ -47,8 +45,6 @@ struct JobRun : Work {
 // the clock) off zero.
 constexpr double kDoneEpsilon = 1e-9;
 
-constexpr int64_t kGuestAlloc = -2;  // JobRun::alloc of a guest (StartDecision::guest).
-
 }  // namespace
 
 class Simulator::Impl final : public ClusterView {
@@ -58,7 +54,7 @@ class Simulator::Impl final : public ClusterView {
         cluster_(cluster),
         options_(std::move(options)),
         progress_(MakeProgressRules(options_.progress)),
-        resources_(cluster),
+        applier_(cluster),
         index_(trace->jobs) {
     const double runtime_factor = options_.runtime_factor.value_or(1.0);
     jobs_.resize(trace->jobs.size());
@@ -76,7 +72,7 @@ class Simulator::Impl final : public ClusterView {
   // ClusterView.
   Time Now() const override { return now_; }
   const ClusterSpec& Cluster() const override { return *cluster_; }
-  const ClusterState& Resources() const override { return resources_; }
+  const ClusterState& Resources() const override { return applier_.free(); }
   const std::vector<JobId>& RunningJobs() const override { return running_; }
   std::vector<JobId> PendingJobs() const override {
     std::vector<int32_t> idx;
@@ -127,8 +123,12 @@ class Simulator::Impl final : public ClusterView {
       j.arrived = true;
       j.last_update = now_;
       AddTo(&pending_, j);
-      batch->arrived.push_back(j.spec->id);
       ++stats_.events;
+      if (!applier_.NeverFits(j.spec->gpus).empty()) {
+        Reject(j);  // Never reaches the policy (EventBatch).
+        continue;
+      }
+      batch->arrived.push_back(j.spec->id);
     }
     if (progress_->BooksEveryJobAtEveryEvent()) AdvanceAllRunning();
     if (wake_at_ == now_) {
@@ -142,14 +142,12 @@ class Simulator::Impl final : public ClusterView {
   // All or nothing: decisions are validated in full before any is applied.
   schedkit::Status Apply(const Decisions& d) {
     ++stats_.decisions;
-    SCHEDKIT_RETURN_IF_ERROR(Validate(d));
-    for (JobId id : d.reject) Reject(jobs_[index_.At(id)]);
-    for (JobId id : d.preempt) Preempt(jobs_[index_.At(id)]);
-    for (const StartDecision& s : d.start) {
-      JobRun& j = jobs_[index_.At(s.job)];
-      if (j.state == JobState::kRunning) Preempt(j);  // A move: stop, then restart.
-    }
-    StartAll(d.start);
+    if (d.failed()) return d.error;
+    SCHEDKIT_RETURN_IF_ERROR(applier_.Validate(d, now_, lookup_, &plan_));
+    for (const DecisionPlan::Reject& r : plan_.reject) Reject(jobs_[index_.At(r.job)]);
+    for (JobId id : plan_.stop) Preempt(jobs_[index_.At(id)]);  // Moves stop, then restart.
+    applier_.Book(plan_);
+    StartAll(plan_);
     wake_at_ = d.wake_at;
     if (progress_->BooksEveryJobAtEveryEvent()) RepredictAllRunning();
     NotifyClusterState();
@@ -232,23 +230,8 @@ class Simulator::Impl final : public ClusterView {
     }
   }
 
-  // Drops `j`'s hold on its booking; the resources are freed with the last holder.
-  void ReleaseShare(JobRun& j) {
-    if (j.alloc == kGuestAlloc) {  // Booked nothing.
-      j.alloc = -1;
-      return;
-    }
-    auto it = alloc_refs_.find(j.alloc);
-    if (it == alloc_refs_.end()) Die("job " + std::to_string(j.spec->id) + " holds no booking");
-    if (--it->second == 0) {
-      resources_.Release(j.placement);
-      alloc_refs_.erase(it);
-    }
-    j.alloc = -1;
-  }
-
   void Complete(JobRun& j) {
-    ReleaseShare(j);
+    applier_.Release(j.spec->id);
     RemoveFrom(&running_, j);
     j.state = JobState::kFinished;
     ++j.generation;
@@ -266,7 +249,7 @@ class Simulator::Impl final : public ClusterView {
 
   void Preempt(JobRun& j) {
     Advance(j);
-    ReleaseShare(j);
+    applier_.Release(j.spec->id);
     j.placement = Placement();
     RemoveFrom(&running_, j);
     AddTo(&pending_, j);
@@ -277,45 +260,28 @@ class Simulator::Impl final : public ClusterView {
     for (SimulationObserver* o : observers_) o->OnJobPreempt(*j.spec, now_);
   }
 
-  // Books each group's placement once; a group's members share the booking and each pays
-  // the overhead the progress model charges a member (its own, or the group's sum).
-  void StartAll(const std::vector<StartDecision>& starts) {
-    std::unordered_map<int64_t, std::pair<int64_t, double>> groups;  // group -> booking, overhead.
-    for (const StartDecision& s : starts) {
-      if (s.group == 0) continue;
-      auto& g = groups[s.group];
-      g.second += jobs_[index_.At(s.job)].own_overhead_s;
-    }
-    for (const StartDecision& s : starts) {
+  // The applier has booked every start. Each member of a group pays the overhead the
+  // progress model charges a member (its own, or the group's sum).
+  void StartAll(const DecisionPlan& plan) {
+    for (const StartAction& a : plan.start) {
+      const StartDecision& s = *a.decision;
       JobRun& j = jobs_[index_.At(s.job)];
       j.rate = s.rate;
       j.max_rate = std::max(j.max_rate, s.rate);
       j.overhead_s = j.own_overhead_s;
-      j.gpu_share = 1;
-      if (s.guest) {
-        j.alloc = kGuestAlloc;
-        j.gpu_share = 0;  // Its GPU time is its hosts'.
-        Start(j, s.placement);
-        continue;
+      if (a.group >= 0) {
+        j.overhead_s =
+            progress_->MemberOverhead(j.own_overhead_s, GroupOverhead(plan.groups[a.group]));
       }
-      if (s.group != 0) {
-        auto& g = groups.at(s.group);
-        j.overhead_s = progress_->MemberOverhead(j.own_overhead_s, g.second);
-        j.alloc = g.first;
-      }
-      if (s.group == 0 || j.alloc == 0) {
-        j.alloc = next_alloc_++;
-        resources_.Allocate(s.placement);
-        if (s.group != 0) groups.at(s.group).first = j.alloc;
-      }
-      ++alloc_refs_[j.alloc];
+      j.gpu_share = s.guest ? 0.0 : 1.0 / a.group_size;  // A guest's GPU time is its hosts'.
       Start(j, s.placement);
     }
-    for (const StartDecision& s : starts) {
-      if (s.group == 0) continue;
-      JobRun& j = jobs_[index_.At(s.job)];
-      j.gpu_share = 1.0 / alloc_refs_.at(j.alloc);
-    }
+  }
+
+  double GroupOverhead(const std::vector<JobId>& members) const {
+    double sum = 0;
+    for (JobId id : members) sum += jobs_[index_.At(id)].own_overhead_s;
+    return sum;
   }
 
   void Start(JobRun& j, const Placement& p) {
@@ -329,103 +295,6 @@ class Simulator::Impl final : public ClusterView {
     progress_->OnStart(&j, now_);
     events_.Push(PredictCompletion(j), static_cast<int32_t>(&j - jobs_.data()), ++j.generation);
     for (SimulationObserver* o : observers_) o->OnJobStart(*j.spec, now_, p);
-  }
-
-  schedkit::Status Validate(const Decisions& d) const {
-    auto at = [&] { return "decision at t=" + std::to_string(now_) + ": "; };
-    auto fail = [&](const std::string& what, JobId id) {
-      return schedkit::Status::InvalidArgument(at() + what + " job " + std::to_string(id));
-    };
-    std::unordered_map<JobId, int> named;  // A job may appear in one list, once.
-    auto state_of = [&](JobId id, JobState* state) {
-      const int32_t i = index_.Find(id);
-      if (i < 0 || !jobs_[i].arrived) return false;
-      *state = jobs_[i].state;
-      return ++named[id] == 1;
-    };
-    JobState st;
-    for (JobId id : d.reject) {
-      if (!state_of(id, &st) || st != JobState::kPending) return fail("rejects non-pending or repeated", id);
-    }
-    for (JobId id : d.preempt) {
-      if (!state_of(id, &st) || st != JobState::kRunning) return fail("preempts non-running or repeated", id);
-    }
-    if (d.wake_at != kNever && !(d.wake_at > now_)) {
-      return schedkit::Status::InvalidArgument(at() + "wake-up at t=" + std::to_string(d.wake_at) +
-                                               " is not after now");
-    }
-    if (d.start.empty()) return schedkit::Status::Ok();
-    // Resources as they will be after the stops, to check every start against. A shared
-    // booking is freed only when all its holders stop.
-    ClusterState after = resources_;
-    std::unordered_map<int64_t, int> refs;
-    auto stop = [&](const JobRun& j) {
-      if (j.alloc == kGuestAlloc) return;
-      auto it = refs.find(j.alloc);
-      const int left = (it == refs.end() ? alloc_refs_.at(j.alloc) : it->second) - 1;
-      refs[j.alloc] = left;
-      if (left == 0) after.Release(j.placement);
-    };
-    for (JobId id : d.preempt) stop(jobs_[index_.At(id)]);
-    for (const StartDecision& s : d.start) {
-      if (!state_of(s.job, &st) || (st != JobState::kPending && st != JobState::kRunning)) {
-        return fail("starts finished, unknown or repeated", s.job);
-      }
-      if (st == JobState::kRunning) stop(jobs_[index_.At(s.job)]);
-    }
-    std::unordered_map<int64_t, const Placement*> group_placement;
-    for (const StartDecision& s : d.start) {
-      const JobSpec& spec = *jobs_[index_.At(s.job)].spec;
-      if (!(s.rate > 0) || !std::isfinite(s.rate)) {
-        return fail("starts with a rate that is not positive and finite", s.job);
-      }
-      if (s.guest) {
-        if (s.group != 0) return fail("starts as a guest in a group:", s.job);
-        if (s.placement.gpus() != spec.gpus || !NamesExistingGpus(s.placement)) {
-          return schedkit::Status::InvalidArgument(at() + "guest job " + std::to_string(s.job) +
-                                                   " placed on missing or too few/many GPUs " +
-                                                   s.placement.ToString());
-        }
-        continue;  // Books nothing.
-      }
-      if (s.group != 0) {
-        auto [it, first] = group_placement.emplace(s.group, &s.placement);
-        if (!first) {
-          if (!(*it->second == s.placement)) {
-            return fail("starts with a placement other than its group's:", s.job);
-          }
-          if (s.placement.gpus() != spec.gpus) {
-            return fail("starts on a group placement of another size:", s.job);
-          }
-          continue;  // Booked with the group's first member.
-        }
-      }
-      if (s.placement.gpus() != spec.gpus) {
-        return schedkit::Status::InvalidArgument(
-            at() + "starts job " + std::to_string(s.job) + " on " +
-            std::to_string(s.placement.gpus()) + " GPUs; it asks for " + std::to_string(spec.gpus));
-      }
-      if (!after.CanAllocate(s.placement)) {
-        return schedkit::Status::InvalidArgument(at() + "job " + std::to_string(s.job) +
-                                                 " placed on busy or missing resources " +
-                                                 s.placement.ToString());
-      }
-      after.Allocate(s.placement);
-    }
-    return schedkit::Status::Ok();
-  }
-
-  // True iff every share names an existing node, in ascending order, and GPUs it has.
-  bool NamesExistingGpus(const Placement& p) const {
-    int prev = -1;
-    for (const NodeShare& share : p.shares) {
-      if (share.node <= prev || share.node >= static_cast<int>(cluster_->nodes.size())) return false;
-      const int gpus = cluster_->nodes[share.node].gpus;
-      const uint64_t all = gpus >= 64 ? ~uint64_t{0} : (uint64_t{1} << gpus) - 1;
-      if (share.gpu_mask == 0 || (share.gpu_mask & ~all) != 0) return false;
-      prev = share.node;
-    }
-    return !p.shares.empty();
   }
 
   void Finish() {
@@ -476,7 +345,7 @@ class Simulator::Impl final : public ClusterView {
   void NotifyClusterState() {
     const int pending = static_cast<int>(pending_.size());
     const int running = static_cast<int>(running_.size());
-    const int busy = resources_.total_gpus() - resources_.total_free_gpus();
+    const int busy = applier_.free().total_gpus() - applier_.free().total_free_gpus();
     if (pending == last_pending_ && running == last_running_ && busy == last_busy_) return;
     last_pending_ = pending;
     last_running_ = running;
@@ -488,7 +357,14 @@ class Simulator::Impl final : public ClusterView {
   const ClusterSpec* cluster_;
   SimulatorOptions options_;
   std::unique_ptr<ProgressRules> progress_;
-  ClusterState resources_;
+  DecisionApplier applier_;  // Bookings and validation.
+  DecisionPlan plan_;        // Of the decision being applied; reused.
+  const JobLookup lookup_ = [this](JobId id, JobFacts* facts) {
+    const int32_t i = index_.Find(id);
+    if (i < 0 || !jobs_[i].arrived) return false;
+    *facts = JobFacts{jobs_[i].state, jobs_[i].spec->gpus};
+    return true;
+  };
   std::vector<JobRun> jobs_;  // In trace order.
   JobIndex index_;
   std::vector<JobId> pending_;
@@ -497,8 +373,6 @@ class Simulator::Impl final : public ClusterView {
   EventQueue events_;
   Time now_ = 0;
   Time wake_at_ = kNever;
-  std::unordered_map<int64_t, int> alloc_refs_;  // Booking -> jobs holding it.
-  int64_t next_alloc_ = 1;
   std::vector<SimulationObserver*> observers_;
   SimulationStats stats_;
   int last_pending_ = -1, last_running_ = -1, last_busy_ = -1;

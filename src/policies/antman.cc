@@ -104,11 +104,12 @@ class AntManPolicy final : public Policy {
 
   void Admit(const ClusterView& view, JobId id, Decisions* out) {
     const JobSpec& spec = view.Spec(id);
-    const bool too_big = spec.gpus > view.Cluster().TotalGpus();
     // Muri places a guaranteed job larger than a node on whole nodes only.
     const bool ragged = spec.gpus > gpus_per_node_ && spec.gpus % gpus_per_node_ != 0;
-    if (too_big || (ragged && spec.priority == 0)) {
-      out->reject.push_back(id);
+    if (ragged && spec.priority == 0) {
+      out->Reject(id, "a guaranteed job larger than a node needs whole nodes; it asks for " +
+                          std::to_string(spec.gpus) + " GPUs, nodes have " +
+                          std::to_string(gpus_per_node_));
       return;
     }
     JobBook b;

@@ -65,10 +65,6 @@ class LucidPolicy final : public Policy {
     }
     for (JobId id : events.arrived) {
       const JobSpec& spec = view.Spec(id);
-      if (spec.gpus > view.Resources().total_gpus()) {
-        out->reject.push_back(id);
-        continue;
-      }
       pending_.Insert({{Priority(spec), 0, 0}, spec.submit_s, id});
     }
     ClusterState free = view.Resources();

@@ -64,14 +64,7 @@ bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
 
 void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& events,
                                   Decisions* out) {
-  const int total_gpus = view.Resources().total_gpus();
-  for (JobId id : events.arrived) {
-    if (view.Spec(id).gpus > total_gpus) {
-      out->reject.push_back(id);  // Could never run here.
-    } else {
-      waiting_.push_back(id);
-    }
-  }
+  waiting_.insert(waiting_.end(), events.arrived.begin(), events.arrived.end());
   if (waiting_.empty()) return;
   std::vector<JobId> admitted;
   config_.admission->Admit(view, waiting_, admitted_gpu_demand_, &admitted);

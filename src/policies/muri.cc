@@ -42,13 +42,7 @@ class MuriPolicy final : public Policy {
 
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     const int total_gpus = view.Cluster().TotalGpus();
-    for (JobId id : events.arrived) {
-      if (view.Spec(id).gpus > total_gpus) {
-        out->reject.push_back(id);
-      } else {
-        list_.Append(id, {Key(view.Status(id)), 0, 0});
-      }
-    }
+    for (JobId id : events.arrived) list_.Append(id, {Key(view.Status(id)), 0, 0});
     list_.Remove(events.finished);
     for (JobId id : events.finished) current_.erase(id);
     // 1. Stable sort of the persistent list by key (ties keep their previous order).

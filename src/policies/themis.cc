@@ -6,8 +6,6 @@
 // and placed greedily from an empty cluster. docs/policies.md has the details.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <unordered_map>
 #include <unordered_set>
@@ -53,15 +51,14 @@ class ThemisPolicy final : public Policy {
     Forget(events.finished);
     const int total_gpus = view.Cluster().TotalGpus();
     for (JobId id : events.arrived) {
-      if (view.Spec(id).gpus > total_gpus) {
-        out->reject.push_back(id);
-      } else {
-        list_.push_back(id);
-        book_[id] = JobBook();
-      }
+      list_.push_back(id);
+      book_[id] = JobBook();
     }
     if (!list_.empty()) {
-      Allocate(view, total_gpus);
+      if (Status st = Allocate(view, total_gpus); !st.ok()) {
+        out->Fail(st.message());  // A solver failure is a bug: end the run, don't schedule blind.
+        return;
+      }
       Rank(view, now);
       Place(view, out);
     }
@@ -90,8 +87,8 @@ class ThemisPolicy final : public Policy {
   }
 
   // Builds the finish-time-fairness problem (the isolated time in units_) and stores
-  // each job's share.
-  void Allocate(const ClusterView& view, int total_gpus) {
+  // each job's share; fails when the LP solver does.
+  Status Allocate(const ClusterView& view, int total_gpus) {
     const Time now = view.Now();
     const int n = static_cast<int>(list_.size());
     const double fair_gpus = std::ceil(static_cast<double>(total_gpus) / n);
@@ -117,12 +114,9 @@ class ThemisPolicy final : public Policy {
       problem.push_back(j);
     }
     Result<FtfAllocation> alloc = SolveFinishTimeFairness(problem, total_gpus, selection_);
-    if (!alloc.ok()) {
-      // CLP failing is a bug, not an outcome: stop loudly rather than schedule blind.
-      std::fprintf(stderr, "schedkit: themis: %s\n", alloc.status().message().c_str());
-      std::abort();
-    }
+    if (!alloc.ok()) return alloc.status();
     for (size_t i = 0; i < list_.size(); ++i) book_[list_[i]].share = alloc->share[i];
+    return Status::Ok();
   }
 
   void Rank(const ClusterView& view, Time now) {

@@ -29,10 +29,15 @@ class Backend {
   // or memory capacity in the spec: backends enforce those per job, policies place GPUs.
   virtual const ClusterSpec& Cluster() const = 0;
   virtual const std::vector<std::string>& NodeNames() const = 0;
+  // True iff jobs may share GPUs (co-location groups, guests): two jobs started on the
+  // same GPUs both run there. False where the backend books GPUs exclusively.
+  virtual bool SharesGpus() const = 0;
 
   // Starts `job` (again, if it was preempted) on `placement` with the environment the
   // contract promises (SCHEDKIT_JOB_ID, SCHEDKIT_RESTART_COUNT, SCHEDKIT_CHECKPOINT_DIR,
-  // CUDA_VISIBLE_DEVICES). Returns the backend id to store. An error means the job cannot
+  // CUDA_VISIBLE_DEVICES; where SharesGpus(), also SCHEDKIT_GROUP, SCHEDKIT_GROUP_SIZE,
+  // SCHEDKIT_RATE and SCHEDKIT_GUEST from the job's run fields, docs/runtime.md). The
+  // members of a co-location group are started one by one on the same placement. Returns the backend id to store. An error means the job cannot
   // run (e.g. its program does not exist): the engine fails it with the message.
   virtual Result<std::string> Start(const JobRecord& job, const Placement& placement) = 0;
   // Stops a running job so that it can resume later; it is told first (SIGTERM) and

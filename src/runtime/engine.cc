@@ -28,6 +28,8 @@ JobSpec SpecOf(const JobRecord& r, double origin_unix) {
   spec.vc = r.vc;
   spec.name = r.name;
   spec.priority = r.priority;
+  spec.iteration_time_s = r.iteration_time_s;
+  spec.stage_times_s = r.stage_times_s;
   return spec;
 }
 
@@ -60,6 +62,10 @@ struct Engine::Live {
   JobRecord rec;
   JobSpec spec;  // What the policy sees; submit_s relative to the time origin.
   Placement placement;
+  // This policy object has had the job in an EventBatch::arrived. A job re-adopted after
+  // a restart has not: if the policy stops it, it is announced then, or it would wait
+  // forever in a queue the policy does not know of.
+  bool announced = false;
 };
 
 // The policy's read-only window on the engine at one decision. REQUIRES: mu_ held.
@@ -116,7 +122,7 @@ Engine::Engine(const RuntimeOptions& options, std::unique_ptr<Store> store,
       policy_(std::move(policy)),
       backend_name_(backend_->Name()),
       drained_(backend_->Cluster().nodes.size(), false),
-      free_(&backend_->Cluster()) {}
+      applier_(&backend_->Cluster()) {}
 
 Result<std::unique_ptr<Engine>> Engine::Start(const RuntimeOptions& options,
                                               std::unique_ptr<Store> store,
@@ -177,38 +183,45 @@ Status Engine::Recover() {
     if (l.rec.state == RunState::kPending) {
       arrived_.push_back(l.rec.id);
     } else if (l.rec.state == RunState::kRunning) {
-      JobExit exit;
-      const Backend::Liveness alive = backend_->Adopt(l.rec, &exit);
-      const Placement p = DecodePlacement(l.rec.placement);
-      if (alive == Backend::Liveness::kAlive && free_.CanAllocate(p)) {
-        l.placement = p;
-        free_.Allocate(p);
-        running_.push_back(l.rec.id);
-        Transition(l, "adopted", now);
-      } else if (alive == Backend::Liveness::kEnded) {
-        // Ended while the service was down; it never joins the policy's view as running.
-        l.rec.executed_s += std::max(0.0, now - l.rec.last_start_time);
-        l.rec.state = exit.exit_code == 0 ? RunState::kSucceeded : RunState::kFailed;
-        l.rec.exit_code = exit.exit_code;
-        l.rec.message = exit.message;
-        l.rec.finish_time = now;
-        l.rec.placement.clear();
-        Transition(l, "finished", now);
-      } else {
-        // Its resources are gone (e.g. fewer --gpus than before): stop it before requeueing.
-        if (alive == Backend::Liveness::kAlive) backend_->Preempt(l.rec);
-        l.rec.state = RunState::kPending;
-        l.rec.placement.clear();
-        l.rec.restart_count++;
-        if (backend_name_ == "slurm")
-          l.rec.backend_id.clear();  // Adopt cancelled it: submit afresh.
-        Transition(l, "requeued", now);
-        arrived_.push_back(l.rec.id);
-      }
+      Readopt(l, now);
     }
   }
   dirty_ = true;
   return Status::Ok();
+}
+
+void Engine::Readopt(Live& l, double now) {
+  JobExit exit;
+  const Backend::Liveness alive = backend_->Adopt(l.rec, &exit);
+  const Placement p = DecodePlacement(l.rec.placement);
+  Status booked = Status::InvalidArgument("not alive");
+  if (alive == Backend::Liveness::kAlive) {
+    // A group's members rejoin their one booking; one that is gone leaves the others be.
+    booked = applier_.Adopt(l.rec.id, p, l.rec.group, l.rec.guest);
+  }
+  if (booked.ok()) {
+    l.placement = p;
+    running_.push_back(l.rec.id);
+    Transition(l, "adopted", now);
+  } else if (alive == Backend::Liveness::kEnded) {
+    // Ended while the service was down; it never joins the policy's view as running.
+    l.rec.executed_s += std::max(0.0, now - l.rec.last_start_time);
+    l.rec.state = exit.exit_code == 0 ? RunState::kSucceeded : RunState::kFailed;
+    l.rec.exit_code = exit.exit_code;
+    l.rec.message = exit.message;
+    l.rec.finish_time = now;
+    l.rec.placement.clear();
+    Transition(l, "finished", now);
+  } else {
+    // Its resources are gone (e.g. fewer --gpus than before): stop it before requeueing.
+    if (alive == Backend::Liveness::kAlive) backend_->Preempt(l.rec);
+    l.rec.state = RunState::kPending;
+    l.rec.placement.clear();
+    l.rec.restart_count++;
+    if (backend_name_ == "slurm") l.rec.backend_id.clear();  // Adopt cancelled it: submit afresh.
+    Transition(l, "requeued", now);
+    arrived_.push_back(l.rec.id);
+  }
 }
 
 Status Engine::Transition(Live& live, const std::string& kind, double unix_time) {
@@ -308,7 +321,7 @@ ClusterSummary Engine::Summary() const {
   const ClusterSpec& spec = backend_->Cluster();
   for (size_t i = 0; i < spec.nodes.size(); ++i) {
     s.nodes.push_back(NodeStatus{backend_->NodeNames()[i], spec.nodes[i].gpus,
-                                 free_.free_gpus(static_cast<int>(i)), drained_[i]});
+                                 applier_.free().free_gpus(static_cast<int>(i)), drained_[i]});
   }
   for (const auto& [id, live] : jobs_) {
     if (live->rec.state == RunState::kPending)
@@ -370,17 +383,29 @@ void Engine::PollBackend(double now_unix) {
   }
 }
 
+void Engine::RejectUnfittable(double now_unix) {
+  std::erase_if(arrived_, [&](JobId id) {
+    Live& l = *jobs_.at(id);
+    const std::string why = applier_.NeverFits(l.rec.gpus);
+    if (why.empty()) return false;
+    Finish(l, RunState::kRejected, 0, "rejected: " + why, now_unix, "rejected");
+    return true;
+  });
+}
+
 void Engine::Decide(double now_unix) {
+  RejectUnfittable(now_unix);
   EventBatch events;
   std::sort(arrived_.begin(), arrived_.end(), [&](JobId a, JobId b) {
     const double sa = jobs_.at(a)->spec.submit_s, sb = jobs_.at(b)->spec.submit_s;
     return sa != sb ? sa < sb : a < b;
   });
+  for (JobId id : arrived_) jobs_.at(id)->announced = true;
   events.arrived.swap(arrived_);
   events.finished.swap(finished_);
   events.woken = wake_at_unix_ > 0 && now_unix >= wake_at_unix_;
   // Drained nodes look full to the policy; their running jobs carry on.
-  ClusterState resources = free_;
+  ClusterState resources = applier_.free();
   for (size_t i = 0; i < drained_.size(); ++i) {
     const int node = static_cast<int>(i);
     if (!drained_[i] || resources.free_gpu_mask(node) == 0) continue;
@@ -389,36 +414,43 @@ void Engine::Decide(double now_unix) {
   View view(*this, now_unix, resources);
   Decisions d;
   policy_->Decide(view, events, &d);
-  Apply(d, now_unix);
   wake_at_unix_ = d.wake_at == kNever ? 0 : origin_unix_ + d.wake_at;
+  Apply(d, now_unix);
 }
 
+// All or nothing, like the simulator; but a policy's failure or bug must not take the
+// service (and every other user's jobs) down: it is logged, nothing of it applies, and
+// the policy is asked again at the next poll (it has been told this batch's events).
 void Engine::Apply(const Decisions& d, double now_unix) {
-  for (JobId id : d.reject) {
-    Live& l = *jobs_.at(id);
-    if (l.rec.state != RunState::kPending) continue;
-    Finish(l, RunState::kRejected, 0,
-           "rejected by policy " + std::string(policy_->Name()) + " (the cluster has " +
-               std::to_string(backend_->Cluster().TotalGpus()) + " GPUs)",
-           now_unix, "rejected");
+  const std::string policy(policy_->Name());
+  const JobLookup facts = [this](JobId id, JobFacts* f) { return Facts(id, f); };
+  const Status st =
+      d.failed() ? d.error : applier_.Validate(d, now_unix - origin_unix_, facts, &plan_);
+  if (!st.ok()) {
+    std::fprintf(stderr, "schedkit serve: policy %s: %s; its decisions are ignored\n",
+                 policy.c_str(), st.message().c_str());
+    wake_at_unix_ = now_unix + options_.poll_s;
+    return;
   }
-  for (JobId id : d.preempt) {
-    Live& l = *jobs_.at(id);
-    if (l.rec.state == RunState::kRunning) StopRunning(l, now_unix);
+  for (const DecisionPlan::Reject& r : plan_.reject) {
+    Finish(*jobs_.at(r.job), RunState::kRejected, 0,
+           "rejected by policy " + policy + (r.reason.empty() ? "" : ": " + r.reason), now_unix,
+           "rejected");
   }
-  for (const StartDecision& s : d.start) {
-    Live& l = *jobs_.at(s.job);
-    if (l.rec.state == RunState::kRunning) StopRunning(l, now_unix);  // A move.
-    if (l.rec.state != RunState::kPending || !free_.CanAllocate(s.placement)) {
-      std::fprintf(
-          stderr,
-          "schedkit serve: policy %s: refused start of job %lld on %s (not pending or not free)\n",
-          std::string(policy_->Name()).c_str(), static_cast<long long>(s.job),
-          s.placement.ToString().c_str());
-      continue;
-    }
-    StartJob(l, s.placement, now_unix);
-  }
+  for (JobId id : plan_.stop) StopRunning(*jobs_.at(id), now_unix);  // Preempted, then moved.
+  applier_.Book(plan_);
+  for (const StartAction& s : plan_.start) StartJob(*jobs_.at(s.decision->job), s, now_unix);
+}
+
+bool Engine::Facts(JobId id, JobFacts* facts) const {
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return false;
+  const RunState s = it->second->rec.state;
+  facts->state = s == RunState::kPending   ? JobState::kPending
+                 : s == RunState::kRunning ? JobState::kRunning
+                                           : JobState::kFinished;
+  facts->gpus = it->second->rec.gpus;
+  return true;
 }
 
 void Engine::StopRunning(Live& l, double now_unix) {
@@ -431,15 +463,25 @@ void Engine::StopRunning(Live& l, double now_unix) {
   l.rec.restart_count++;
   l.rec.state = RunState::kPending;
   l.rec.placement.clear();
-  free_.Release(l.placement);
+  applier_.Release(l.rec.id);
   l.placement = Placement();
   std::erase(running_, l.rec.id);
   Transition(l, "preempted", now_unix);
+  if (!l.announced) {
+    arrived_.push_back(l.rec.id);
+    dirty_ = true;
+  }
 }
 
-void Engine::StartJob(Live& l, const Placement& p, double now_unix) {
-  Result<std::string> id = backend_->Start(l.rec, p);
+void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
+  const StartDecision& s = *start.decision;
+  l.rec.group = applier_.BookingOf(l.rec.id);
+  l.rec.group_size = start.group_size;
+  l.rec.rate = s.rate;
+  l.rec.guest = s.guest;
+  Result<std::string> id = backend_->Start(l.rec, s.placement);
   if (!id.ok()) {
+    applier_.Release(l.rec.id);
     l.rec.exit_code = 127;
     Finish(l, RunState::kFailed, 127, id.status().message(), now_unix, "failed");
     finished_.push_back(l.rec.id);  // The policy thinks it started: tell it it ended.
@@ -450,9 +492,8 @@ void Engine::StartJob(Live& l, const Placement& p, double now_unix) {
   l.rec.state = RunState::kRunning;
   if (l.rec.first_start_time == 0) l.rec.first_start_time = now_unix;
   l.rec.last_start_time = now_unix;
-  l.placement = p;
-  l.rec.placement = EncodePlacement(p);
-  free_.Allocate(p);
+  l.placement = s.placement;
+  l.rec.placement = EncodePlacement(s.placement);
   running_.push_back(l.rec.id);
   Transition(l, "started", now_unix);
 }
@@ -461,7 +502,7 @@ void Engine::Finish(Live& l, RunState state, int exit_code, const std::string& m
                     double now_unix, const std::string& kind) {
   if (l.rec.state == RunState::kRunning) {
     l.rec.executed_s += std::max(0.0, now_unix - l.rec.last_start_time);
-    free_.Release(l.placement);
+    applier_.Release(l.rec.id);
     l.placement = Placement();
     std::erase(running_, l.rec.id);
   }

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/decision_applier.h"
 #include "runtime/backend.h"
 #include "runtime/store.h"
 #include "schedkit/policy.h"
@@ -76,9 +77,15 @@ class Engine {
   // REQUIRES: mu_ held. Writes `rec` and records an event.
   Status Transition(Live& live, const std::string& kind, double unix_time);
   void Decide(double now_unix);
+  // Rejects arrivals that can never fit (they never reach the policy).
+  void RejectUnfittable(double now_unix);
   void Apply(const Decisions& d, double now_unix);
+  // The applier's view of job `id` (JobLookup). REQUIRES: mu_ held.
+  bool Facts(JobId id, JobFacts* facts) const;
   void StopRunning(Live& live, double now_unix);
-  void StartJob(Live& live, const Placement& p, double now_unix);
+  void StartJob(Live& live, const StartAction& start, double now_unix);
+  // Re-adopts a job the store says is running, or finishes or requeues it.
+  void Readopt(Live& live, double now_unix);
   void Finish(Live& live, RunState state, int exit_code, const std::string& message,
               double now_unix, const std::string& kind);
   void PollBackend(double now_unix);
@@ -97,7 +104,9 @@ class Engine {
   std::vector<JobId> running_;
   std::vector<JobId> arrived_, finished_;  // Since the last decision.
   std::vector<bool> drained_;
-  ClusterState free_;
+  DecisionApplier applier_;  // Bookings: what is free, who shares what.
+  DecisionPlan plan_;
+
   double wake_at_unix_ = 0;  // 0 = none.
   bool dirty_ = false, stop_ = false;
   std::deque<JobEvent> events_;  // The most recent, for WatchJobs.

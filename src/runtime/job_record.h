@@ -28,6 +28,10 @@ struct JobRecord {
   double duration_s = 0;
   std::string user, vc, name, checkpoint_dir, working_dir;
   int priority = 0;
+  // Profile for co-location (Muri): seconds per iteration alone and that iteration's stage
+  // times ([0] data + CPU, [1] GPU, [2] network); 0 = unknown.
+  double iteration_time_s = 0;
+  StageTimes stage_times_s{0, 0, 0};
   double submit_time = 0;  // Unix seconds.
   // Progress.
   RunState state = RunState::kPending;
@@ -38,6 +42,11 @@ struct JobRecord {
   int restart_count = 0;
   int preemptions = 0;
   std::string placement;   // Encoded by EncodePlacement; empty unless running.
+  // How the policy started the current (or last) run (schedkit/decision.h StartDecision).
+  int64_t group = 0;       // Booking shared with its co-location group; 0 for a guest.
+  int group_size = 1;      // Jobs sharing that booking (1 alone).
+  double rate = 1;         // Solo speed fraction the policy expects it to run at.
+  bool guest = false;      // Runs on GPUs it does not book (AntMan's opportunistic jobs).
   std::string backend_id;  // Local: "pid:starttime" of the job's monitor; Slurm: the job id.
   int exit_code = 0;
   std::string message;

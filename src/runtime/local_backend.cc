@@ -11,12 +11,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "runtime/backend.h"
@@ -43,6 +46,13 @@ std::string StartTimeOf(pid_t pid) {
   for (int i = 4; i <= 22 && rest >> field; ++i) {
   }
   return field;
+}
+
+// The shortest text that reads back as `v` ("0.5", not "0.500000").
+std::string ShortestText(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, r.ptr);
 }
 
 bool ParseBackendId(const std::string& id, pid_t* pid, std::string* start) {
@@ -179,6 +189,7 @@ class LocalBackend final : public Backend {
   }
 
   std::string Name() const override { return "local"; }
+  bool SharesGpus() const override { return true; }
   const ClusterSpec& Cluster() const override { return cluster_; }
   const std::vector<std::string>& NodeNames() const override { return names_; }
 
@@ -274,17 +285,23 @@ class LocalBackend final : public Backend {
         if (s.gpu_mask >> g & 1) gpus += (gpus.empty() ? "" : ",") + std::to_string(g);
       }
     }
-    static const char* const kOurs[] = {"SCHEDKIT_JOB_ID=", "SCHEDKIT_RESTART_COUNT=",
-                                        "SCHEDKIT_CHECKPOINT_DIR=", "CUDA_VISIBLE_DEVICES="};
+    const std::vector<std::string> ours = {
+        "SCHEDKIT_JOB_ID=" + std::to_string(job.id),
+        "SCHEDKIT_RESTART_COUNT=" + std::to_string(job.restart_count),
+        "SCHEDKIT_CHECKPOINT_DIR=" + job.checkpoint_dir,
+        "CUDA_VISIBLE_DEVICES=" + gpus,
+        "SCHEDKIT_GROUP=" + std::to_string(job.group),
+        "SCHEDKIT_GROUP_SIZE=" + std::to_string(job.group_size),
+        "SCHEDKIT_RATE=" + ShortestText(job.rate),
+        std::string("SCHEDKIT_GUEST=") + (job.guest ? "1" : "0")};
     for (char** e = environ; *e != nullptr; ++e) {
-      bool ours = false;
-      for (const char* k : kOurs) ours = ours || std::strncmp(*e, k, std::strlen(k)) == 0;
-      if (!ours) plan.env.emplace_back(*e);
+      const std::string_view var(*e);
+      const bool replaced = std::any_of(ours.begin(), ours.end(), [&](const std::string& o) {
+        return var.substr(0, var.find('=') + 1) == o.substr(0, o.find('=') + 1);
+      });
+      if (!replaced) plan.env.emplace_back(*e);
     }
-    plan.env.push_back("SCHEDKIT_JOB_ID=" + std::to_string(job.id));
-    plan.env.push_back("SCHEDKIT_RESTART_COUNT=" + std::to_string(job.restart_count));
-    plan.env.push_back("SCHEDKIT_CHECKPOINT_DIR=" + job.checkpoint_dir);
-    plan.env.push_back("CUDA_VISIBLE_DEVICES=" + gpus);
+    plan.env.insert(plan.env.end(), ours.begin(), ours.end());
     // CPU affinity: the lowest free cores, when there are enough of them.
     std::vector<int> cores;
     for (size_t i = 0; i < cores_.size() && static_cast<int>(cores.size()) < job.cpus; ++i) {

@@ -13,6 +13,7 @@
 
 #include "runtime/auth.h"
 #include "runtime/engine.h"
+#include "runtime/policy_support.h"
 #include "schedkit/v1/scheduler.grpc.pb.h"
 
 namespace schedkit {
@@ -87,6 +88,8 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     job.checkpoint_dir = req->checkpoint_dir();
     job.name = req->name();
     job.working_dir = req->working_dir();
+    job.iteration_time_s = req->iteration_time_s();
+    std::copy(req->stage_times_s().begin(), req->stage_times_s().end(), job.stage_times_s.begin());
     Result<JobId> id = engine_->Submit(std::move(job));
     if (!id.ok()) return ToGrpc(id.status());
     resp->set_job_id(*id);
@@ -216,6 +219,16 @@ class SchedulerImpl final : public pb::Scheduler::Service {
       return Invalid("mem_gb: must be a finite number >= 0");
     if (!Finite(r.duration_s()) || r.duration_s() < 0)
       return Invalid("duration_s: must be a finite number >= 0");
+    if (!Finite(r.iteration_time_s()) || r.iteration_time_s() < 0)
+      return Invalid("iteration_time_s: must be a finite number >= 0");
+    if (!r.stage_times_s().empty() && r.stage_times_s().size() != 3) {
+      return Invalid("stage_times_s: " + std::to_string(r.stage_times_s().size()) +
+                     " values; give none or 3 (data + CPU, GPU, network)");
+    }
+    for (int i = 0; i < r.stage_times_s().size(); ++i) {
+      if (!Finite(r.stage_times_s(i)) || r.stage_times_s(i) < 0)
+        return Invalid("stage_times_s[" + std::to_string(i) + "]: must be a finite number >= 0");
+    }
     if (!r.checkpoint_dir().empty() && r.checkpoint_dir()[0] != '/') {
       return Invalid("checkpoint_dir: '" + r.checkpoint_dir() + "' is not an absolute path");
     }
@@ -255,6 +268,12 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     out->set_stdout_path(dir + "/stdout.log");
     out->set_stderr_path(dir + "/stderr.log");
     out->set_backend_id(j.backend_id);
+    out->set_iteration_time_s(j.iteration_time_s);
+    for (double t : j.stage_times_s) out->add_stage_times_s(t);
+    out->set_group(j.group);
+    out->set_group_size(j.group_size);
+    out->set_rate(j.rate);
+    out->set_guest(j.guest);
   }
 
   Engine* engine_;
@@ -330,6 +349,7 @@ Result<std::unique_ptr<RuntimeService>> RuntimeService::Start(const RuntimeOptio
                 "--backend '" + options.backend + "': expected local or slurm"));
   if (!backend.ok()) return backend.status();
   if (options.policy.policy.empty()) options.policy.policy = "fifo";
+  SCHEDKIT_RETURN_IF_ERROR(CheckPolicyRunsOn(options.policy.policy, **backend));
   Result<std::unique_ptr<Policy>> policy = MakePolicy(options.policy);
   if (!policy.ok()) return policy.status();
   Result<std::unique_ptr<Store>> store = Store::Open(options.state_dir + "/schedkit.db");

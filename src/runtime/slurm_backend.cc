@@ -53,6 +53,7 @@ class SlurmBackend final : public Backend {
       : options_(o), cluster_(std::move(cluster)), names_(std::move(names)) {}
 
   std::string Name() const override { return "slurm"; }
+  bool SharesGpus() const override { return false; }  // --gres books GPUs per job.
   const ClusterSpec& Cluster() const override { return cluster_; }
   const std::vector<std::string>& NodeNames() const override { return names_; }
 

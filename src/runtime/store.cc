@@ -3,6 +3,8 @@
 #include <sqlite3.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
 
 namespace schedkit::runtime {
 namespace {
@@ -24,6 +26,14 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE INDEX IF NOT EXISTS events_by_job ON events(job_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 )";
+
+// Columns added after the first release, with their declarations: Open adds those an
+// older store lacks, so its jobs read as having run alone at full speed with no profile.
+constexpr std::pair<const char*, const char*> kAddedColumns[] = {
+    {"iteration_time_s", "REAL NOT NULL DEFAULT 0"}, {"stage_data_s", "REAL NOT NULL DEFAULT 0"},
+    {"stage_gpu_s", "REAL NOT NULL DEFAULT 0"},      {"stage_net_s", "REAL NOT NULL DEFAULT 0"},
+    {"run_group", "INTEGER NOT NULL DEFAULT 0"},     {"group_size", "INTEGER NOT NULL DEFAULT 1"},
+    {"rate", "REAL NOT NULL DEFAULT 1"},             {"guest", "INTEGER NOT NULL DEFAULT 0"}};
 
 // A prepared statement that finalizes itself.
 class Stmt {
@@ -62,6 +72,10 @@ int BindProgress(Stmt& s, const JobRecord& j, int first) {
   s.Bind(i++, j.backend_id);
   s.Bind(i++, j.exit_code);
   s.Bind(i++, j.message);
+  s.Bind(i++, j.group);
+  s.Bind(i++, j.group_size);
+  s.Bind(i++, j.rate);
+  s.Bind(i++, j.guest ? 1 : 0);
   return i;
 }
 
@@ -109,10 +123,26 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   // necessarily of the machine), at a fraction of FULL's fsync cost.
   SCHEDKIT_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
   SCHEDKIT_RETURN_IF_ERROR(store->Exec(kSchema));
+  SCHEDKIT_RETURN_IF_ERROR(store->AddMissingColumns());
   return store;
 }
 
 Store::~Store() { sqlite3_close(db_); }
+
+Status Store::AddMissingColumns() {
+  std::set<std::string> have;
+  {
+    Stmt s(db_, "PRAGMA table_info(jobs)");
+    if (!s.ok()) return Error("read the jobs table's columns");
+    while (sqlite3_step(s.get()) == SQLITE_ROW) have.insert(s.Text(1));
+  }
+  for (const auto& [name, declaration] : kAddedColumns) {
+    if (have.count(name)) continue;
+    SCHEDKIT_RETURN_IF_ERROR(
+        Exec(std::string("ALTER TABLE jobs ADD COLUMN ") + name + " " + declaration));
+  }
+  return Status::Ok();
+}
 
 Status Store::Error(const std::string& what) const {
   return Status::IoError(path_ + ": " + what + ": " + sqlite3_errmsg(db_));
@@ -136,7 +166,9 @@ Status Store::Insert(JobRecord* j) {
       "INSERT INTO jobs (command, shell, gpus, cpus, mem_gb, duration_s, user, vc, name, "
       "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
-      "backend_id, exit_code, message) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
+      "stage_data_s, stage_gpu_s, stage_net_s) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -154,7 +186,9 @@ Status Store::Insert(JobRecord* j) {
   s.Bind(11, j->working_dir);
   s.Bind(12, j->priority);
   s.Bind(13, j->submit_time);
-  BindProgress(s, *j, 14);
+  int next = BindProgress(s, *j, 14);
+  s.Bind(next++, j->iteration_time_s);
+  for (double t : j->stage_times_s) s.Bind(next++, t);
   if (sqlite3_step(s.get()) != SQLITE_DONE) {
     Status st = Error("insert job");
     Exec("ROLLBACK");
@@ -179,7 +213,7 @@ Status Store::Update(const JobRecord& j, const std::string& kind, double time) {
   Stmt s(db_,
          "UPDATE jobs SET state=?, first_start_time=?, last_start_time=?, finish_time=?, "
          "executed_s=?, restart_count=?, preemptions=?, placement=?, backend_id=?, exit_code=?, "
-         "message=? WHERE id=?");
+         "message=?, run_group=?, group_size=?, rate=?, guest=? WHERE id=?");
   const int next = BindProgress(s, j, 1);
   s.Bind(next, j.id);
   Stmt e(db_, "INSERT INTO events (job_id, time, kind, state) VALUES (?,?,?,?)");
@@ -201,7 +235,8 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "SELECT id, command, shell, gpus, cpus, mem_gb, duration_s, user, vc, name, "
          "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
-         "backend_id, exit_code, message FROM jobs ORDER BY id");
+         "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
+         "stage_data_s, stage_gpu_s, stage_net_s FROM jobs ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
   int rc;
@@ -240,6 +275,12 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.backend_id = s.Text(22);
     j.exit_code = sqlite3_column_int(q, 23);
     j.message = s.Text(24);
+    j.group = sqlite3_column_int64(q, 25);
+    j.group_size = sqlite3_column_int(q, 26);
+    j.rate = sqlite3_column_double(q, 27);
+    j.guest = sqlite3_column_int(q, 28) != 0;
+    j.iteration_time_s = sqlite3_column_double(q, 29);
+    for (int k = 0; k < 3; ++k) j.stage_times_s[k] = sqlite3_column_double(q, 30 + k);
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");

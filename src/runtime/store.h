@@ -35,6 +35,7 @@ class Store {
  private:
   explicit Store(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
   Status Exec(const std::string& sql);
+  Status AddMissingColumns();
   Status Error(const std::string& what) const;
 
   sqlite3* db_;

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/decision_applier.h"
 #include "schedkit/registry.h"
 #include "schedkit/view.h"
 
@@ -45,12 +46,13 @@ JobSpec TestJob(JobId id) {
       .Build();
 }
 
-// A one-node cluster that applies decisions as an engine must: it refuses (with a test
-// failure) a start of a job that has ended, a preemption of a job that is not running, a
-// double booking, a group whose members disagree on the placement, a non-finite rate.
+// A one-node cluster that applies decisions as every engine does, through the shared
+// DecisionApplier: a decision it refuses (a start of a job that has ended, a preemption
+// of a job that is not running, a double booking, a group whose members disagree on the
+// placement, a non-finite rate) is a test failure.
 class MiniRuntime final : public ClusterView {
  public:
-  MiniRuntime() : spec_(ClusterSpec::Uniform(1, 1, kGpus, 0, 0)), free_(&spec_) {}
+  MiniRuntime() : spec_(ClusterSpec::Uniform(1, 1, kGpus, 0, 0)), applier_(&spec_) {}
 
   void Submit(const JobSpec& spec) {
     jobs_[spec.id].spec = spec;
@@ -80,7 +82,7 @@ class MiniRuntime final : public ClusterView {
 
   Time Now() const override { return now_; }
   const ClusterSpec& Cluster() const override { return spec_; }
-  const ClusterState& Resources() const override { return free_; }
+  const ClusterState& Resources() const override { return applier_.free(); }
   const std::vector<JobId>& RunningJobs() const override { return running_; }
   std::vector<JobId> PendingJobs() const override {
     std::vector<JobId> ids;  // Ids follow submit times here.
@@ -110,106 +112,52 @@ class MiniRuntime final : public ClusterView {
     JobSpec spec;
     JobState state = JobState::kPending;
     Placement placement;
-    int64_t booking = 0;  // Key in bookings_; 0 for a guest (books nothing).
     Time first_start_s = kNever, last_start_s = kNever;
     double executed_s = 0;
     int preemptions = 0;
   };
-  struct Booking {
-    Placement placement;
-    int members = 0;
-  };
-
-  bool Known(JobId id) const { return jobs_.count(id) > 0; }
 
   void Stop(JobId id) {
     Job& j = jobs_.at(id);
     j.executed_s += now_ - j.last_start_s;
-    if (j.booking != 0) {
-      Booking& b = bookings_.at(j.booking);
-      if (--b.members == 0) {
-        free_.Release(b.placement);
-        bookings_.erase(j.booking);
-      }
-    }
+    applier_.Release(id);
     j.state = JobState::kPending;
     j.placement = Placement();
     std::erase(running_, id);
   }
 
   void Apply(const Decisions& d) {
-    for (JobId id : d.reject) {
-      if (!Known(id) || jobs_.at(id).state != JobState::kPending) {
-        ADD_FAILURE() << "rejected job " << id << ", which is not pending";
-        continue;
-      }
-      jobs_.at(id).state = JobState::kRejected;
-    }
-    for (JobId id : d.preempt) {
-      if (!Known(id) || jobs_.at(id).state != JobState::kRunning) {
-        ADD_FAILURE() << "preempted job " << id << ", which is not running";
-        continue;
-      }
-      Stop(id);
-      jobs_.at(id).preemptions++;
-    }
-    for (const StartDecision& s : d.start) {  // A start naming a running job moves it.
-      if (Known(s.job) && jobs_.at(s.job).state == JobState::kRunning) Stop(s.job);
-    }
-    std::map<int64_t, int64_t> booking_of_group;  // Decision group -> booking.
-    for (const StartDecision& s : d.start) {
-      if (!Known(s.job) || jobs_.at(s.job).state != JobState::kPending) {
-        ADD_FAILURE() << "started job " << s.job << ", which has ended";
-        continue;
-      }
-      if (!(s.rate > 0) || !std::isfinite(s.rate)) {
-        ADD_FAILURE() << "started job " << s.job << " at rate " << s.rate;
-        continue;
-      }
-      Job& j = jobs_.at(s.job);
-      if (s.placement.gpus() != j.spec.gpus) {
-        ADD_FAILURE() << "started job " << s.job << " on " << s.placement.ToString();
-        continue;
-      }
-      int64_t booking = 0;
-      if (!s.guest) {
-        auto group = s.group == 0 ? booking_of_group.end() : booking_of_group.find(s.group);
-        if (group != booking_of_group.end()) {
-          booking = group->second;
-          if (!(bookings_.at(booking).placement == s.placement)) {
-            ADD_FAILURE() << "job " << s.job << " left its group's placement";
-            continue;
-          }
-        } else {
-          if (!free_.CanAllocate(s.placement)) {
-            ADD_FAILURE() << "started job " << s.job << " on busy GPUs " << s.placement.ToString();
-            continue;
-          }
-          free_.Allocate(s.placement);
-          booking = next_booking_++;
-          bookings_[booking].placement = s.placement;
-          if (s.group != 0) booking_of_group[s.group] = booking;
-        }
-        bookings_.at(booking).members++;
-      }
+    ASSERT_FALSE(d.failed()) << d.error.message();
+    DecisionPlan plan;
+    const JobLookup lookup = [&](JobId id, JobFacts* facts) {
+      auto it = jobs_.find(id);
+      if (it == jobs_.end()) return false;
+      *facts = JobFacts{it->second.state, it->second.spec.gpus};
+      return true;
+    };
+    const schedkit::Status st = applier_.Validate(d, now_, lookup, &plan);
+    ASSERT_TRUE(st.ok()) << st.message();
+    for (const DecisionPlan::Reject& r : plan.reject) jobs_.at(r.job).state = JobState::kRejected;
+    for (JobId id : d.preempt) jobs_.at(id).preemptions++;
+    for (JobId id : plan.stop) Stop(id);
+    applier_.Book(plan);
+    for (const StartAction& a : plan.start) {
+      Job& j = jobs_.at(a.decision->job);
       j.state = JobState::kRunning;
-      j.placement = s.placement;
-      j.booking = booking;
+      j.placement = a.decision->placement;
       if (j.first_start_s == kNever) j.first_start_s = now_;
       j.last_start_s = now_;
-      running_.push_back(s.job);
+      running_.push_back(a.decision->job);
     }
   }
 
   ClusterSpec spec_;
-  ClusterState free_;
+  DecisionApplier applier_;
   Time now_ = 0;
   Time wake_at_ = kNever;
   std::map<JobId, Job> jobs_;
   std::vector<JobId> running_;
   std::vector<JobId> arrived_, finished_;  // Since the last Step.
-  std::map<int64_t, Booking> bookings_;
-  int64_t next_booking_ = 1;
 };
 
 struct Cancel {
@@ -244,7 +192,7 @@ void RunScenario(const std::string& policy_name, Cancel cancel,
     now += 100;
     rt.Step(**policy, now);
   }
-  // A start of the cancelled job fails in MiniRuntime::Apply ("which has ended").
+  // A start of the cancelled job fails in MiniRuntime::Apply ("starts finished ...").
   EXPECT_TRUE(rt.RunningJobs().empty());
   EXPECT_EQ(rt.PendingJobs(), std::vector<JobId>()) << "jobs the policy stopped starting";
 }

@@ -1,10 +1,16 @@
-// The runtime engine in process (a real SQLite store, the real local backend) under a policy
-// that checks the EventBatch contract of decision.h: a job is listed as finished only after
-// the batch that listed it as arrived, never in the same batch, and never twice.
+// The runtime engine in process (a real SQLite store, the real local backend, real
+// processes): the EventBatch contract of decision.h (a job is listed as finished only after
+// the batch that listed it as arrived, never in the same batch, and never twice), a
+// policy's error channel, an older store's new columns, and every registered policy on
+// the runtime.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -14,6 +20,7 @@
 
 #include "runtime/backend.h"
 #include "runtime/engine.h"
+#include "runtime/policy_support.h"
 #include "runtime/store.h"
 #include "schedkit/registry.h"
 
@@ -57,50 +64,257 @@ class ContractCheckingPolicy : public Policy {
   std::vector<std::string> violations_;
 };
 
-TEST(RuntimeEngine, SubmitThenCancelNeverReachesThePolicyInOneBatch) {
-  const std::string dir = ::testing::TempDir() + "/runtime_engine_cancel";
+// An engine on a fresh state directory with `gpus` local slots.
+std::unique_ptr<Engine> StartEngine(const std::string& name, int gpus,
+                                    std::unique_ptr<Policy> policy) {
+  const std::string dir = ::testing::TempDir() + "/runtime_engine_" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   RuntimeOptions options;
   options.state_dir = dir;
-  options.gpus = 1;
+  options.gpus = gpus;
   options.poll_s = 0.01;
+  options.grace_s = 1;
   Result<std::unique_ptr<Backend>> backend = MakeLocalBackend(options);
-  ASSERT_TRUE(backend.ok()) << backend.status().message();
+  EXPECT_TRUE(backend.ok()) << backend.status().message();
   Result<std::unique_ptr<Store>> store = Store::Open(dir + "/schedkit.db");
-  ASSERT_TRUE(store.ok()) << store.status().message();
-  PolicyRequest fifo;
-  fifo.policy = "fifo";
-  Result<std::unique_ptr<Policy>> inner = MakePolicy(fifo);
-  ASSERT_TRUE(inner.ok()) << inner.status().message();
-  auto checking = std::make_unique<ContractCheckingPolicy>(std::move(inner).value());
-  ContractCheckingPolicy* policy = checking.get();
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  if (!backend.ok() || !store.ok()) return nullptr;
   Result<std::unique_ptr<Engine>> engine = Engine::Start(
-      options, std::move(store).value(), std::move(backend).value(), std::move(checking));
-  ASSERT_TRUE(engine.ok()) << engine.status().message();
+      options, std::move(store).value(), std::move(backend).value(), std::move(policy));
+  EXPECT_TRUE(engine.ok()) << engine.status().message();
+  return engine.ok() ? std::move(engine).value() : nullptr;
+}
+
+std::unique_ptr<Policy> Builtin(const std::string& name) {
+  PolicyRequest request;
+  request.policy = name;
+  Result<std::unique_ptr<Policy>> policy = MakePolicy(request);
+  EXPECT_TRUE(policy.ok()) << policy.status().message();
+  return policy.ok() ? std::move(policy).value() : nullptr;
+}
+
+bool AllIn(const Engine& engine, const std::vector<JobId>& jobs, RunState state) {
+  for (JobId id : jobs) {
+    Result<JobRecord> r = engine.Get(id);
+    if (!r.ok() || r->state != state) return false;
+  }
+  return true;
+}
+
+bool WaitUntil(const std::function<bool()>& done, double timeout_s) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  while (!done() && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return done();
+}
+
+TEST(RuntimeEngine, SubmitThenCancelNeverReachesThePolicyInOneBatch) {
+  const std::string dir = ::testing::TempDir();
+  auto checking = std::make_unique<ContractCheckingPolicy>(Builtin("fifo"));
+  ContractCheckingPolicy* policy = checking.get();
+  std::unique_ptr<Engine> engine = StartEngine("cancel", 1, std::move(checking));
+  ASSERT_NE(engine, nullptr);
   // Nothing starts on a drained node: every job stays pending until it is cancelled, and a
   // cancel issued right after its submit usually lands before the loop's next decision.
-  ASSERT_TRUE((*engine)->Drain("local").ok());
+  ASSERT_TRUE(engine->Drain("local").ok());
   for (int i = 0; i < 200; ++i) {
     JobRecord job;
     job.command = {"true"};
     job.gpus = 1;
     job.working_dir = dir;
-    Result<JobId> id = (*engine)->Submit(job);
+    Result<JobId> id = engine->Submit(job);
     ASSERT_TRUE(id.ok()) << id.status().message();
     if (i % 10 == 0)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));  // Let some be told.
-    Result<RunState> was = (*engine)->Cancel(*id);
+    Result<RunState> was = engine->Cancel(*id);
     ASSERT_TRUE(was.ok()) << was.status().message();
     EXPECT_EQ(*was, RunState::kPending);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));  // A last decision.
-  (*engine)->Stop();
-  EXPECT_EQ((*engine)->Summary().pending, 0);
+  engine->Stop();
+  EXPECT_EQ(engine->Summary().pending, 0);
   const std::vector<std::string> violations = policy->violations();
   EXPECT_TRUE(violations.empty()) << violations.size()
                                   << " violations, first: " << violations.front();
 }
+
+// Fails its first decision before deciding anything (as Themis does when its LP solver
+// fails), keeping that batch's events for the next one; then decides as FIFO.
+class FailsOncePolicy : public Policy {
+ public:
+  explicit FailsOncePolicy(std::unique_ptr<Policy> inner) : inner_(std::move(inner)) {}
+  std::string_view Name() const override { return "fails-once"; }
+  void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
+    kept_.arrived.insert(kept_.arrived.end(), events.arrived.begin(), events.arrived.end());
+    kept_.finished.insert(kept_.finished.end(), events.finished.begin(), events.finished.end());
+    if (!failed_) {
+      failed_ = true;
+      out->Fail("LP solver: status 1");
+      return;
+    }
+    inner_->Decide(view, kept_, out);
+    kept_ = EventBatch();
+  }
+
+ private:
+  std::unique_ptr<Policy> inner_;
+  EventBatch kept_;
+  bool failed_ = false;
+};
+
+// A failed decision applies nothing and does not take the service down: the policy is
+// asked again at the next poll and the job runs.
+TEST(RuntimeEngine, APolicyFailureIsLoggedAndTheServiceGoesOn) {
+  std::unique_ptr<Engine> engine =
+      StartEngine("fails_once", 1, std::make_unique<FailsOncePolicy>(Builtin("fifo")));
+  ASSERT_NE(engine, nullptr);
+  JobRecord job;
+  job.command = {"true"};
+  job.gpus = 1;
+  job.working_dir = ::testing::TempDir();
+  Result<JobId> id = engine->Submit(job);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_TRUE(WaitUntil([&] { return AllIn(*engine, {*id}, RunState::kSucceeded); }, 20));
+  EXPECT_FALSE(engine->stopped());
+}
+
+// A store written before co-location existed (no run_group, rate, ... columns) opens, gets
+// the new columns with their defaults, and keeps its jobs.
+TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
+  const std::string path = ::testing::TempDir() + "/runtime_store_old.db";
+  std::filesystem::remove(path);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const char* kFirstRelease =
+      "CREATE TABLE jobs (id INTEGER PRIMARY KEY AUTOINCREMENT, command TEXT NOT NULL, "
+      "shell INTEGER NOT NULL, gpus INTEGER NOT NULL, cpus INTEGER NOT NULL, mem_gb REAL NOT "
+      "NULL, duration_s REAL NOT NULL, user TEXT NOT NULL, vc TEXT NOT NULL, name TEXT NOT NULL, "
+      "checkpoint_dir TEXT NOT NULL, working_dir TEXT NOT NULL, priority INTEGER NOT NULL, "
+      "submit_time REAL NOT NULL, state TEXT NOT NULL, first_start_time REAL NOT NULL, "
+      "last_start_time REAL NOT NULL, finish_time REAL NOT NULL, executed_s REAL NOT NULL, "
+      "restart_count INTEGER NOT NULL, preemptions INTEGER NOT NULL, placement TEXT NOT NULL, "
+      "backend_id TEXT NOT NULL, exit_code INTEGER NOT NULL, message TEXT NOT NULL);"
+      "INSERT INTO jobs VALUES (1, '[\"true\"]', 0, 1, 0, 0, 0, 'u', '', '', '', '', 0, 5, "
+      "'RUNNING', 6, 6, 0, 0, 0, 0, '0:1', '1:1', 0, '');";
+  ASSERT_EQ(sqlite3_exec(db, kFirstRelease, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  Result<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Result<std::vector<JobRecord>> jobs = (*store)->LoadAll();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 1u);
+  const JobRecord& j = jobs->front();
+  EXPECT_EQ(j.placement, "0:1");
+  EXPECT_EQ(j.group, 0);  // Re-adopted as running alone.
+  EXPECT_EQ(j.group_size, 1);
+  EXPECT_EQ(j.rate, 1);
+  EXPECT_FALSE(j.guest);
+  JobRecord again = j;
+  again.group = 3;
+  again.rate = 0.5;
+  ASSERT_TRUE((*store)->Update(again, "started", 7).ok());
+  store = Store::Open(path);  // Reopening adds nothing twice.
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  jobs = (*store)->LoadAll();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  EXPECT_EQ(jobs->front().group, 3);
+  EXPECT_EQ(jobs->front().rate, 0.5);
+}
+
+// Records whether the policy it wraps ever co-locates (a group or a guest).
+class ColocationWatcher : public Policy {
+ public:
+  explicit ColocationWatcher(std::unique_ptr<Policy> inner) : inner_(std::move(inner)) {}
+  std::string_view Name() const override { return inner_->Name(); }
+  void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
+    inner_->Decide(view, events, out);
+    for (const StartDecision& s : out->start) colocated_ = colocated_ || s.group != 0 || s.guest;
+  }
+  bool colocated() const { return colocated_; }
+
+ private:
+  std::unique_ptr<Policy> inner_;
+  std::atomic<bool> colocated_{false};
+};
+
+// What a backend that books GPUs per job (Slurm) answers; only its answers are used.
+class ExclusiveBackend final : public Backend {
+ public:
+  std::string Name() const override { return "exclusive"; }
+  const ClusterSpec& Cluster() const override { return cluster_; }
+  const std::vector<std::string>& NodeNames() const override { return names_; }
+  bool SharesGpus() const override { return false; }
+  Result<std::string> Start(const JobRecord&, const Placement&) override { return Unused(); }
+  Status Preempt(const JobRecord&) override { return Unused(); }
+  Status Cancel(const JobRecord&) override { return Unused(); }
+  std::vector<JobExit> Poll(const std::vector<const JobRecord*>&) override { return {}; }
+  Liveness Adopt(const JobRecord&, JobExit*) override { return Liveness::kLost; }
+
+ private:
+  static Status Unused() { return Status::Internal("not used by this test"); }
+  ClusterSpec cluster_;
+  std::vector<std::string> names_;
+};
+
+// Every registered policy either runs a few real short jobs (of 1 and 2 GPUs, with
+// estimates, priorities and stage profiles) to completion on the runtime's local backend,
+// or is refused at `serve` time with a reason. A policy that co-locates is refused on a
+// backend that books GPUs exclusively, and is known to PolicyColocates.
+class RuntimePolicies : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RuntimePolicies, EveryPolicyRunsOrIsRefused) {
+  const std::string& name = GetParam();
+  const Status exclusive = CheckPolicyRunsOn(name, ExclusiveBackend());
+  EXPECT_EQ(exclusive.ok(), !PolicyColocates(name)) << exclusive.message();
+  if (!exclusive.ok()) EXPECT_NE(exclusive.message().find(name), std::string::npos);
+  RuntimeOptions local_options;
+  local_options.gpus = 2;
+  Result<std::unique_ptr<Backend>> local = MakeLocalBackend(local_options);
+  ASSERT_TRUE(local.ok());
+  if (Status st = CheckPolicyRunsOn(name, **local); !st.ok()) {
+    EXPECT_FALSE(st.message().empty());
+    GTEST_SKIP() << "refused: " << st.message();
+  }
+  auto watcher = std::make_unique<ColocationWatcher>(Builtin(name));
+  ColocationWatcher* watch = watcher.get();
+  std::string dir_name = name;
+  std::replace(dir_name.begin(), dir_name.end(), '-', '_');
+  std::unique_ptr<Engine> engine = StartEngine("policy_" + dir_name, 2, std::move(watcher));
+  ASSERT_NE(engine, nullptr);
+  std::vector<JobId> jobs;
+  for (int i = 0; i < 4; ++i) {
+    JobRecord job;
+    job.command = {"sleep", "0.2"};
+    job.gpus = i == 1 ? 2 : 1;
+    job.duration_s = 0.2 * (4 - i);
+    job.priority = i % 2;
+    job.iteration_time_s = 0.1;
+    job.stage_times_s = i % 2 == 0 ? StageTimes{0.06, 0.03, 0.01} : StageTimes{0.01, 0.08, 0.01};
+    job.working_dir = ::testing::TempDir();
+    Result<JobId> id = engine->Submit(job);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    jobs.push_back(*id);
+  }
+  EXPECT_TRUE(WaitUntil([&] { return AllIn(*engine, jobs, RunState::kSucceeded); }, 60))
+      << name << " left jobs unfinished";
+  engine->Stop();
+  if (watch->colocated()) EXPECT_TRUE(PolicyColocates(name)) << name << " co-locates";
+}
+
+std::vector<std::string> RegisteredPolicies() {
+  std::vector<std::string> names;
+  for (const auto& entry : BuiltinRegistries().policies.entries()) names.push_back(entry.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, RuntimePolicies, ::testing::ValuesIn(RegisteredPolicies()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace schedkit::runtime

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "runtime/client.h"
+#include "runtime/store.h"
 
 namespace schedkit::runtime::testing {
 
@@ -50,6 +51,15 @@ inline std::string FreshDir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+// Events of `kind` the service's store holds for `job`; -1 if it cannot be read.
+inline int64_t EventCount(const std::string& state_dir, JobId job, const std::string& kind) {
+  auto store = Store::Open(state_dir + "/schedkit.db");
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  if (!store.ok()) return -1;
+  auto n = (*store)->CountEvents(job, kind);
+  return n.ok() ? *n : -1;
 }
 
 // `schedkit serve --state-dir DIR ARGS...` on a free loopback port.

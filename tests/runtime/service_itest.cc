@@ -6,19 +6,10 @@
 #include <atomic>
 #include <thread>
 
-#include "runtime/store.h"
 #include "runtime_itest_util.h"
 
 namespace schedkit::runtime::testing {
 namespace {
-
-int64_t EventCount(const std::string& state_dir, JobId job, const std::string& kind) {
-  auto store = Store::Open(state_dir + "/schedkit.db");
-  EXPECT_TRUE(store.ok()) << store.status().message();
-  if (!store.ok()) return -1;
-  auto n = (*store)->CountEvents(job, kind);
-  return n.ok() ? *n : -1;
-}
 
 pid_t MonitorPid(const pb::Job& job) {
   return static_cast<pid_t>(std::atol(job.backend_id().c_str()));

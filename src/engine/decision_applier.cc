@@ -1,0 +1,225 @@
+#include "engine/decision_applier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <unordered_set>
+
+namespace schedkit {
+
+void DecisionPlan::Clear() {
+  reject.clear();
+  stop.clear();
+  start.clear();
+  groups.clear();
+}
+
+DecisionApplier::DecisionApplier(const ClusterSpec* cluster) : cluster_(cluster), free_(cluster) {}
+
+std::string DecisionApplier::NeverFits(int gpus) const {
+  const int total = free_.total_gpus();
+  if (gpus <= total) return "";
+  return "asks for " + std::to_string(gpus) + " GPUs; the cluster has " + std::to_string(total);
+}
+
+Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& jobs,
+                                 DecisionPlan* plan) const {
+  plan->Clear();
+  const std::string at = "decision at t=" + std::to_string(now) + ": ";
+  auto fail = [&](const std::string& what, JobId id) {
+    return Status::InvalidArgument(at + what + " job " + std::to_string(id));
+  };
+  std::unordered_set<JobId> named;  // A job may appear in one list, once.
+  JobFacts facts;
+  auto look_up = [&](JobId id) { return jobs(id, &facts) && named.insert(id).second; };
+  for (size_t i = 0; i < d.reject.size(); ++i) {
+    const JobId id = d.reject[i];
+    if (!look_up(id) || facts.state != JobState::kPending) {
+      return fail("rejects non-pending or repeated", id);
+    }
+    plan->reject.push_back({id, d.RejectReason(i)});
+  }
+  for (JobId id : d.preempt) {
+    if (!look_up(id) || facts.state != JobState::kRunning) {
+      return fail("preempts non-running or repeated", id);
+    }
+    plan->stop.push_back(id);
+  }
+  if (d.wake_at != kNever && !(d.wake_at > now)) {
+    return Status::InvalidArgument(at + "wake-up at t=" + std::to_string(d.wake_at) +
+                                   " is not after now");
+  }
+  if (d.start.empty()) return Status::Ok();
+  std::vector<int> gpus;  // Of each start's job.
+  gpus.reserve(d.start.size());
+  for (const StartDecision& s : d.start) {
+    if (!look_up(s.job) ||
+        (facts.state != JobState::kPending && facts.state != JobState::kRunning)) {
+      return fail("starts finished, unknown or repeated", s.job);
+    }
+    if (facts.state == JobState::kRunning) plan->stop.push_back(s.job);  // A move.
+    gpus.push_back(facts.gpus);
+  }
+  // Resources as they will be after the stops. A shared booking is freed only when all
+  // its holders stop.
+  ClusterState after = free_;
+  std::unordered_map<int64_t, int> holders_left;
+  for (JobId id : plan->stop) {
+    const int64_t booking = holds_.at(id);
+    if (booking == 0) continue;  // A guest.
+    const Booking& b = bookings_.at(booking);
+    auto [it, first] = holders_left.emplace(booking, b.holders);
+    if (--it->second == 0) after.Release(b.placement);
+  }
+  std::unordered_map<int64_t, const Placement*> group_placement;
+  std::unordered_map<int64_t, int> group_index;
+  for (size_t i = 0; i < d.start.size(); ++i) {
+    const StartDecision& s = d.start[i];
+    SCHEDKIT_RETURN_IF_ERROR(CheckStart(s, gpus[i], &after, &group_placement, at));
+    StartAction action{&s, -1, 1};
+    if (s.group != 0 && !s.guest) {
+      auto [it, first] = group_index.emplace(s.group, static_cast<int>(plan->groups.size()));
+      if (first) plan->groups.emplace_back();
+      action.group = it->second;
+      plan->groups[it->second].push_back(s.job);
+    }
+    plan->start.push_back(action);
+  }
+  for (StartAction& a : plan->start) {
+    if (a.group >= 0) a.group_size = static_cast<int>(plan->groups[a.group].size());
+  }
+  return Status::Ok();
+}
+
+Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, ClusterState* after,
+                                   std::unordered_map<int64_t, const Placement*>* group_placement,
+                                   const std::string& at) const {
+  auto fail = [&](const std::string& what) {
+    return Status::InvalidArgument(at + what + " job " + std::to_string(s.job));
+  };
+  if (!(s.rate > 0) || !std::isfinite(s.rate)) {
+    return fail("starts with a rate that is not positive and finite");
+  }
+  if (s.guest) {
+    if (s.group != 0) return fail("starts as a guest in a group:");
+    if (s.placement.gpus() != gpus || !NamesExistingGpus(s.placement)) {
+      return Status::InvalidArgument(at + "guest job " + std::to_string(s.job) +
+                                     " placed on missing or too few/many GPUs " +
+                                     s.placement.ToString());
+    }
+    return Status::Ok();  // Books nothing.
+  }
+  if (s.group != 0) {
+    auto [it, first] = group_placement->emplace(s.group, &s.placement);
+    if (!first) {
+      if (!(*it->second == s.placement))
+        return fail("starts with a placement other than its group's:");
+      if (s.placement.gpus() != gpus) return fail("starts on a group placement of another size:");
+      return Status::Ok();  // Booked with the group's first member.
+    }
+  }
+  if (s.placement.gpus() != gpus) {
+    return Status::InvalidArgument(at + "starts job " + std::to_string(s.job) + " on " +
+                                   std::to_string(s.placement.gpus()) + " GPUs; it asks for " +
+                                   std::to_string(gpus));
+  }
+  if (!after->CanAllocate(s.placement)) {
+    return Status::InvalidArgument(at + "job " + std::to_string(s.job) +
+                                   " placed on busy or missing resources " +
+                                   s.placement.ToString());
+  }
+  after->Allocate(s.placement);
+  return Status::Ok();
+}
+
+void DecisionApplier::Book(const DecisionPlan& plan) {
+  std::vector<int64_t> group_booking(plan.groups.size(), 0);
+  for (const StartAction& a : plan.start) {
+    const StartDecision& s = *a.decision;
+    if (s.guest) {
+      Hold(s.job, 0, s.placement);
+      continue;
+    }
+    int64_t booking = a.group >= 0 ? group_booking[a.group] : 0;
+    if (booking == 0) {
+      booking = next_booking_++;
+      if (a.group >= 0) group_booking[a.group] = booking;
+    }
+    Hold(s.job, booking, s.placement);
+  }
+}
+
+Status DecisionApplier::Adopt(JobId job, const Placement& placement, int64_t booking, bool guest) {
+  if (holds_.count(job) > 0) Die("job " + std::to_string(job) + " is adopted twice");
+  if (guest) {
+    if (!NamesExistingGpus(placement)) {
+      return Status::InvalidArgument("guest job " + std::to_string(job) + " runs on missing GPUs " +
+                                     placement.ToString());
+    }
+    Hold(job, 0, placement);
+    return Status::Ok();
+  }
+  if (booking == 0) booking = next_unnamed_booking_--;  // Apart from every id Book gives.
+  auto it = bookings_.find(booking);
+  if (it != bookings_.end() && !(it->second.placement == placement)) {
+    return Status::InvalidArgument("job " + std::to_string(job) + " runs on " +
+                                   placement.ToString() + ", apart from its group on " +
+                                   it->second.placement.ToString());
+  }
+  if (it == bookings_.end() && !free_.CanAllocate(placement)) {
+    return Status::InvalidArgument("job " + std::to_string(job) + " runs on busy or missing " +
+                                   "resources " + placement.ToString());
+  }
+  next_booking_ = std::max(next_booking_, booking + 1);  // Later groups get new ids.
+  Hold(job, booking, placement);
+  return Status::Ok();
+}
+
+void DecisionApplier::Hold(JobId job, int64_t booking, const Placement& placement) {
+  if (!holds_.emplace(job, booking).second) Die("job " + std::to_string(job) + " is booked twice");
+  if (booking == 0) return;
+  Booking& b = bookings_[booking];
+  if (b.holders++ == 0) {
+    b.placement = placement;
+    free_.Allocate(placement);
+  }
+}
+
+void DecisionApplier::Release(JobId job) {
+  auto hold = holds_.find(job);
+  if (hold == holds_.end()) Die("job " + std::to_string(job) + " holds no booking");
+  const int64_t booking = hold->second;
+  holds_.erase(hold);
+  if (booking == 0) return;  // A guest booked nothing.
+  auto it = bookings_.find(booking);
+  if (--it->second.holders == 0) {
+    free_.Release(it->second.placement);
+    bookings_.erase(it);
+  }
+}
+
+int64_t DecisionApplier::BookingOf(JobId job) const {
+  auto it = holds_.find(job);
+  if (it == holds_.end()) Die("job " + std::to_string(job) + " holds no booking");
+  return it->second;
+}
+
+bool DecisionApplier::NamesExistingGpus(const Placement& p) const {
+  int prev = -1;
+  for (const NodeShare& share : p.shares) {
+    if (share.node <= prev || share.node >= static_cast<int>(cluster_->nodes.size())) return false;
+    const int gpus = cluster_->nodes[share.node].gpus;
+    const uint64_t all = gpus >= 64 ? ~uint64_t{0} : (uint64_t{1} << gpus) - 1;
+    if (share.gpu_mask == 0 || (share.gpu_mask & ~all) != 0) return false;
+    prev = share.node;
+  }
+  return !p.shares.empty();
+}
+
+void DecisionApplier::Die(const std::string& what) {
+  std::fprintf(stderr, "schedkit: engine invariant violated: %s\n", what.c_str());
+  std::abort();
+}
+
+}  // namespace schedkit

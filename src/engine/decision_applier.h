@@ -1,0 +1,117 @@
+// DecisionApplier: the one place where a policy's Decisions are checked and booked, shared
+// by every engine (the simulator, the real-cluster runtime, the tests' mini runtime). It
+// owns the bookings: who holds which resources, a co-location group's members sharing one
+// booking that is freed when the last of them stops, a guest booking nothing. The engine
+// owns everything else about a job (its state, progress, processes) and carries out, in
+// the order the plan gives, what a validated Decisions asks for.
+//
+// One decision, in an engine:
+//   DecisionPlan plan;
+//   SCHEDKIT_RETURN_IF_ERROR(applier.Validate(d, now, lookup, &plan));  // All or nothing.
+//   for (r : plan.reject) engine rejects r.job
+//   for (id : plan.stop) { engine stops id; applier.Release(id); }   // Preempts, then moves.
+//   applier.Book(plan);                                               // Every start at once.
+//   for (s : plan.start) engine starts s (its group, rate, guest flag, group size)
+#ifndef SCHEDKIT_ENGINE_DECISION_APPLIER_H_
+#define SCHEDKIT_ENGINE_DECISION_APPLIER_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "schedkit/cluster.h"
+#include "schedkit/decision.h"
+#include "schedkit/view.h"
+
+namespace schedkit {
+
+// What the engine knows of a job that a decision names.
+struct JobFacts {
+  JobState state = JobState::kPending;
+  int gpus = 0;
+};
+// Fills `facts` and returns true iff the job has arrived (the policy may name it).
+using JobLookup = std::function<bool(JobId, JobFacts*)>;
+
+// One start of a plan. `decision` points into the validated Decisions, which must outlive
+// the plan's use.
+struct StartAction {
+  const StartDecision* decision = nullptr;
+  int group = -1;      // Index in DecisionPlan::groups; -1 when alone or a guest.
+  int group_size = 1;  // Jobs that share its booking (1 alone or a guest).
+};
+
+// What the engine must carry out, in this order: rejects, stops, starts.
+struct DecisionPlan {
+  struct Reject {
+    JobId job = 0;
+    std::string reason;  // Empty when the policy gave none.
+  };
+  std::vector<Reject> reject;
+  std::vector<JobId> stop;                 // Preempted jobs, then running jobs that a start moves.
+  std::vector<StartAction> start;          // In decision order.
+  std::vector<std::vector<JobId>> groups;  // Each group's members, in decision order.
+
+  void Clear();
+};
+
+class DecisionApplier {
+ public:
+  // REQUIRES: `cluster` outlives the applier.
+  explicit DecisionApplier(const ClusterSpec* cluster);
+
+  // Resources no booking holds.
+  const ClusterState& free() const { return free_; }
+
+  // Why a job of `gpus` GPUs can never run on this cluster ("asks for N GPUs; the cluster
+  // has M"), or empty if it can. Engines reject such a job at arrival with this reason.
+  std::string NeverFits(int gpus) const;
+
+  // Checks `d` in full against the jobs' states and the bookings (as they will be after
+  // its stops) and fills `plan`; nothing changes. The error says which decision at `now`
+  // breaks which rule: a policy bug, not an outcome. `plan` is only valid while `d` is.
+  Status Validate(const Decisions& d, Time now, const JobLookup& jobs, DecisionPlan* plan) const;
+
+  // Books every start of a plan that Validate accepted; every stop of the plan must have
+  // been Released first. A group's members share one booking, a guest books nothing.
+  void Book(const DecisionPlan& plan);
+
+  // Re-books a job that runs on `placement` (the runtime re-adopting it after a restart).
+  // `booking` names the booking it shares with its group (BookingOf when it started; 0 if
+  // unknown: it ran alone); `guest` books nothing. Fails when the resources are not free for it.
+  Status Adopt(JobId job, const Placement& placement, int64_t booking, bool guest);
+
+  // Drops `job`'s hold on its booking; the resources are freed with the last holder.
+  // REQUIRES: `job` holds a booking (was booked or adopted and not released since).
+  void Release(JobId job);
+
+  // The booking `job` shares with its group (unique for the applier's life and, after
+  // Adopt, across runtime restarts), or 0 for a guest. REQUIRES: `job` holds one.
+  int64_t BookingOf(JobId job) const;
+
+ private:
+  struct Booking {
+    Placement placement;
+    int holders = 0;
+  };
+  Status CheckStart(const StartDecision& s, int gpus, ClusterState* after,
+                    std::unordered_map<int64_t, const Placement*>* group_placement,
+                    const std::string& at) const;
+  // True iff every share names an existing node, in ascending order, and GPUs it has.
+  bool NamesExistingGpus(const Placement& p) const;
+  void Hold(JobId job, int64_t booking, const Placement& placement);
+  [[noreturn]] static void Die(const std::string& what);
+
+  const ClusterSpec* cluster_;
+  ClusterState free_;
+  std::unordered_map<JobId, int64_t> holds_;  // Job -> booking; 0 for a guest.
+  std::unordered_map<int64_t, Booking> bookings_;
+  int64_t next_booking_ = 1;
+  int64_t next_unnamed_booking_ = -1;  // For Adopt without a booking id.
+};
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_ENGINE_DECISION_APPLIER_H_
