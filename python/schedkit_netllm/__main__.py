@@ -13,7 +13,7 @@ import torch
 
 from . import NetllmError
 from .backbone import Gpt2Config
-from .evaluate import BASELINES, EnvConfig, run_baseline, run_episode, summarise, write_csv
+from .evaluate import BASELINES, EnvConfig, run_baseline, run_episodes, summarise, write_csv
 from .model import STAGE_HEADS, ModelConfig
 from .train import DEFAULT_DECIMA, TrainConfig, load_model, train
 
@@ -106,11 +106,13 @@ def cmd_test(a) -> int:
     print(f"model: {a.model} ({meta.get('steps', '?')} training steps); target return "
           f"{target:.4f}; actions {'greedy' if a.greedy else 'sampled'}; {config}")
     results = []
-    for seed in a.seeds:
-        r = run_episode(policy, scale, target, seed, config, a.greedy)
-        results.append(r)
-        print(f"netllm seed {seed}: avg JCT {r.avg_jct_s:.3f} s, {r.decisions} decisions, "
-              f"{r.wall_s:.1f} s", flush=True)
+    for first in range(0, len(a.seeds), a.batch):
+        batch = run_episodes(policy, scale, target, a.seeds[first:first + a.batch], config,
+                             a.greedy)
+        for r in batch:
+            print(f"netllm seed {r.seed}: avg JCT {r.avg_jct_s:.3f} s, {r.decisions} decisions",
+                  flush=True)
+        results.extend(batch)
     for name in a.baselines:
         results.extend(run_baseline(name, seed, config) for seed in a.seeds)
     for line in summarise(results):
@@ -175,6 +177,8 @@ def parser() -> argparse.ArgumentParser:
     te.add_argument("--baselines", type=lambda s: [b for b in s.split(",") if b],
                     default=list(BASELINES), help="comma-separated; empty for none")
     te.add_argument("--csv", help="per-episode results")
+    te.add_argument("--batch", type=int, default=50,
+                    help="episodes run in lockstep, their decisions batched (default 50)")
     add_env_options(te)
     te.set_defaults(run=cmd_test)
     for s in (tr, te):

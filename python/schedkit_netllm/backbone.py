@@ -82,9 +82,21 @@ class LoraConv1D(nn.Module):
         nn.init.kaiming_uniform_(self.lora_A.T, a=math.sqrt(5))  # as nn.Linear's (out, in) weight
         self.lora_dropout = nn.Dropout(dropout)
 
+    def _merged_weight(self) -> torch.Tensor:
+        """W + (alpha / rank) A B, cached until one of the three changes (inference only)."""
+        key = (self.weight._version, self.lora_A._version, self.lora_B._version,
+               self.weight.data_ptr(), self.lora_A.data_ptr(), self.lora_B.data_ptr())
+        if getattr(self, "_merged_key", None) != key:
+            self._merged = self.weight + self.scaling * (self.lora_A @ self.lora_B)
+            self._merged_key = key
+        return self._merged
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = torch.addmm(self.bias, x.reshape(-1, x.shape[-1]), self.weight)
-        y = y.reshape(*x.shape[:-1], -1)
+        flat = x.reshape(-1, x.shape[-1])
+        if self.rank and not self.training and not torch.is_grad_enabled():
+            # Without dropout or gradients the adapter folds into one product.
+            return torch.addmm(self.bias, flat, self._merged_weight()).reshape(*x.shape[:-1], -1)
+        y = torch.addmm(self.bias, flat, self.weight).reshape(*x.shape[:-1], -1)
         if self.rank:
             y = y + (self.lora_dropout(x) @ self.lora_A @ self.lora_B) * self.scaling
         return y
@@ -161,30 +173,50 @@ class Gpt2(nn.Module):
             layer.add_lora(rank, alpha, dropout)
 
     def forward(self, embeds: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
-        """REQUIRES: embeds [B, T, n_embd] with T <= n_positions; valid [B, T] bool marks real
-        tokens (padding at the end). Causal attention; returns the final hidden states."""
+        """REQUIRES: embeds [B, T, n_embd]; valid [B, T] bool marks real tokens (padding at the
+        end of a row), at most n_positions per row. Causal attention; the final hidden states."""
         return self.extend(embeds, valid)[0]
 
-    def extend(self, embeds: torch.Tensor, valid: torch.Tensor | None = None, past=None):
-        """forward() continuing a sequence: `past` (from an earlier call, None at the start)
-        holds the keys and values of the tokens before `embeds`, which take the next positions.
-        REQUIRES: valid is None when past is given (no padding inside a continued sequence).
-        Returns (hidden states of `embeds`, past including them)."""
+    def extend(self, embeds: torch.Tensor, valid: torch.Tensor | None = None,
+               cache: "KvCache | None" = None):
+        """forward() continuing each row's sequence: `cache` (from an earlier call; None at the
+        start) holds the keys and values of the row's earlier tokens, padding included, so a
+        row's real tokens take the next positions whatever the padding. `valid` None: all real.
+        Returns (hidden states of `embeds`, the cache including them)."""
         b, t, _ = embeds.shape
-        start = 0 if past is None else past[0][0].shape[2]
-        if start + t > self.config.n_positions:
-            raise NetllmError(f"backbone: {start + t} tokens exceed n_positions "
-                              f"{self.config.n_positions}")
         device = embeds.device
-        mask = torch.ones(t, start + t, dtype=torch.bool, device=device).tril(start)[None]
-        if valid is not None:
-            mask = mask & valid[:, None, :]
-        x = embeds + self.wpe(torch.arange(start, start + t, device=device))[None]
-        presents = []
+        if valid is None:
+            valid = torch.ones(b, t, dtype=torch.bool, device=device)
+        start = 0 if cache is None else cache.key_valid.shape[1]
+        before = torch.zeros(b, dtype=torch.int64, device=device) if cache is None else cache.count
+        positions = (before[:, None] + valid.cumsum(1) - 1).clamp(min=0)
+        count = before + valid.sum(1)
+        if int(count.max()) > self.config.n_positions:
+            raise NetllmError(f"backbone: {int(count.max())} tokens exceed n_positions "
+                              f"{self.config.n_positions}")
+        key_valid = valid if cache is None else torch.cat([cache.key_valid, valid], dim=1)
+        causal = torch.ones(t, start + t, dtype=torch.bool, device=device).tril(start)
+        mask = (causal[None] & key_valid[:, None, :])[:, None]  # [B, 1, T, start + T]
+        x = embeds + self.wpe(positions)
+        layers = []
         for i, block in enumerate(self.h):
-            x, present = block(x, mask[:, None], None if past is None else past[i])
-            presents.append(present)
-        return self.ln_f(x), presents
+            x, present = block(x, mask, None if cache is None else cache.layers[i])
+            layers.append(present)
+        return self.ln_f(x), KvCache(layers, key_valid, count)
+
+
+@dataclass
+class KvCache:
+    """Per layer (keys, values) [B, heads, S, head size]; which of the S are real tokens; the
+    real tokens per row (the next position)."""
+    layers: list
+    key_valid: torch.Tensor
+    count: torch.Tensor
+
+    def rows(self, index: torch.Tensor) -> "KvCache":
+        """The cache of the rows `index` only."""
+        return KvCache([(k[index], v[index]) for k, v in self.layers], self.key_valid[index],
+                       self.count[index])
 
 
 def backbone_parameter_count(config: Gpt2Config) -> int:

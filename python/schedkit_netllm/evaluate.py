@@ -51,27 +51,42 @@ def _schedkit():
     return schedkit
 
 
-def run_episode(policy: NetllmPolicy, scale: RewardScale, target_return: float, seed: int,
-                env_config: EnvConfig, greedy: bool) -> EpisodeResult:
-    """One episode of `seed`. The return-to-go starts at `target_return` and loses each step's
-    normalised reward / scale; sampling draws from a torch generator seeded with `seed`."""
-    env = _schedkit().DagEnv(**env_config.kwargs())
-    obs = env.reset(seed)
-    decoder = Decoder(policy, greedy, torch.Generator().manual_seed(seed))
-    rtg, total_reward, t0 = target_return, 0.0, time.perf_counter()
-    decisions = 0
-    while True:
-        current = StepItem(step_features(obs, policy.config.max_stages), rtg, decisions)
-        stage, exec_class = decoder.decide(current)
-        obs, reward, terminated, _, info = env.step((stage, exec_class + 1))
+def run_episodes(policy: NetllmPolicy, scale: RewardScale, target_return: float,
+                 seeds: list[int], env_config: EnvConfig, greedy: bool) -> list[EpisodeResult]:
+    """One episode per seed, all in lockstep (one batched decision per round). The
+    return-to-go starts at `target_return` and loses each step's normalised reward / scale;
+    sampling draws from a torch generator seeded with the episode's seed. An episode's wall_s
+    is the batch's wall time shared equally."""
+    schedkit = _schedkit()
+    envs = [schedkit.DagEnv(**env_config.kwargs()) for _ in seeds]
+    observations = [env.reset(seed) for env, seed in zip(envs, seeds)]
+    decoder = Decoder(policy, greedy, [torch.Generator().manual_seed(s) for s in seeds])
+    rtg = [target_return] * len(seeds)
+    total = [0.0] * len(seeds)
+    active = list(range(len(seeds)))
+    infos, decisions, t0 = {}, 0, time.perf_counter()
+    while active:
+        currents = [StepItem(step_features(observations[i], policy.config.max_stages), rtg[i],
+                             decisions) for i in active]
+        actions = decoder.decide(currents)
+        still = []
+        for row, (i, (stage, exec_class)) in enumerate(zip(active, actions)):
+            observations[i], reward, terminated, _, info = envs[i].step((stage, exec_class + 1))
+            total[i] += float(reward)
+            rtg[i] -= float(scale.normalise([reward])[0]) / scale.rtg_scale
+            if terminated:
+                infos[i] = info
+            else:
+                still.append(row)
         decisions += 1
-        total_reward += float(reward)
-        rtg -= float(scale.normalise([reward])[0]) / scale.rtg_scale
-        if terminated:
-            break
-    return EpisodeResult("netllm", seed, float(info["avg_jct_s"]),
-                         round(float(info["sum_jct_s"]) / float(info["avg_jct_s"])),
-                         int(info["steps"]), total_reward, time.perf_counter() - t0)
+        if len(still) < len(active):
+            decoder.keep(still)
+            active = [active[row] for row in still]
+    wall = (time.perf_counter() - t0) / len(seeds)
+    return [EpisodeResult("netllm", seed, float(infos[i]["avg_jct_s"]),
+                          round(float(infos[i]["sum_jct_s"]) / float(infos[i]["avg_jct_s"])),
+                          int(infos[i]["steps"]), total[i], wall)
+            for i, seed in enumerate(seeds)]
 
 
 def run_baseline(name: str, seed: int, env_config: EnvConfig) -> EpisodeResult:

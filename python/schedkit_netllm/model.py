@@ -139,8 +139,10 @@ class NetllmPolicy(nn.Module):
         k = np.array([s.num_stage_tokens() for s in steps], dtype=np.int64)
         num_steps, total_k = len(steps), int(k.sum())
         stage_base = np.concatenate([[0], np.cumsum(k)[:-1]]) + num_steps
-        exec_row0, action_row0 = num_steps + total_k, 2 * num_steps + total_k
-        pad_row = 3 * num_steps + total_k
+        num_exec = num_steps - (len(windows) if partial == "stages" else 0)
+        exec_row0 = num_steps + total_k          # table: rtg, stages, executors, actions, pad
+        action_row0 = exec_row0 + num_exec
+        pad_row = action_row0 + num_steps
         src, ts, stage_pos, stage_step, stage_rank, last_pos = [], [], [], [], [], []
         exec_pos, exec_step, exec_job = [], [], []
         s = 0
@@ -164,7 +166,7 @@ class NetllmPolicy(nn.Module):
                     exec_step.append(s)
                     job = item.chosen_job(item.action[0])
                     exec_job.append(job_base + job if job >= 0 else -1)
-                    row_src.append(exec_row0 + s)
+                    row_src.append(exec_row0 + len(exec_step) - 1)
                 if with_action:
                     row_src.append(action_row0 + s)
                 row_ts.extend([min(item.timestep, self.config.max_timestep - 1)] *
@@ -268,73 +270,86 @@ class NetllmPolicy(nn.Module):
         return stage_loss + exec_loss
 
 class Decoder:
-    """Takes one episode's decisions with a key/value cache: each decision feeds the backbone
-    only its new tokens (the previous action, return-to-go, stage tokens; then the executor
-    token), instead of the whole window again. The context is at most `window` steps, as in
-    training: when it is full the cache is rebuilt from the last window // 2 complete steps (or
-    fewer, to fit n_positions). Within a context the logits equal forward()'s on that window."""
+    """Takes the decisions of several episodes in lockstep (one decision each per call) with a
+    key/value cache: each call feeds the backbone only the new tokens (the previous action,
+    return-to-go and stage tokens; then the executor token) of all episodes in one batch,
+    instead of whole windows. The context is at most `window` steps, as in training: when it is
+    full the cache is rebuilt from the last window // 2 complete steps (fewer if n_positions
+    requires). Within a context the logits equal forward()'s on that window."""
 
-    def __init__(self, policy: NetllmPolicy, greedy: bool, generator: torch.Generator):
-        self.policy, self.greedy, self.generator = policy, greedy, generator
-        self.steps: list[StepItem] = []   # complete steps, the last `window` kept
-        self.cached = 0                   # complete steps in the cache
-        self.past = None
-        self.pending = None               # embeddings of the last step's tokens not yet fed
-        self.last_logits = None           # (stage, executor or None) of the last decision
+    def __init__(self, policy: NetllmPolicy, greedy: bool, generators: list[torch.Generator]):
+        self.policy, self.greedy, self.generators = policy, greedy, list(generators)
+        self.steps: list[list[StepItem]] = [[] for _ in generators]  # last `window` complete
+        self.cached = [0] * len(generators)  # complete steps in the cache, per episode
+        self.cache = None
+        self.pending = None                  # [B, 1, n_embd]: the last actions, not yet fed
+        self.last_logits = None              # (stage [B, .], executor [B, max_exec])
 
-    def _feed(self, tokens: torch.Tensor) -> torch.Tensor:
+    def keep(self, rows: list[int]) -> None:
+        """Goes on with the episodes `rows` only (the others have ended)."""
+        index = torch.as_tensor(rows, dtype=torch.int64)
+        self.generators = [self.generators[r] for r in rows]
+        self.steps = [self.steps[r] for r in rows]
+        self.cached = [self.cached[r] for r in rows]
+        if self.cache is not None:
+            self.cache = self.cache.rows(index.to(self.cache.count.device))
         if self.pending is not None:
-            tokens = torch.cat([self.pending, tokens], dim=1)
-        out, self.past = self.policy.backbone.extend(tokens, past=self.past)
-        skip = 0 if self.pending is None else self.pending.shape[1]
-        self.pending = None
-        return out[:, skip:].reshape(-1, self.policy.config.backbone.n_embd)
+            self.pending = self.pending[index.to(self.pending.device)]
 
-    def _rebuild(self, current: StepItem) -> None:
+    def _fits(self, currents: list[StepItem]) -> bool:
         config = self.policy.config
-        keep = self.steps[len(self.steps) - min(len(self.steps), config.window // 2):]
-        keep = trim_window(keep + [current], config.backbone.n_positions)[:-1]
-        self.past, self.pending, self.cached = None, None, len(keep)
-        if keep:
-            tokens = self.policy.tokens([keep])[0]
-            self.past = self.policy.backbone.extend(tokens)[1]
+        count = [0] * len(currents) if self.cache is None else self.cache.count.tolist()
+        pending = 0 if self.pending is None else 1
+        return all(c + 1 <= config.window and n + pending + cur.num_tokens() <=
+                   config.backbone.n_positions
+                   for c, n, cur in zip(self.cached, count, currents))
 
-    def _fits(self, current: StepItem) -> bool:
-        length = 0 if self.past is None else self.past[0][0].shape[2]
-        pending = 0 if self.pending is None else self.pending.shape[1]
-        return (self.cached + 1 <= self.policy.config.window and
-                length + pending + current.num_tokens() <= self.policy.config.backbone.n_positions)
+    def _rebuild(self, currents: list[StepItem]) -> None:
+        config = self.policy.config
+        keep = config.window // 2
+        windows = [trim_window(steps[len(steps) - min(len(steps), keep):] + [cur],
+                               config.backbone.n_positions)[:-1]
+                   for steps, cur in zip(self.steps, currents)]
+        self.cache, self.pending = None, None
+        self.cached = [len(w) for w in windows]
+        if any(windows):  # an empty one is a row of padding
+            tokens, plan, _, _ = self.policy.tokens(windows)
+            self.cache = self.policy.backbone.extend(tokens, plan.valid)[1]
+
+    def _choose(self, logits: torch.Tensor) -> list[int]:
+        return [_choose(row, self.greedy, g) for row, g in zip(logits, self.generators)]
 
     @torch.no_grad()
-    def decide(self, current: StepItem) -> tuple[int, int]:
-        """(stage_idx, exec_class) for `current`, then records it as taken."""
-        policy = self.policy
-        if not self._fits(current):
-            self._rebuild(current)
-        encoded = policy.encode([current])  # once: the three token kinds below share it
-        tokens, plan, graph, _ = policy.tokens([[current]], "stages", encoded)
-        stage_logits = policy._stage_logits(self._feed(tokens), plan, 1)
-        stage = _choose(stage_logits[0], self.greedy, self.generator)
-        current.action = (stage, 0)
-        job = current.chosen_job(stage)
-        tokens, plan, graph, _ = policy.tokens([[current]], "exec", encoded)
-        exec_token = tokens[:, -1:]
-        exec_logits = None
-        if min(int(current.features.commit_cap[job]), policy.config.max_exec) <= 1:
-            exec_class, self.pending = 0, exec_token  # one legal class: fed with the next step
-        else:
-            out = self._feed(exec_token)
-            plan.exec_pos = torch.zeros_like(plan.exec_pos)
-            exec_logits = policy._exec_logits(out, plan, graph)[0]
-            exec_class = _choose(exec_logits, self.greedy, self.generator)
-        self.last_logits = (stage_logits[0], exec_logits)
-        current.action = (stage, exec_class)
-        action_token = policy.tokens([[current]], "full", encoded)[0][:, -1:]
-        self.pending = action_token if self.pending is None else torch.cat(
-            [self.pending, action_token], dim=1)
-        self.steps = (self.steps + [current])[-policy.config.window:]
-        self.cached += 1
-        return stage, exec_class
+    def decide(self, currents: list[StepItem]) -> list[tuple[int, int]]:
+        """(stage_idx, exec_class) for each episode's current step, recorded as taken."""
+        policy, h = self.policy, self.policy.config.backbone.n_embd
+        backbone = policy.backbone
+        if not self._fits(currents):
+            self._rebuild(currents)
+        if self.pending is not None:
+            self.cache = backbone.extend(self.pending, cache=self.cache)[1]
+        windows = [[c] for c in currents]
+        encoded = policy.encode(currents)  # once: the three token kinds below share it
+        tokens, plan, graph, _ = policy.tokens(windows, "stages", encoded)
+        out, self.cache = backbone.extend(tokens, plan.valid, self.cache)
+        stage_logits = policy._stage_logits(out.reshape(-1, h), plan, len(currents))
+        for current, stage in zip(currents, self._choose(stage_logits)):
+            current.action = (stage, 0)
+        tokens, plan, graph, _ = policy.tokens(windows, "exec", encoded)
+        exec_tokens = tokens.reshape(-1, h)[plan.exec_pos][:, None]
+        out, self.cache = backbone.extend(exec_tokens, cache=self.cache)
+        plan.exec_pos = torch.arange(len(currents), device=out.device)
+        exec_logits = policy._exec_logits(out.reshape(-1, h), plan, graph)
+        for current, exec_class in zip(currents, self._choose(exec_logits)):
+            current.action = (current.action[0], exec_class)
+        tokens, plan, _, _ = policy.tokens(windows, "full", encoded)
+        last = plan.valid.sum(1) - 1
+        self.pending = tokens[torch.arange(len(currents)), last][:, None]
+        self.steps = [(steps + [c])[-policy.config.window:] for steps, c in
+                      zip(self.steps, currents)]
+        self.cached = [c + 1 for c in self.cached]
+        self.last_logits = (stage_logits, exec_logits)
+        return [c.action for c in currents]
 
 
 def _choose(logits: torch.Tensor, greedy: bool, generator: torch.Generator) -> int:

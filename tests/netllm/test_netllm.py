@@ -18,7 +18,7 @@ from schedkit_netllm.backbone import (GPT2_SMALL, Gpt2, Gpt2Config, backbone_par
                                       load_hf_gpt2)
 from schedkit_netllm.dataset import PoolDataset
 from schedkit_netllm.encoder import DecimaEncoder, GraphBatch
-from schedkit_netllm.evaluate import EnvConfig, run_episode
+from schedkit_netllm.evaluate import EnvConfig, run_episodes
 from schedkit_netllm.features import step_features
 from schedkit_netllm.model import Decoder, ModelConfig, NetllmPolicy, StepItem
 from schedkit_netllm.pool import Episode, RewardScale, read_pool, returns_to_go, write_pool
@@ -195,38 +195,40 @@ class ModelTest(unittest.TestCase):
         for k, v in frozen.items():
             torch.testing.assert_close(adapted.state_dict()[k], v)
 
-    def test_cached_decoding_gives_the_logits_of_the_whole_window(self):
+    def test_cached_batched_decoding_gives_the_logits_of_the_whole_window(self):
         torch.manual_seed(1)
         policy = NetllmPolicy(TINY).eval()
         with torch.no_grad():
             for p in policy.parameters():
                 p.add_(0.05 * torch.randn_like(p))  # adapters away from zero
-        env = schedkit.DagEnv(**SMALL_ENV)
-        obs = env.reset(2)
-        decoder = Decoder(policy, False, torch.Generator().manual_seed(0))
-        compared = rebuilt = 0
+        seeds = [2, 3, 4]
+        envs = [schedkit.DagEnv(**SMALL_ENV) for _ in seeds]
+        observations = [env.reset(s) for env, s in zip(envs, seeds)]
+        decoder = Decoder(policy, False, [torch.Generator().manual_seed(s) for s in seeds])
+        rebuilds = compared = 0
         for t in range(3 * TINY.window):
-            current = StepItem(step_features(obs, TINY.max_stages), 1.0 - 0.01 * t, t)
-            fits = decoder._fits(current)
-            context = decoder.steps[len(decoder.steps) - decoder.cached:] if fits else None
-            stage, exec_class = decoder.decide(current)
-            if context is None:
-                rebuilt += 1
-                context = decoder.steps[-decoder.cached:-1]
-            with torch.no_grad():
-                current.action = (stage, 0)
-                stage_logits, exec_logits, _, _ = policy([context + [current]], "exec")
-                current.action = (stage, exec_class)
-            cached_stage, cached_exec = decoder.last_logits
-            torch.testing.assert_close(cached_stage, stage_logits[-1][:len(cached_stage)])
-            if cached_exec is not None:
-                torch.testing.assert_close(cached_exec, exec_logits[-1])
+            currents = [StepItem(step_features(o, TINY.max_stages), 1.0 - 0.01 * t, t)
+                        for o in observations]
+            fits = decoder._fits(currents)
+            contexts = [steps[len(steps) - n:] for steps, n in zip(decoder.steps, decoder.cached)]
+            actions = decoder.decide(currents)
+            if not fits:
+                rebuilds += 1
+                contexts = [steps[len(steps) - n:-1]
+                            for steps, n in zip(decoder.steps, decoder.cached)]
+            stage_cached, exec_cached = decoder.last_logits
+            for row, (context, current) in enumerate(zip(contexts, currents)):
+                with torch.no_grad():
+                    stage_logits, exec_logits, _, _ = policy([context + [current]], "full")
+                k = current.num_stage_tokens()
+                torch.testing.assert_close(stage_cached[row][:k], stage_logits[-1][:k])
+                torch.testing.assert_close(exec_cached[row], exec_logits[-1])
                 compared += 1
-            obs, _, terminated, _, _ = env.step((stage, exec_class + 1))
-            if terminated:
-                break
-        self.assertGreater(compared, 0)
-        self.assertGreater(rebuilt, 0)
+            observations = [env.step((s, c + 1))[0] for env, (s, c) in zip(envs, actions)]
+            if min(len(o["node_job"]) for o in observations) == 0:
+                break  # an episode ended
+        self.assertGreater(compared, 3 * TINY.window)
+        self.assertGreater(rebuilds, 1)
 
     def test_gpt2_loader_reads_the_huggingface_layout(self):
         self.assertEqual(backbone_parameter_count(GPT2_SMALL), 124_439_808)
@@ -279,13 +281,22 @@ class TrainTestTest(Fixture):
         out = os.path.join(self.tmp, "model")
         self.tiny_train(out, 2, config=TrainConfig(batch_size=2, accumulation=1))
         policy, scale, max_return, _ = load_model(out)
+        config = EnvConfig(**SMALL_ENV)
         for greedy in (False, True):
-            r = run_episode(policy, scale, max_return, 5, EnvConfig(**SMALL_ENV), greedy)
-            self.assertEqual(r.jobs, 4)
-            self.assertAlmostEqual(r.avg_jct_s, -r.total_reward / r.jobs / 1000, places=9)
-        again = run_episode(policy, scale, max_return, 5, EnvConfig(**SMALL_ENV), False)
-        first = run_episode(policy, scale, max_return, 5, EnvConfig(**SMALL_ENV), False)
-        self.assertEqual((again.avg_jct_s, again.decisions), (first.avg_jct_s, first.decisions))
+            for r in run_episodes(policy, scale, max_return, [5, 6, 7], config, greedy):
+                self.assertEqual(r.jobs, 4)
+                self.assertAlmostEqual(r.avg_jct_s, -r.total_reward / r.jobs / 1000, places=9)
+        # Same seeds and batch: the same episodes, sampled draws included.
+        once = run_episodes(policy, scale, max_return, [5, 6, 7], config, False)
+        again = run_episodes(policy, scale, max_return, [5, 6, 7], config, False)
+        self.assertEqual([(r.avg_jct_s, r.decisions) for r in once],
+                         [(r.avg_jct_s, r.decisions) for r in again])
+        # Batching changes an episode's logits only by float rounding (padded products), so
+        # greedy episodes are those run alone.
+        batch = run_episodes(policy, scale, max_return, [5, 6, 7], config, True)
+        alone = run_episodes(policy, scale, max_return, [6], config, True)[0]
+        self.assertEqual((alone.avg_jct_s, alone.decisions), (batch[1].avg_jct_s,
+                                                              batch[1].decisions))
         csv_path = os.path.join(self.tmp, "episodes.csv")
         code = cli_main(["test", "--model", out, "--seeds", "0-1", "--executors", "10", "--jobs",
                          "4", "--baselines", "fair,decima", "--csv", csv_path])
