@@ -102,6 +102,17 @@ class LoraConv1D(nn.Module):
         return y
 
 
+def _real_rows(layer, x: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
+    """layer(x) computed on the real tokens only (padding rows stay 0): with many ragged rows
+    in a batch most of a padded product would be wasted."""
+    if valid is None:
+        return layer(x)
+    y = layer(x[valid])
+    out = y.new_zeros(*x.shape[:-1], y.shape[-1])
+    out[valid] = y
+    return out
+
+
 class Attention(nn.Module):
     def __init__(self, c: Gpt2Config, device=None):
         super().__init__()
@@ -109,18 +120,19 @@ class Attention(nn.Module):
         self.c_attn = LoraConv1D(c.n_embd, 3 * c.n_embd, device)
         self.c_proj = LoraConv1D(c.n_embd, c.n_embd, device)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor, past=None):
-        """`past`: this layer's (keys, values) of earlier tokens, which `mask` covers first.
-        Returns the output and the (keys, values) including x's."""
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, valid=None, past=None):
+        """`past`: this layer's (keys, values) of earlier tokens, which `mask` covers first;
+        `valid`: x's real tokens (None: all). Returns the output and the (keys, values)
+        including x's."""
         b, t, h = x.shape
-        q, k, v = self.c_attn(x).split(h, dim=2)
+        q, k, v = _real_rows(self.c_attn, x, valid).split(h, dim=2)
         q, k, v = (z.view(b, t, self.n_head, h // self.n_head).transpose(1, 2) for z in (q, k, v))
         if past is not None:
             k, v = torch.cat([past[0], k], dim=2), torch.cat([past[1], v], dim=2)
         scores = (q @ k.transpose(-1, -2)) / math.sqrt(h // self.n_head)
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
         y = torch.softmax(scores, dim=-1) @ v
-        return self.c_proj(y.transpose(1, 2).reshape(b, t, h)), (k, v)
+        return _real_rows(self.c_proj, y.transpose(1, 2).reshape(b, t, h), valid), (k, v)
 
 
 class Mlp(nn.Module):
@@ -141,10 +153,10 @@ class Block(nn.Module):
         self.ln_2 = nn.LayerNorm(c.n_embd, eps=c.layer_norm_epsilon, device=device)
         self.mlp = Mlp(c, device)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor, past=None):
-        y, present = self.attn(self.ln_1(x), mask, past)
+    def forward(self, x: torch.Tensor, mask: torch.Tensor, valid=None, past=None):
+        y, present = self.attn(self.ln_1(x), mask, valid, past)
         x = x + y
-        return x + self.mlp(self.ln_2(x)), present
+        return x + _real_rows(self.mlp, self.ln_2(x), valid), present
 
 
 class Gpt2(nn.Module):
@@ -198,9 +210,10 @@ class Gpt2(nn.Module):
         causal = torch.ones(t, start + t, dtype=torch.bool, device=device).tril(start)
         mask = (causal[None] & key_valid[:, None, :])[:, None]  # [B, 1, T, start + T]
         x = embeds + self.wpe(positions)
+        real = None if bool(valid.all()) else valid
         layers = []
         for i, block in enumerate(self.h):
-            x, present = block(x, mask, None if cache is None else cache.layers[i])
+            x, present = block(x, mask, real, None if cache is None else cache.layers[i])
             layers.append(present)
         return self.ln_f(x), KvCache(layers, key_valid, count)
 
