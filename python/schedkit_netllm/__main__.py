@@ -123,6 +123,23 @@ def cmd_test(a) -> int:
     return 0
 
 
+def cmd_bench(a) -> int:
+    from .bench import decisions_per_second, train_steps_per_second
+    torch.set_num_threads(a.threads)
+    policy = load_model(a.model, a.device)[0]
+    for batch in a.batches:
+        r = decisions_per_second(policy, batch, a.rounds, env_config(a))
+        print(f"decide: batch {batch}: {r['decisions']} decisions, {r['cpu_per_s']:,.0f} "
+              f"decisions per CPU second ({r['wall_per_s']:,.0f} per wall second)", flush=True)
+    if a.pool:
+        policy = load_model(a.model, a.device)[0]  # a fresh copy: the training changes it
+        r = train_steps_per_second(policy, a.pool, a.train_steps, a.batch_size, a.accumulation)
+        print(f"train: {r['steps']} steps of {a.batch_size} x {a.accumulation} windows: "
+              f"{r['cpu_per_s']:.2f} steps per CPU second ({r['wall_per_s']:.2f} per wall "
+              "second)")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m schedkit_netllm",
                                 description="NetLLM for DAG job scheduling (docs/netllm.md)")
@@ -181,7 +198,18 @@ def parser() -> argparse.ArgumentParser:
                     help="episodes run in lockstep, their decisions batched (default 50)")
     add_env_options(te)
     te.set_defaults(run=cmd_test)
-    for s in (tr, te):
+    be = sub.add_parser("bench", help="decisions/s of a model; training steps/s on a pool")
+    be.add_argument("--model", default=os.path.join(REPO, "data", "netllm"))
+    be.add_argument("--batches", type=lambda s: [int(b) for b in s.split(",")],
+                    default=[1, 50], help="lockstep episodes per round (comma-separated)")
+    be.add_argument("--rounds", type=int, default=200)
+    be.add_argument("--pool", help="also time training steps on this pool")
+    be.add_argument("--train-steps", type=int, default=20)
+    be.add_argument("--batch-size", type=int, default=8)
+    be.add_argument("--accumulation", type=int, default=1)
+    add_env_options(be)
+    be.set_defaults(run=cmd_bench)
+    for s in (tr, te, be):
         s.add_argument("--device", default="cpu", help="cpu or cuda")
         s.add_argument("--threads", type=int, default=1, help="torch CPU threads")
     return p

@@ -297,6 +297,12 @@ class TrainTestTest(Fixture):
         alone = run_episodes(policy, scale, max_return, [6], config, True)[0]
         self.assertEqual((alone.avg_jct_s, alone.decisions), (batch[1].avg_jct_s,
                                                               batch[1].decisions))
+        from schedkit_netllm.bench import decisions_per_second, train_steps_per_second
+        speed = decisions_per_second(policy, 2, 3, config)
+        self.assertEqual(speed["decisions"], 6)
+        self.assertGreater(speed["cpu_per_s"], 0)
+        self.assertGreater(train_steps_per_second(load_model(out)[0], self.pool, 1, 2, 1)[
+            "cpu_per_s"], 0)
         csv_path = os.path.join(self.tmp, "episodes.csv")
         code = cli_main(["test", "--model", out, "--seeds", "0-1", "--executors", "10", "--jobs",
                          "4", "--baselines", "fair,decima", "--csv", csv_path])
