@@ -219,7 +219,7 @@ def main(argv=None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.run(args)
-    except NetllmError as e:
+    except (NetllmError, ValueError, OSError) as e:  # ValueError: schedkit's bad status
         print(f"schedkit_netllm: {e}", file=sys.stderr)
         return 1
 

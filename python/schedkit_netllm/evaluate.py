@@ -7,7 +7,6 @@ import csv
 import time
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 
 from . import NetllmError

@@ -148,7 +148,7 @@ class NetllmPolicy(nn.Module):
         s = 0
         lengths = []
         job_base = 0
-        for b, window in enumerate(windows):
+        for window in windows:  # positions within the row here; flat() makes them flat
             row_src, row_ts = [], []
             for i, item in enumerate(window):
                 last = i == len(window) - 1
@@ -173,7 +173,6 @@ class NetllmPolicy(nn.Module):
                               (len(row_src) - len(row_ts)))
                 job_base += item.features.num_jobs
                 s += 1
-            # positions so far are within the row; made flat below
             lengths.append(len(row_src))
             src.append(row_src)
             ts.append(row_ts)
@@ -296,7 +295,8 @@ class Decoder:
         if self.pending is not None:
             self.pending = self.pending[index.to(self.pending.device)]
 
-    def _fits(self, currents: list[StepItem]) -> bool:
+    def fits(self, currents: list[StepItem]) -> bool:
+        """True iff `currents` can extend the cache without a rebuild."""
         config = self.policy.config
         count = [0] * len(currents) if self.cache is None else self.cache.count.tolist()
         pending = 0 if self.pending is None else 1
@@ -316,7 +316,7 @@ class Decoder:
             tokens, plan, _, _ = self.policy.tokens(windows)
             self.cache = self.policy.backbone.extend(tokens, plan.valid)[1]
 
-    def _choose(self, logits: torch.Tensor) -> list[int]:
+    def _draw(self, logits: torch.Tensor) -> list[int]:
         return [_choose(row, self.greedy, g) for row, g in zip(logits, self.generators)]
 
     @torch.no_grad()
@@ -324,7 +324,7 @@ class Decoder:
         """(stage_idx, exec_class) for each episode's current step, recorded as taken."""
         policy, h = self.policy, self.policy.config.backbone.n_embd
         backbone = policy.backbone
-        if not self._fits(currents):
+        if not self.fits(currents):
             self._rebuild(currents)
         if self.pending is not None:
             self.cache = backbone.extend(self.pending, cache=self.cache)[1]
@@ -333,14 +333,14 @@ class Decoder:
         tokens, plan, graph, _ = policy.tokens(windows, "stages", encoded)
         out, self.cache = backbone.extend(tokens, plan.valid, self.cache)
         stage_logits = policy._stage_logits(out.reshape(-1, h), plan, len(currents))
-        for current, stage in zip(currents, self._choose(stage_logits)):
+        for current, stage in zip(currents, self._draw(stage_logits)):
             current.action = (stage, 0)
         tokens, plan, graph, _ = policy.tokens(windows, "exec", encoded)
         exec_tokens = tokens.reshape(-1, h)[plan.exec_pos][:, None]
         out, self.cache = backbone.extend(exec_tokens, cache=self.cache)
         plan.exec_pos = torch.arange(len(currents), device=out.device)
         exec_logits = policy._exec_logits(out.reshape(-1, h), plan, graph)
-        for current, exec_class in zip(currents, self._choose(exec_logits)):
+        for current, exec_class in zip(currents, self._draw(exec_logits)):
             current.action = (current.action[0], exec_class)
         tokens, plan, _, _ = policy.tokens(windows, "full", encoded)
         last = plan.valid.sum(1) - 1

@@ -5,7 +5,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 
@@ -209,7 +208,7 @@ class ModelTest(unittest.TestCase):
         for t in range(3 * TINY.window):
             currents = [StepItem(step_features(o, TINY.max_stages), 1.0 - 0.01 * t, t)
                         for o in observations]
-            fits = decoder._fits(currents)
+            fits = decoder.fits(currents)
             contexts = [steps[len(steps) - n:] for steps, n in zip(decoder.steps, decoder.cached)]
             actions = decoder.decide(currents)
             if not fits:
@@ -229,6 +228,26 @@ class ModelTest(unittest.TestCase):
                 break  # an episode ended
         self.assertGreater(compared, 3 * TINY.window)
         self.assertGreater(rebuilds, 1)
+
+    def test_bad_model_and_environment_options_give_one_line_errors(self):
+        import contextlib
+        import io
+        tmp = tempfile.mkdtemp(prefix="netllm_cli_")
+        self.addCleanup(shutil.rmtree, tmp)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(cli_main(["test", "--model", tmp, "--seeds", "0"]), 1)
+        self.assertRegex(err.getvalue(), r"^schedkit_netllm: .*model.pt: missing .*\n$")
+        torch.save({"format": "other"}, os.path.join(tmp, "model.pt"))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertEqual(cli_main(["test", "--model", tmp, "--seeds", "0"]), 1)
+        self.assertIn("model.pt: not a netllm model", err.getvalue())
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):  # the shipped model, an impossible config
+            self.assertEqual(cli_main(["test", "--executors", "0", "--seeds", "0"]), 1)
+        self.assertEqual(len(err.getvalue().splitlines()), 1)
+        self.assertIn("executors", err.getvalue())
 
     def test_gpt2_loader_reads_the_huggingface_layout(self):
         self.assertEqual(backbone_parameter_count(GPT2_SMALL), 124_439_808)
