@@ -174,17 +174,18 @@ class Simulator::Impl final : public ClusterView {
 
   // Books progress of running job `j` up to `now_`.
   void Advance(JobRun& j) {
-    const double executed_before = j.executed_s;
     progress_->Book(&j, now_);
-    AddExecuted(j, now_ - j.last_update);
-    j.executed_s = progress_->ExecutedAt(executed_before, j.last_update, now_);
+    ChargeGpuTime(j, now_ - j.last_update);
+    j.executed_s = progress_->ExecutedAt(j.executed_s, j.last_update, now_);
     j.last_update = now_;
   }
 
   void AddExecuted(JobRun& j, double dt) {
     j.executed_s += dt;
-    j.charged_gpu_s += dt * j.spec->gpus * j.gpu_share;
+    ChargeGpuTime(j, dt);
   }
+
+  void ChargeGpuTime(JobRun& j, double dt) { j.charged_gpu_s += dt * j.spec->gpus * j.gpu_share; }
 
   void AdvanceAllRunning() {
     for (JobId id : running_) Advance(jobs_[index_.At(id)]);
