@@ -247,13 +247,26 @@ int StatusCmd(const ClientArgs& c) {
   });
 }
 
-int Drain(const ClientArgs& c, const std::string& node) {
+// `schedkit drain NODE` (drained) and `schedkit undrain NODE`.
+int SetDrained(const ClientArgs& c, const std::string& node, bool drained) {
   return WithClient(c, [&](runtime::Client& client) {
-    pb::DrainNodeRequest req;
-    req.set_node(node);
-    pb::DrainNodeResponse resp;
-    grpc::Status st = client.stub().DrainNode(client.Context().get(), req, &resp);
-    if (st.ok()) std::printf("node %s drained: no new job starts there\n", node.c_str());
+    grpc::Status st;
+    if (drained) {
+      pb::DrainNodeRequest req;
+      req.set_node(node);
+      pb::DrainNodeResponse resp;
+      st = client.stub().DrainNode(client.Context().get(), req, &resp);
+    } else {
+      pb::UndrainNodeRequest req;
+      req.set_node(node);
+      pb::UndrainNodeResponse resp;
+      st = client.stub().UndrainNode(client.Context().get(), req, &resp);
+    }
+    if (st.ok()) {
+      std::printf(drained ? "node %s drained: no new job starts there\n"
+                          : "node %s undrained: new jobs may start there\n",
+                  node.c_str());
+    }
     return st;
   });
 }
@@ -333,11 +346,14 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   AddClientOptions(st, status.get());
   out.push_back({st, [status] { return StatusCmd(*status); }});
 
-  auto drain = std::make_shared<std::pair<ClientArgs, std::string>>();
-  CLI::App* d = app.add_subcommand("drain", "Start no new job on a node");
-  AddClientOptions(d, &drain->first);
-  d->add_option("node", drain->second, "node name (see schedkit status)")->required();
-  out.push_back({d, [drain] { return Drain(drain->first, drain->second); }});
+  for (const bool drained : {true, false}) {
+    auto args = std::make_shared<std::pair<ClientArgs, std::string>>();
+    CLI::App* d = drained ? app.add_subcommand("drain", "Start no new job on a node")
+                          : app.add_subcommand("undrain", "Let a drained node take new jobs again");
+    AddClientOptions(d, &args->first);
+    d->add_option("node", args->second, "node name (see schedkit status)")->required();
+    out.push_back({d, [args, drained] { return SetDrained(args->first, args->second, drained); }});
+  }
 }
 
 }  // namespace schedkit::cli

@@ -40,6 +40,13 @@ class ClusterView {
   virtual const ClusterSpec& Cluster() const = 0;
   // Free resources at Now(), before the policy's decisions are applied.
   virtual const ClusterState& Resources() const = 0;
+  // What a schedule built from scratch may use: everything free, except on nodes the
+  // engine holds back from new starts (the runtime's drained nodes), which look fully
+  // booked. Policies that rebuild their whole schedule at each decision (Muri, Themis,
+  // replace-all preemption) start from Capacity(), never from ClusterState(&Cluster()),
+  // so they start nothing on a held-back node; a job running there is re-placed like any
+  // other, so a rebuild moves it off a drained node.
+  virtual ClusterState Capacity() const { return ClusterState(&Cluster()); }
   // Running jobs, in a deterministic but unspecified order. O(1): the vector is the engine's.
   virtual const std::vector<JobId>& RunningJobs() const = 0;
   // Pending jobs sorted by (submit time, id). O(pending log pending) per call: a

@@ -32,6 +32,8 @@ struct Node {
   double free_mem = 0;
   std::vector<std::vector<JobId>> guaranteed, opportunistic;  // Per GPU.
   std::vector<double> util;                                    // Per GPU.
+  // GPUs new placements may use (ClusterView::Capacity): all but a drained node's.
+  uint64_t open_gpus = 0;
 };
 
 struct Holding {  // GPUs a job holds (or has reserved) on one node.
@@ -60,6 +62,10 @@ class AntManPolicy final : public Policy {
 
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     if (nodes_.empty()) InitNodes(view.Cluster());
+    const ClusterState capacity = view.Capacity();
+    for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+      nodes_[i].open_gpus = capacity.free_gpu_mask(i);
+    }
     ReleaseFinished(events.finished);
     for (JobId id : events.arrived) Admit(view, id, out);
     // Guaranteed before opportunistic, then first come first served.
@@ -152,10 +158,12 @@ class AntManPolicy final : public Policy {
     list_ = std::move(kept);
   }
 
+  static bool IsOpen(const Node& n, int gpu) { return (n.open_gpus >> gpu) & 1; }
+
   std::vector<int> FreeForGuaranteed(const Node& n) const {
     std::vector<int> out;
     for (int g = 0; g < static_cast<int>(n.guaranteed.size()); ++g) {
-      if (n.guaranteed[g].empty()) out.push_back(g);
+      if (n.guaranteed[g].empty() && IsOpen(n, g)) out.push_back(g);
     }
     return out;
   }
@@ -268,7 +276,9 @@ class AntManPolicy final : public Policy {
     std::vector<Gpu> open;
     for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
       for (int g = 0; g < static_cast<int>(nodes_[i].util.size()); ++g) {
-        if (nodes_[i].util[g] < util_cap_) open.push_back({i, g, nodes_[i].util[g]});
+        if (nodes_[i].util[g] < util_cap_ && IsOpen(nodes_[i], g)) {
+          open.push_back({i, g, nodes_[i].util[g]});
+        }
       }
     }
     if (static_cast<int>(open.size()) < spec.gpus) return false;

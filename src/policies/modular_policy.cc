@@ -207,7 +207,7 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
       [&](JobId id) { return config_.scheduling->Key(view.Status(id), view.Now()); },
       config_.scheduling->MultiLevelFifo());
   // Who runs: a fresh greedy placement from an empty cluster, in list order.
-  ClusterState fresh(&view.Cluster());
+  ClusterState fresh = view.Capacity();
   std::vector<StartDecision> fresh_set;
   for (const auto& [id, key] : list_.entries()) {
     if (fresh.total_free_gpus() == 0) break;

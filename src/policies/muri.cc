@@ -69,7 +69,7 @@ class MuriPolicy final : public Policy {
     std::map<int, size_t> chosen;
     std::unordered_set<JobId> used;
     {
-      ClusterState free(&view.Cluster());
+      ClusterState free = view.Capacity();
       for (const auto& [id, unused_key] : list_.entries()) {
         if (used.count(id)) continue;
         const JobSpec& spec = view.Spec(id);
@@ -118,7 +118,7 @@ class MuriPolicy final : public Policy {
                      [&](JobId a, JobId b) { return view.Spec(a).gpus > view.Spec(b).gpus; });
     std::vector<Placement> placed(final_groups.size());
     std::vector<std::vector<JobId>> placed_members(final_groups.size());
-    ClusterState free(&view.Cluster());
+    ClusterState free = view.Capacity();
     for (JobId id : order) {
       auto it = group_of.find(id);
       if (it == group_of.end()) continue;
@@ -368,7 +368,7 @@ class MuriPolicy final : public Policy {
     std::stable_sort(keyed.begin(), keyed.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<Group> kept;
-    ClusterState free(&view.Cluster());
+    ClusterState free = view.Capacity();
     for (auto& [k, p] : keyed) {
       const Placement pl = placement_->Place(view.Spec(p.members.front()), free);
       if (pl.empty()) continue;

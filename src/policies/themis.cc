@@ -142,7 +142,7 @@ class ThemisPolicy final : public Policy {
   void Place(const ClusterView& view, Decisions* out) {
     std::unordered_set<JobId> chosen;
     {
-      ClusterState free(&view.Cluster());
+      ClusterState free = view.Capacity();
       for (JobId id : list_) {
         const Placement p = placement_->Place(view.Spec(id), free);
         if (p.empty()) continue;
@@ -152,7 +152,7 @@ class ThemisPolicy final : public Policy {
     }
     std::stable_sort(list_.begin(), list_.end(),
                      [&](JobId a, JobId b) { return view.Spec(a).gpus > view.Spec(b).gpus; });
-    ClusterState free(&view.Cluster());
+    ClusterState free = view.Capacity();
     std::unordered_map<JobId, Placement> next;
     for (JobId id : list_) {
       if (!chosen.count(id)) continue;

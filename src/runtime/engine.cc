@@ -76,6 +76,11 @@ class Engine::View final : public ClusterView {
   Time Now() const override { return now_unix_ - e_.origin_unix_; }
   const ClusterSpec& Cluster() const override { return e_.backend_->Cluster(); }
   const ClusterState& Resources() const override { return resources_; }
+  ClusterState Capacity() const override {
+    ClusterState empty(&Cluster());
+    e_.HoldDrained(&empty);
+    return empty;
+  }
   const std::vector<JobId>& RunningJobs() const override { return e_.running_; }
   std::vector<JobId> PendingJobs() const override {
     std::vector<std::pair<Time, JobId>> pending;
@@ -298,7 +303,7 @@ Result<RunState> Engine::Cancel(JobId id) {
   return was;
 }
 
-Status Engine::Drain(const std::string& node) {
+Status Engine::SetDrained(const std::string& node, bool drained) {
   std::unique_lock<std::mutex> lock(mu_);
   const std::vector<std::string>& names = backend_->NodeNames();
   auto it = std::find(names.begin(), names.end(), node);
@@ -307,8 +312,8 @@ Status Engine::Drain(const std::string& node) {
     for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
     return Status::NotFound("node '" + node + "': no such node (nodes: " + all + ")");
   }
-  drained_[it - names.begin()] = true;
-  SCHEDKIT_RETURN_IF_ERROR(store_->SetMeta("drained:" + node, "1"));
+  drained_[it - names.begin()] = drained;
+  SCHEDKIT_RETURN_IF_ERROR(store_->SetMeta("drained:" + node, drained ? "1" : "0"));
   dirty_ = true;
   lock.unlock();
   wake_.notify_one();
@@ -393,6 +398,14 @@ void Engine::RejectUnfittable(double now_unix) {
   });
 }
 
+void Engine::HoldDrained(ClusterState* resources) const {
+  for (size_t i = 0; i < drained_.size(); ++i) {
+    const int node = static_cast<int>(i);
+    if (!drained_[i] || resources->free_gpu_mask(node) == 0) continue;
+    resources->Allocate(Placement{{NodeShare{node, resources->free_gpu_mask(node), 0, 0}}});
+  }
+}
+
 void Engine::Decide(double now_unix) {
   RejectUnfittable(now_unix);
   EventBatch events;
@@ -406,11 +419,7 @@ void Engine::Decide(double now_unix) {
   events.woken = wake_at_unix_ > 0 && now_unix >= wake_at_unix_;
   // Drained nodes look full to the policy; their running jobs carry on.
   ClusterState resources = applier_.free();
-  for (size_t i = 0; i < drained_.size(); ++i) {
-    const int node = static_cast<int>(i);
-    if (!drained_[i] || resources.free_gpu_mask(node) == 0) continue;
-    resources.Allocate(Placement{{NodeShare{node, resources.free_gpu_mask(node), 0, 0}}});
-  }
+  HoldDrained(&resources);
   View view(*this, now_unix, resources);
   Decisions d;
   policy_->Decide(view, events, &d);

@@ -56,7 +56,9 @@ class Engine {
   std::vector<JobRecord> List(const std::vector<RunState>& states) const;
   // Returns the state the job had.
   Result<RunState> Cancel(JobId id);
-  Status Drain(const std::string& node);
+  // Drained (true): no new job starts on the node, running ones finish there; false
+  // undrains it. Kept across restarts. NotFound names the known nodes.
+  Status SetDrained(const std::string& node, bool drained);
   ClusterSummary Summary() const;
   int TotalGpus() const { return backend_->Cluster().TotalGpus(); }
   const std::string& backend_name() const { return backend_name_; }
@@ -77,6 +79,8 @@ class Engine {
   // REQUIRES: mu_ held. Writes `rec` and records an event.
   Status Transition(Live& live, const std::string& kind, double unix_time);
   void Decide(double now_unix);
+  // Books every free GPU of the drained nodes in `resources`. REQUIRES: mu_ held.
+  void HoldDrained(ClusterState* resources) const;
   // Rejects arrivals that can never fit (they never reach the policy).
   void RejectUnfittable(double now_unix);
   void Apply(const Decisions& d, double now_unix);

@@ -180,7 +180,15 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     if (auto st = Authorize(ctx); !st.ok()) return st;
     if (req->node().empty())
       return Invalid("node: empty; give a node name (see `schedkit status`)");
-    return ToGrpc(engine_->Drain(req->node()));
+    return ToGrpc(engine_->SetDrained(req->node(), true));
+  }
+
+  grpc::Status UndrainNode(grpc::ServerContext* ctx, const pb::UndrainNodeRequest* req,
+                           pb::UndrainNodeResponse*) override {
+    if (auto st = Authorize(ctx); !st.ok()) return st;
+    if (req->node().empty())
+      return Invalid("node: empty; give a node name (see `schedkit status`)");
+    return ToGrpc(engine_->SetDrained(req->node(), false));
   }
 
  private:

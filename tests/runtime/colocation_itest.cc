@@ -21,14 +21,16 @@ struct RunSpan {
 };
 
 // Prints "start TIME GPUS GROUP SIZE RATE GUEST", sleeps `seconds`, prints "end TIME";
-// a SIGTERM (preemption) prints "stop TIME".
+// a SIGTERM (preemption) prints "stop TIME". The end time is taken before "end" is
+// printed, so a SIGTERM that lands meanwhile (a regrouping as the job finishes) prints
+// "stop TIME" alone, never "end stop TIME".
 pb::SubmitRequest Reporter(double seconds, StageTimes stages, int priority = 0) {
   pb::SubmitRequest req;
   req.add_command(
       "echo start $(date +%s.%N) $CUDA_VISIBLE_DEVICES $SCHEDKIT_GROUP $SCHEDKIT_GROUP_SIZE "
       "$SCHEDKIT_RATE $SCHEDKIT_GUEST; trap 'echo stop $(date +%s.%N); exit 143' TERM; "
       "sleep " +
-      std::to_string(seconds) + " & wait $!; echo end $(date +%s.%N)");
+      std::to_string(seconds) + " & wait $!; t=$(date +%s.%N); echo end $t");
   req.set_shell(true);
   req.set_gpus(1);
   req.set_priority(priority);
@@ -76,16 +78,30 @@ std::vector<RunSpan> AllRuns(Server& server, const std::vector<JobId>& jobs) {
   return all;
 }
 
+// `schedkit drain NODE` or `schedkit undrain NODE` against the server; true on success.
+bool SetDrained(Server& server, const std::string& node, bool drained) {
+  const std::string cmd = kCli + (drained ? " drain" : " undrain") + " --state-dir " +
+                          server.state_dir() + " " + node + " > /dev/null";
+  return std::system(cmd.c_str()) == 0;
+}
+
 // Four one-GPU reporters of `seconds` each, two data-heavy and two GPU-heavy, which Muri
-// pairs; their ids, in submit order (fewer if a submit failed).
+// pairs; their ids, in submit order (fewer if a submit failed). They are queued while the
+// node is drained and released together, as in Muri's testbed where all four are there at
+// t=0: submitted one by one to a live service, the first could start alone before the
+// others arrive (a loaded machine makes that likely); Muri's rebuilt schedule then
+// preempts and regroups it, and whether all four ever overlap depends on timing.
 std::vector<JobId> SubmitMuriQuartet(Server& server, double seconds) {
   std::vector<JobId> jobs;
+  EXPECT_TRUE(SetDrained(server, "local", true));
   for (int i = 0; i < 4; ++i) {
     const StageTimes stages = i % 2 == 0 ? StageTimes{0.7, 0.2, 0.1} : StageTimes{0.1, 0.8, 0.1};
     Result<JobId> id = server.Submit(Reporter(seconds, stages));
     EXPECT_TRUE(id.ok()) << id.status().message();
     if (id.ok()) jobs.push_back(*id);
   }
+  EXPECT_EQ(server.ClusterStatus().pending(), static_cast<int64_t>(jobs.size()));
+  EXPECT_TRUE(SetDrained(server, "local", false));
   return jobs;
 }
 

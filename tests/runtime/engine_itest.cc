@@ -118,7 +118,7 @@ TEST(RuntimeEngine, SubmitThenCancelNeverReachesThePolicyInOneBatch) {
   ASSERT_NE(engine, nullptr);
   // Nothing starts on a drained node: every job stays pending until it is cancelled, and a
   // cancel issued right after its submit usually lands before the loop's next decision.
-  ASSERT_TRUE(engine->Drain("local").ok());
+  ASSERT_TRUE(engine->SetDrained("local", true).ok());
   for (int i = 0; i < 200; ++i) {
     JobRecord job;
     job.command = {"true"};
@@ -283,6 +283,9 @@ TEST_P(RuntimePolicies, EveryPolicyRunsOrIsRefused) {
   std::replace(dir_name.begin(), dir_name.end(), '-', '_');
   std::unique_ptr<Engine> engine = StartEngine("policy_" + dir_name, 2, std::move(watcher));
   ASSERT_NE(engine, nullptr);
+  // Queued on a drained node, no job starts, not even under a policy that rebuilds its
+  // schedule from an empty cluster (ClusterView::Capacity); undrained, all run.
+  ASSERT_TRUE(engine->SetDrained("local", true).ok());
   std::vector<JobId> jobs;
   for (int i = 0; i < 4; ++i) {
     JobRecord job;
@@ -297,6 +300,9 @@ TEST_P(RuntimePolicies, EveryPolicyRunsOrIsRefused) {
     ASSERT_TRUE(id.ok()) << id.status().message();
     jobs.push_back(*id);
   }
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // The policy sees them all.
+  EXPECT_TRUE(AllIn(*engine, jobs, RunState::kPending)) << name << " started on a drained node";
+  ASSERT_TRUE(engine->SetDrained("local", false).ok());
   EXPECT_TRUE(WaitUntil([&] { return AllIn(*engine, jobs, RunState::kSucceeded); }, 60))
       << name << " left jobs unfinished";
   engine->Stop();
