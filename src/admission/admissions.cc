@@ -1,7 +1,9 @@
 // The built-in admission modules.
 //  accept-all  Every arrival is admitted at once.
 //  load-based  Blox: admit in arrival order while the GPU demand of admitted, unfinished
-//              jobs stays within threshold x the cluster's GPUs; the rest wait.
+//              jobs is within threshold x the cluster's GPUs; the job that crosses the
+//              limit is admitted too (Blox checks before it adds), unless admit_crossing
+//              is false; the rest wait.
 #include "registry/builtins.h"
 
 namespace schedkit {
@@ -18,15 +20,17 @@ class AcceptAll final : public AdmissionModule {
 
 class LoadBased final : public AdmissionModule {
  public:
-  explicit LoadBased(double threshold) : threshold_(threshold) {}
+  LoadBased(double threshold, bool admit_crossing)
+      : threshold_(threshold), admit_crossing_(admit_crossing) {}
   std::string_view Name() const override { return "load-based"; }
   void Admit(const ClusterView& view, const std::vector<JobId>& waiting, int64_t demand,
              std::vector<JobId>* admitted) override {
     const double limit = threshold_ * view.Resources().total_gpus();
     for (JobId id : waiting) {
       const int gpus = view.Spec(id).gpus;
-      // An idle system admits the head even if it alone exceeds the limit.
-      if (demand > 0 && demand + gpus > limit) break;
+      // Either way, an idle system admits the head even if it alone exceeds the limit.
+      const double checked = admit_crossing_ ? demand : demand + gpus;
+      if (demand > 0 && checked > limit) break;
       demand += gpus;
       admitted->push_back(id);
     }
@@ -34,6 +38,7 @@ class LoadBased final : public AdmissionModule {
 
  private:
   double threshold_;
+  bool admit_crossing_;
 };
 
 }  // namespace
@@ -51,11 +56,14 @@ Status RegisterAdmissions(Registries* r) {
   load.name = "load-based";
   load.description = "Admit in arrival order while admitted GPU demand <= threshold x GPUs (Blox)";
   load.options = {{"threshold", OptionSpec::Type::kDouble, "1.2",
-                   "admitted GPU demand limit, as a multiple of the cluster's GPUs"}};
+                   "admitted GPU demand limit, as a multiple of the cluster's GPUs"},
+                  {"admit_crossing", OptionSpec::Type::kBool, "true",
+                   "admit the job that crosses the limit, as Blox does (false: stop before it)"}};
   load.factory = [](ModuleContext& ctx) -> Result<std::unique_ptr<AdmissionModule>> {
     const double t = ctx.options.Double("threshold");
     if (t <= 0) return Status::InvalidArgument("load-based: option 'threshold' must be > 0");
-    return std::unique_ptr<AdmissionModule>(std::make_unique<LoadBased>(t));
+    return std::unique_ptr<AdmissionModule>(
+        std::make_unique<LoadBased>(t, ctx.options.Bool("admit_crossing")));
   };
   return r->admissions.Register(std::move(load));
 }

@@ -153,14 +153,40 @@ TEST(Modular, PriorityPreemptionKeepsUnneededVictimsRunning) {
 }
 
 TEST(Admission, LoadBasedHoldsJobsUntilDemandDrops) {
-  // threshold 1.0 on 4 GPUs: J2 (4 GPUs) is admitted only when J1 finishes, so the
-  // later, smaller J3 (admitted behind J2, FIFO admission) cannot overtake it.
-  PolicyRequest req = Request("fifo", {{"admission.threshold", "1.0"}});
+  // threshold 1.0 on 4 GPUs, stopping before the crossing job: J2 (4 GPUs) is admitted
+  // only when J1 finishes, so the later, smaller J3 (admitted behind J2, FIFO admission)
+  // cannot overtake it.
+  PolicyRequest req =
+      Request("fifo", {{"admission.threshold", "1.0"}, {"admission.admit_crossing", "false"}});
   req.admission = "load-based";
   auto r = RunScenario({JobBuilder(1).Gpus(4).Submit(0).Duration(100).Build(),
                         JobBuilder(2).Gpus(4).Submit(1).Duration(10).Build(),
                         JobBuilder(3).Gpus(1).Submit(2).Duration(10).Build()},
                        kFourGpus, req);
+  EXPECT_DOUBLE_EQ(r.Start(2), 100);
+  EXPECT_DOUBLE_EQ(r.Start(3), 110);
+}
+
+// threshold 0.5 on 4 GPUs: the limit is 2 GPUs. J1 (1 GPU, 100 s) at 0, J2 (2 GPUs, 10 s)
+// at 1, J3 (1 GPU, 10 s) at 2.
+//   Blox (default, the crossing job is admitted): at 1 the demand is 1 <= 2, so J2 is
+//     admitted (demand 3) and starts at once on the 3 free GPUs; at 2 the demand is
+//     3 > 2, J3 waits; J2 ends at 11, the demand drops to 1, J3 is admitted and starts.
+//   admit_crossing=false: J2 would make it 3 > 2, so J2 and J3 (no skipping) wait until
+//     J1 ends at 100; J2 runs 100-110 (demand 2, J3 would make 3); J3 starts at 110.
+TEST(Admission, LoadBasedAdmitsTheCrossingJobAsBloxDoes) {
+  const std::vector<JobSpec> jobs = {JobBuilder(1).Gpus(1).Submit(0).Duration(100).Build(),
+                                     JobBuilder(2).Gpus(2).Submit(1).Duration(10).Build(),
+                                     JobBuilder(3).Gpus(1).Submit(2).Duration(10).Build()};
+  PolicyRequest blox = Request("fifo", {{"admission.threshold", "0.5"}});
+  blox.admission = "load-based";
+  auto r = RunScenario(jobs, kFourGpus, blox);
+  EXPECT_DOUBLE_EQ(r.Start(2), 1);
+  EXPECT_DOUBLE_EQ(r.Start(3), 11);
+
+  PolicyRequest stop_before = blox;
+  stop_before.options["admission.admit_crossing"] = "false";
+  r = RunScenario(jobs, kFourGpus, stop_before);
   EXPECT_DOUBLE_EQ(r.Start(2), 100);
   EXPECT_DOUBLE_EQ(r.Start(3), 110);
 }
