@@ -61,6 +61,7 @@ void PrintSummary(const sk::Summary& s, const std::string& policy, const sk::Tra
 struct RunInputs {
   sk::Trace trace;
   sk::ClusterSpec cluster;
+  sk::SimulatorOptions engine;  // The setup's, with the membership changes.
 };
 
 sk::Result<RunInputs> LoadRunInputs(const RunArgs& a, const sk::cli::RunSetup& setup) {
@@ -72,7 +73,13 @@ sk::Result<RunInputs> LoadRunInputs(const RunArgs& a, const sk::cli::RunSetup& s
   if (!trace.ok()) return trace.status();
   auto cluster = sk::LoadClusterSpec(setup.cluster_path);
   if (!cluster.ok()) return cluster.status();
-  return RunInputs{std::move(trace).value(), std::move(cluster).value()};
+  sk::SimulatorOptions engine = setup.engine;
+  if (!a.membership.empty()) {
+    auto changes = sk::LoadMembership(a.membership, *cluster);
+    if (!changes.ok()) return changes.status();
+    engine.membership = std::move(changes).value();
+  }
+  return RunInputs{std::move(trace).value(), std::move(cluster).value(), std::move(engine)};
 }
 
 int Simulate(const RunArgs& a) {
@@ -92,7 +99,7 @@ int Simulate(const RunArgs& a) {
   }
   auto inputs = LoadRunInputs(a, *setup);
   if (!inputs.ok()) return Fail(inputs.status().message());
-  auto run = sk::RunSimulation(inputs->trace, inputs->cluster, *request, setup->engine);
+  auto run = sk::RunSimulation(inputs->trace, inputs->cluster, *request, inputs->engine);
   if (!run.ok()) return Fail(run.status().message());
   PrintSummary(run->summary, policy, inputs->trace, inputs->cluster);
   if (a.out.empty()) return 0;
@@ -164,7 +171,7 @@ int Compare(const RunArgs& a) {
   auto inputs = LoadRunInputs(a, *setup);
   if (!inputs.ok()) return Fail(inputs.status().message());
   const auto start = std::chrono::steady_clock::now();
-  auto results = sk::RunAll(inputs->trace, inputs->cluster, requests, setup->engine, a.threads);
+  auto results = sk::RunAll(inputs->trace, inputs->cluster, requests, inputs->engine, a.threads);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::vector<sk::Summary> summaries;
   for (size_t i = 0; i < results.size(); ++i) {

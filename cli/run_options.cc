@@ -74,6 +74,7 @@ Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
          {"--overhead-s", "Lucid's simulator has no restart overheads"},
          {"--overhead-table", "Lucid's simulator has no restart overheads"},
          {"--runtime-factor", "jobs run for their logged durations"},
+         {"--membership", "Lucid's simulator has a fixed cluster"},
          {"--vc-config", "give the virtual clusters as --opt vc_config=FILE"},
          {"--threads", "give Lucid's simulator threads as --opt threads=N"}});
   }
@@ -84,7 +85,8 @@ Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
   if (args.Given("--vc-config")) {
     return RefuseGiven(
         args, "--vc-config",
-        {{"--cluster", "each virtual cluster is its own cluster, from the VC file"}});
+        {{"--cluster", "each virtual cluster is its own cluster, from the VC file"},
+         {"--membership", "node numbers name no node of a virtual cluster"}});
   }
   return RefuseGiven(args, "simulate without --vc-config",
                      {{"--threads", "one simulation runs on one thread"}});
@@ -203,6 +205,11 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
       ->add_option("--runtime-factor", args->runtime_factor,
                    "solo runtime multiplier (default: 1.015 under --compat muri, else 1)")
       ->check(FiniteNumber(/*zero_allowed=*/false));
+  command
+      ->add_option("--membership", args->membership,
+                   "nodes joining, draining, failing, recovering: CSV time_s,node,event "
+                   "(docs/formats.md)")
+      ->check(CLI::ExistingFile);
   if (simulate) {
     command
         ->add_option("--vc-config", args->vc_config,

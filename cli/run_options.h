@@ -27,6 +27,7 @@ struct RunArgs {
   std::optional<double> overhead_s;
   std::string overhead_table;
   std::optional<double> runtime_factor;
+  std::string membership;  // Nodes joining, draining, failing, recovering (membership.h).
   std::string vc_config;  // simulate only.
   int threads = 0;
   std::string out;

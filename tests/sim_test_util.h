@@ -32,12 +32,14 @@ inline void ExpectJobInvariants(const Trace& trace, const MetricsRecorder& recor
 }
 
 inline ScenarioResult RunScenario(std::vector<JobSpec> jobs, const ClusterSpec& cluster,
-                                  PolicyRequest request, double overhead_s = 0) {
+                                  PolicyRequest request, double overhead_s = 0,
+                                  std::vector<MembershipEvent> membership = {}) {
   Trace trace;
   trace.source = "scenario";
   trace.jobs = std::move(jobs);
   SimulatorOptions options;
   options.overheads = RestartOverheads(overhead_s);
+  options.membership = std::move(membership);
   Result<RunOutput> run = RunSimulation(trace, cluster, request, options);
   EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.status().message());
   ScenarioResult out;

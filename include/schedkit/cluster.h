@@ -82,8 +82,15 @@ class ClusterState {
   bool CanAllocate(const Placement& p) const;
   // REQUIRES: CanAllocate(p). Aborts on violation: a double booking is an engine bug.
   void Allocate(const Placement& p);
-  // REQUIRES: p was allocated and not yet released.
+  // REQUIRES: p was allocated and not yet released. On a held node the GPUs stay booked
+  // (by the hold); CPUs and memory are freed as everywhere.
   void Release(const Placement& p);
+
+  // Holds `node` back from new starts (absent, drained or failed) or ends the hold. While
+  // held, the node's free GPUs and those released later look booked; ending the hold
+  // frees them. Bookings already on the node are untouched.
+  void SetHeld(int node, bool held);
+  bool held(int node) const { return !held_.empty() && held_[node]; }
 
  private:
   const ClusterSpec* spec_;
@@ -93,6 +100,10 @@ class ClusterState {
   std::vector<double> free_mem_gb_;
   int total_free_gpus_ = 0;
   int total_gpus_ = 0;
+  // Per node, sized on the first SetHeld (empty while no node was ever held): whether it
+  // is held, and the GPUs the hold books.
+  std::vector<char> held_;
+  std::vector<uint64_t> held_gpus_;
 };
 
 // The lowest `n` set bits of `mask`. REQUIRES: popcount(mask) >= n.

@@ -23,6 +23,10 @@ struct EventBatch {
   // tells nothing of a job cancelled before the policy heard of it), except a running job
   // the runtime re-adopted after a restart (docs/runtime.md, Limits).
   std::vector<JobId> finished;
+  // Running jobs the engine stopped on its own because their node failed (membership.h):
+  // pending again, with their progress kept, for the policy to restart like jobs it
+  // preempted itself. A policy that keeps state about running jobs must update it.
+  std::vector<JobId> interrupted;
   bool woken = false;           // A wake-up the policy asked for has come.
 };
 

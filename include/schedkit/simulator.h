@@ -1,7 +1,8 @@
 // The trace-driven, event-driven simulator.
 //
-// Events (arrivals, completions, policy wake-ups) are ordered by (time, sequence
-// number); all events at one time form one EventBatch and one Decide call. A running
+// Events (arrivals, completions, membership changes, policy wake-ups) are ordered by
+// (time, sequence number); all events at one time form one EventBatch and one Decide
+// call. At one time, completions come first, then membership changes, then arrivals. A running
 // job holds remaining work (solo seconds) and a rate; its completion event is
 // recomputed when its rate changes, and stale completion events are dropped by
 // generation number. The clock jumps from event to event: there are no ticks.
@@ -20,6 +21,7 @@
 #include "schedkit/cluster.h"
 #include "schedkit/decision.h"
 #include "schedkit/job.h"
+#include "schedkit/membership.h"
 #include "schedkit/policy.h"
 #include "schedkit/registry.h"
 #include "schedkit/status.h"
@@ -55,6 +57,9 @@ struct SimulatorOptions {
   // same value.
   std::optional<double> runtime_factor;
   RestartOverheads overheads;
+  // Nodes joining, draining, failing and recovering (membership.h), in time order.
+  // REQUIRES: ValidateMembership accepts them for the cluster.
+  std::vector<MembershipEvent> membership;
   bool check_invariants = true;  // Abort on a violated engine invariant.
 };
 
@@ -73,7 +78,7 @@ class SimulationObserver {
 };
 
 struct SimulationStats {
-  int64_t events = 0;     // Arrivals + completions + wake-ups processed.
+  int64_t events = 0;     // Arrivals + completions + membership changes + wake-ups.
   int64_t decisions = 0;  // Decide calls.
   int64_t preemptions = 0;
   int64_t unfinished = 0;  // Jobs never finished (rejected, or stuck when events ran out).

@@ -1,5 +1,7 @@
 #include "schedkit/cluster.h"
 
+#include <bit>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -111,12 +113,31 @@ void ClusterState::Release(const Placement& p) {
                    p.ToString().c_str());
       std::abort();
     }
-    free_gpu_mask_[s.node] |= s.gpu_mask;
-    free_gpus_[s.node] += s.gpus();
     free_cpus_[s.node] += s.cpus;
     free_mem_gb_[s.node] += s.mem_gb;
+    if (held(s.node)) {
+      held_gpus_[s.node] |= s.gpu_mask;  // The hold keeps them.
+      continue;
+    }
+    free_gpu_mask_[s.node] |= s.gpu_mask;
+    free_gpus_[s.node] += s.gpus();
     total_free_gpus_ += s.gpus();
   }
+}
+
+void ClusterState::SetHeld(int node, bool held_now) {
+  if (held(node) == held_now) return;
+  if (held_.empty()) {
+    held_.assign(free_gpus_.size(), 0);
+    held_gpus_.assign(free_gpus_.size(), 0);
+  }
+  const uint64_t gpus = held_now ? free_gpu_mask_[node] : held_gpus_[node];
+  const int count = std::popcount(gpus);
+  free_gpu_mask_[node] = held_now ? free_gpu_mask_[node] & ~gpus : free_gpu_mask_[node] | gpus;
+  free_gpus_[node] += held_now ? -count : count;
+  total_free_gpus_ += held_now ? -count : count;
+  held_gpus_[node] = held_now ? gpus : 0;
+  held_[node] = held_now;
 }
 
 uint64_t LowestBits(uint64_t mask, int n) {

@@ -199,6 +199,12 @@ void DecisionApplier::Release(JobId job) {
   }
 }
 
+ClusterState DecisionApplier::Capacity() const {
+  ClusterState empty(cluster_);
+  for (int node = 0; node < empty.num_nodes(); ++node) empty.SetHeld(node, held_back(node));
+  return empty;
+}
+
 int64_t DecisionApplier::BookingOf(JobId job) const {
   auto it = holds_.find(job);
   if (it == holds_.end()) Die("job " + std::to_string(job) + " holds no booking");

@@ -87,6 +87,14 @@ class DecisionApplier {
   // REQUIRES: `job` holds a booking (was booked or adopted and not released since).
   void Release(JobId job);
 
+  // Holds `node` back from new starts (drained, failed, not yet joined) or lets it take
+  // them again. While held, its idle GPUs look booked in free(), and GPUs its jobs release
+  // stay booked; bookings already there are untouched (the engine stops them if it must).
+  void HoldBack(int node, bool held) { free_.SetHeld(node, held); }
+  bool held_back(int node) const { return free_.held(node); }
+  // The cluster with nothing booked but the held-back nodes: ClusterView::Capacity.
+  ClusterState Capacity() const;
+
   // The booking `job` shares with its group (unique for the applier's life and, after
   // Adopt, across runtime restarts), or 0 for a guest. REQUIRES: `job` holds one.
   int64_t BookingOf(JobId job) const;

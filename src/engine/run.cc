@@ -12,6 +12,7 @@ Result<RestartOverheads> DefaultRestartOverheads() {
 
 Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
                                 const PolicyRequest& request, SimulatorOptions options) {
+  SCHEDKIT_RETURN_IF_ERROR(ValidateMembership(options.membership, cluster, "membership"));
   const CompatProfile profile = ResolveProfile(request.compat, options.runtime_factor);
   Result<std::unique_ptr<Policy>> policy = MakePolicy(request, profile.knobs);
   if (!policy.ok()) return policy.status();

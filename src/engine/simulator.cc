@@ -67,12 +67,20 @@ class Simulator::Impl final : public ClusterView {
       run.own_overhead_s = options_.overheads.For(spec.model, spec.gpus);
       run.overhead_s = run.own_overhead_s;
     }
+    // A node whose first change is a join is absent until then.
+    std::vector<bool> seen(cluster->nodes.size(), false);
+    for (const MembershipEvent& e : options_.membership) {
+      if (seen[e.node]) continue;
+      seen[e.node] = true;
+      if (e.change == MembershipChange::kJoin) applier_.HoldBack(e.node, true);
+    }
   }
 
   // ClusterView.
   Time Now() const override { return now_; }
   const ClusterSpec& Cluster() const override { return *cluster_; }
   const ClusterState& Resources() const override { return applier_.free(); }
+  ClusterState Capacity() const override { return applier_.Capacity(); }
   const std::vector<JobId>& RunningJobs() const override { return running_; }
   std::vector<JobId> PendingJobs() const override {
     std::vector<int32_t> idx;
@@ -113,11 +121,15 @@ class Simulator::Impl final : public ClusterView {
     Time t = kNever;
     if (next_arrival_ < jobs_.size()) t = jobs_[next_arrival_].spec->submit_s;
     if (!events_.empty()) t = std::min(t, events_.top().time);
+    if (next_change_ < options_.membership.size()) {
+      t = std::min(t, options_.membership[next_change_].time_s);
+    }
     t = std::min(t, wake_at_);
     if (t == kNever) return false;
     now_ = t;
     stats_.end_time = std::max(stats_.end_time, now_);
     ProcessCompletions(batch);
+    ProcessMembership(batch);
     while (next_arrival_ < jobs_.size() && jobs_[next_arrival_].spec->submit_s == now_) {
       JobRun& j = jobs_[next_arrival_++];
       j.arrived = true;
@@ -228,6 +240,32 @@ class Simulator::Impl final : public ClusterView {
       j.remaining_s = 0;
       Complete(j);
       batch->finished.push_back(j.spec->id);
+    }
+  }
+
+  void ProcessMembership(EventBatch* batch) {
+    const std::vector<MembershipEvent>& changes = options_.membership;
+    for (; next_change_ < changes.size() && changes[next_change_].time_s == now_; ++next_change_) {
+      const MembershipEvent& e = changes[next_change_];
+      ++stats_.events;
+      const bool up = e.change == MembershipChange::kJoin || e.change == MembershipChange::kRecover;
+      applier_.HoldBack(e.node, !up);
+      if (e.change == MembershipChange::kFail) InterruptJobsOn(e.node, batch);
+    }
+  }
+
+  // Stops every job running on `node` (guests and group members too): pending again.
+  void InterruptJobsOn(int node, EventBatch* batch) {
+    std::vector<JobId> victims;
+    for (JobId id : running_) {
+      for (const NodeShare& share : jobs_[index_.At(id)].placement.shares) {
+        if (share.node == node) victims.push_back(id);
+      }
+    }
+    std::sort(victims.begin(), victims.end());  // running_ order is unspecified.
+    for (JobId id : victims) {
+      Preempt(jobs_[index_.At(id)]);
+      batch->interrupted.push_back(id);
     }
   }
 
@@ -371,6 +409,7 @@ class Simulator::Impl final : public ClusterView {
   std::vector<JobId> pending_;
   std::vector<JobId> running_;
   size_t next_arrival_ = 0;
+  size_t next_change_ = 0;  // Next of options_.membership.
   EventQueue events_;
   Time now_ = 0;
   Time wake_at_ = kNever;

@@ -67,6 +67,7 @@ class AntManPolicy final : public Policy {
       nodes_[i].open_gpus = capacity.free_gpu_mask(i);
     }
     ReleaseFinished(events.finished);
+    Requeue(view, events.interrupted);
     for (JobId id : events.arrived) Admit(view, id, out);
     // Guaranteed before opportunistic, then first come first served.
     std::stable_sort(list_.begin(), list_.end(), [&](JobId a, JobId b) {
@@ -136,22 +137,7 @@ class AntManPolicy final : public Policy {
         kept.push_back(id);
         continue;
       }
-      const JobBook& b = book_.at(id);
-      for (const Holding& h : b.holds) {
-        Node& n = nodes_[h.node];
-        auto& lists = b.tier == Tier::kGuaranteed ? n.guaranteed : n.opportunistic;
-        for (int g : h.gpus) {
-          auto it = std::find(lists[g].begin(), lists[g].end(), id);
-          if (it == lists[g].end()) continue;
-          lists[g].erase(it);
-          n.util[g] -= b.util;
-        }
-        if (b.tier == Tier::kGuaranteed) {
-          n.free_cpus += h.cpus;
-          n.free_gpus += static_cast<int>(h.gpus.size());
-        }
-        n.free_mem += h.mem;
-      }
+      ReleaseHolds(id, book_.at(id));
       book_.erase(id);
       current_.erase(id);
     }
@@ -159,6 +145,39 @@ class AntManPolicy final : public Policy {
   }
 
   static bool IsOpen(const Node& n, int gpu) { return (n.open_gpus >> gpu) & 1; }
+
+  // Gives back what job `id` holds (or has reserved) on every node.
+  void ReleaseHolds(JobId id, const JobBook& b) {
+    for (const Holding& h : b.holds) {
+      Node& n = nodes_[h.node];
+      auto& lists = b.tier == Tier::kGuaranteed ? n.guaranteed : n.opportunistic;
+      for (int g : h.gpus) {
+        auto it = std::find(lists[g].begin(), lists[g].end(), id);
+        if (it == lists[g].end()) continue;
+        lists[g].erase(it);
+        n.util[g] -= b.util;
+      }
+      if (b.tier == Tier::kGuaranteed) {
+        n.free_cpus += h.cpus;
+        n.free_gpus += static_cast<int>(h.gpus.size());
+      }
+      n.free_mem += h.mem;
+    }
+  }
+
+  // The engine stopped these running jobs (their node failed): they hold nothing and wait
+  // in their place in the list to be placed again.
+  void Requeue(const ClusterView& view, const std::vector<JobId>& interrupted) {
+    for (JobId id : interrupted) {
+      JobBook& b = book_.at(id);
+      ReleaseHolds(id, b);
+      b.holds.clear();
+      b.running = false;
+      b.missing_gpus = view.Spec(id).gpus;
+      b.last_node = -1;
+      current_.erase(id);
+    }
+  }
 
   std::vector<int> FreeForGuaranteed(const Node& n) const {
     std::vector<int> out;

@@ -50,23 +50,13 @@ class LucidPolicy final : public Policy {
     std::vector<JobId> restarted;
     for (JobId id : events.finished) {
       pending_.Remove(id);  // Cancelled while it waited (the runtime).
-      std::erase(running_, id);
-      auto it = partner_.find(id);
-      if (it == partner_.end()) continue;
-      const JobId other = it->second;
-      partner_.erase(it);
-      partner_.erase(other);
-      const JobStatus s = view.Status(other);
-      if (s.running()) {
-        // The remaining member leaves the group and runs alone at full speed.
-        out->start.push_back({.job = other, .placement = *s.placement, .rate = 1.0, .group = 0});
-        restarted.push_back(other);
-      }
+      StopRunning(view, id, out, &restarted);
     }
-    for (JobId id : events.arrived) {
-      const JobSpec& spec = view.Spec(id);
-      pending_.Insert({{Priority(spec), 0, 0}, spec.submit_s, id});
+    for (JobId id : events.interrupted) {  // Its node failed: it waits again.
+      StopRunning(view, id, out, &restarted);
+      Enqueue(view.Spec(id));
     }
+    for (JobId id : events.arrived) Enqueue(view.Spec(id));
     ClusterState free = view.Resources();
     const bool packing = PackingOn(view.Now());
     std::vector<JobId> started;
@@ -109,6 +99,23 @@ class LucidPolicy final : public Policy {
   }
 
  private:
+  void Enqueue(const JobSpec& spec) { pending_.Insert({{Priority(spec), 0, 0}, spec.submit_s, spec.id}); }
+
+  // `id` no longer runs; if it shared its GPUs, the partner leaves the group and runs
+  // alone at full speed (restarted, listed in `restarted`).
+  void StopRunning(const ClusterView& view, JobId id, Decisions* out, std::vector<JobId>* restarted) {
+    std::erase(running_, id);
+    auto it = partner_.find(id);
+    if (it == partner_.end()) return;
+    const JobId other = it->second;
+    partner_.erase(it);
+    partner_.erase(other);
+    const JobStatus s = view.Status(other);
+    if (s.running()) {
+      out->start.push_back({.job = other, .placement = *s.placement, .rate = 1.0, .group = 0});
+      restarted->push_back(other);
+    }
+  }
   double Priority(const JobSpec& spec) const {
     if (!t_.have_estimates) return spec.gpus;
     auto it = t_.estimates.find(spec.id);

@@ -29,6 +29,7 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
     queue_.Remove(id);
   }
   if (config_.replace_all) list_.Remove(events.finished);
+  for (JobId id : events.interrupted) Requeue(view, id);
   AdmitArrivals(view, events, out);
   if (config_.replace_all) {
     DecideReplaceAll(view, out);
@@ -261,14 +262,7 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
 
 void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   const Time now = view.Now();
-  for (JobId id : out->preempt) {
-    ForgetWake(id);
-    if (config_.replace_all) continue;  // It never left the list.
-    JobStatus s = view.Status(id);
-    s.state = JobState::kPending;
-    s.placement = nullptr;
-    Enqueue(s, now);
-  }
+  for (JobId id : out->preempt) Requeue(view, id);
   for (const StartDecision& s : out->start) {
     queue_.Remove(s.job);
     JobStatus st = view.Status(s.job);
@@ -282,6 +276,15 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
     SetWake(id, config_.scheduling->NextKeyChange(view.Status(id), now), now);
   }
   out->wake_at = wakes_.empty() ? kNever : wakes_.begin()->first;
+}
+
+void ModularPolicy::Requeue(const ClusterView& view, JobId id) {
+  ForgetWake(id);
+  if (config_.replace_all) return;  // It never left the list.
+  JobStatus s = view.Status(id);  // Pending once the stop is carried out.
+  s.state = JobState::kPending;
+  s.placement = nullptr;
+  Enqueue(s, view.Now());
 }
 
 void ModularPolicy::SetWake(JobId id, Time at, Time now) {

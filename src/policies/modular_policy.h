@@ -50,6 +50,9 @@ class ModularPolicy final : public Policy {
                     const std::set<JobId>& skip = {});
   // Updates the queue and the wake-ups after the decisions; sets out->wake_at.
   void BookDecisions(const ClusterView& view, Decisions* out);
+  // Puts a running job that stops now (preempted by this policy, or interrupted by the
+  // engine) back in the queue.
+  void Requeue(const ClusterView& view, JobId id);
   void SetWake(JobId id, Time at, Time now);
   void ForgetWake(JobId id);
 

@@ -45,6 +45,7 @@ class MuriPolicy final : public Policy {
     for (JobId id : events.arrived) list_.Append(id, {Key(view.Status(id)), 0, 0});
     list_.Remove(events.finished);
     for (JobId id : events.finished) current_.erase(id);
+    for (JobId id : events.interrupted) current_.erase(id);  // Restarted like any other.
     // 1. Stable sort of the persistent list by key (ties keep their previous order).
     list_.Sort(
         view.RunningJobs(),

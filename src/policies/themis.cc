@@ -49,6 +49,7 @@ class ThemisPolicy final : public Policy {
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     const Time now = view.Now();
     Forget(events.finished);
+    for (JobId id : events.interrupted) current_.erase(id);  // Placed again like any other.
     const int total_gpus = view.Cluster().TotalGpus();
     for (JobId id : events.arrived) {
       list_.push_back(id);

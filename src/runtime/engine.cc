@@ -76,11 +76,7 @@ class Engine::View final : public ClusterView {
   Time Now() const override { return now_unix_ - e_.origin_unix_; }
   const ClusterSpec& Cluster() const override { return e_.backend_->Cluster(); }
   const ClusterState& Resources() const override { return resources_; }
-  ClusterState Capacity() const override {
-    ClusterState empty(&Cluster());
-    e_.HoldDrained(&empty);
-    return empty;
-  }
+  ClusterState Capacity() const override { return e_.applier_.Capacity(); }
   const std::vector<JobId>& RunningJobs() const override { return e_.running_; }
   std::vector<JobId> PendingJobs() const override {
     std::vector<std::pair<Time, JobId>> pending;
@@ -126,7 +122,6 @@ Engine::Engine(const RuntimeOptions& options, std::unique_ptr<Store> store,
       backend_(std::move(backend)),
       policy_(std::move(policy)),
       backend_name_(backend_->Name()),
-      drained_(backend_->Cluster().nodes.size(), false),
       applier_(&backend_->Cluster()) {}
 
 Result<std::unique_ptr<Engine>> Engine::Start(const RuntimeOptions& options,
@@ -167,12 +162,6 @@ Status Engine::Recover() {
   } else {
     origin_unix_ = std::atof(origin->c_str());
   }
-  const std::vector<std::string>& names = backend_->NodeNames();
-  for (size_t i = 0; i < names.size(); ++i) {
-    Result<std::string> d = store_->GetMeta("drained:" + names[i]);
-    if (!d.ok()) return d.status();
-    drained_[i] = *d == "1";
-  }
   Result<std::vector<JobRecord>> all = store_->LoadAll();
   if (!all.ok()) return all.status();
   const double now = WallNow();
@@ -190,6 +179,13 @@ Status Engine::Recover() {
     } else if (l.rec.state == RunState::kRunning) {
       Readopt(l, now);
     }
+  }
+  // After re-adoption, which books the jobs running on drained nodes.
+  const std::vector<std::string>& names = backend_->NodeNames();
+  for (size_t i = 0; i < names.size(); ++i) {
+    Result<std::string> d = store_->GetMeta("drained:" + names[i]);
+    if (!d.ok()) return d.status();
+    applier_.HoldBack(static_cast<int>(i), *d == "1");
   }
   dirty_ = true;
   return Status::Ok();
@@ -312,7 +308,7 @@ Status Engine::SetDrained(const std::string& node, bool drained) {
     for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
     return Status::NotFound("node '" + node + "': no such node (nodes: " + all + ")");
   }
-  drained_[it - names.begin()] = drained;
+  applier_.HoldBack(static_cast<int>(it - names.begin()), drained);
   SCHEDKIT_RETURN_IF_ERROR(store_->SetMeta("drained:" + node, drained ? "1" : "0"));
   dirty_ = true;
   lock.unlock();
@@ -326,7 +322,8 @@ ClusterSummary Engine::Summary() const {
   const ClusterSpec& spec = backend_->Cluster();
   for (size_t i = 0; i < spec.nodes.size(); ++i) {
     s.nodes.push_back(NodeStatus{backend_->NodeNames()[i], spec.nodes[i].gpus,
-                                 applier_.free().free_gpus(static_cast<int>(i)), drained_[i]});
+                                 applier_.free().free_gpus(static_cast<int>(i)),
+                                 applier_.held_back(static_cast<int>(i))});
   }
   for (const auto& [id, live] : jobs_) {
     if (live->rec.state == RunState::kPending)
@@ -398,14 +395,6 @@ void Engine::RejectUnfittable(double now_unix) {
   });
 }
 
-void Engine::HoldDrained(ClusterState* resources) const {
-  for (size_t i = 0; i < drained_.size(); ++i) {
-    const int node = static_cast<int>(i);
-    if (!drained_[i] || resources->free_gpu_mask(node) == 0) continue;
-    resources->Allocate(Placement{{NodeShare{node, resources->free_gpu_mask(node), 0, 0}}});
-  }
-}
-
 void Engine::Decide(double now_unix) {
   RejectUnfittable(now_unix);
   EventBatch events;
@@ -417,10 +406,9 @@ void Engine::Decide(double now_unix) {
   events.arrived.swap(arrived_);
   events.finished.swap(finished_);
   events.woken = wake_at_unix_ > 0 && now_unix >= wake_at_unix_;
-  // Drained nodes look full to the policy; their running jobs carry on.
-  ClusterState resources = applier_.free();
-  HoldDrained(&resources);
-  View view(*this, now_unix, resources);
+  // Drained nodes look full to the policy (the applier holds them back); their running
+  // jobs carry on.
+  View view(*this, now_unix, applier_.free());
   Decisions d;
   policy_->Decide(view, events, &d);
   wake_at_unix_ = d.wake_at == kNever ? 0 : origin_unix_ + d.wake_at;

@@ -79,8 +79,6 @@ class Engine {
   // REQUIRES: mu_ held. Writes `rec` and records an event.
   Status Transition(Live& live, const std::string& kind, double unix_time);
   void Decide(double now_unix);
-  // Books every free GPU of the drained nodes in `resources`. REQUIRES: mu_ held.
-  void HoldDrained(ClusterState* resources) const;
   // Rejects arrivals that can never fit (they never reach the policy).
   void RejectUnfittable(double now_unix);
   void Apply(const Decisions& d, double now_unix);
@@ -107,7 +105,6 @@ class Engine {
   std::map<JobId, std::unique_ptr<Live>> jobs_;  // Every job ever submitted.
   std::vector<JobId> running_;
   std::vector<JobId> arrived_, finished_;  // Since the last decision.
-  std::vector<bool> drained_;
   DecisionApplier applier_;  // Bookings: what is free, who shares what.
   DecisionPlan plan_;
 

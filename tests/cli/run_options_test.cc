@@ -47,6 +47,7 @@ TEST(RunOptions, CompatLucidRefusesEveryOptionItIgnores) {
                                "--overhead-table " + kOverheadTable,
                                "--runtime-factor 1",
                                "--vc-config " + kCluster,
+                               "--membership " + kCluster,
                                "--threads 2"};
   for (const std::string& flag : flags) {
     const std::string name = flag.substr(0, flag.find(' '));
@@ -106,6 +107,25 @@ TEST(RunOptions, PoliciesRefuseModulesTheyDoNotTake) {
             std::string::npos);
   EXPECT_NE(list.output.find("placement: yarn (default), admission: accept-all (default)"),
             std::string::npos);
+}
+
+// --membership: the changes reach the run (a drained node makes a job wait, so the
+// outputs differ), and a bad file is one line naming file, line and field.
+TEST(RunOptions, MembershipFileChangesTheRunAndBadOnesAreOneLine) {
+  const std::string dir = ::testing::TempDir();
+  const std::string good = dir + "/members_ok.csv", bad = dir + "/members_bad.csv";
+  std::ofstream(good) << "time_s,node,event\n0,0,drain\n0,1,drain\n600,0,recover\n600,1,recover\n";
+  std::ofstream(bad) << "time_s,node,event\n0,7,drain\n";
+  const std::string tiny = "simulate --policy fifo --trace " + kTrace + " --cluster " + kCluster;
+  const Outcome fixed = RunCli(tiny);
+  const Outcome held = RunCli(tiny + " --membership " + good);
+  ASSERT_EQ(held.exit_code, 0) << held.output;
+  EXPECT_NE(fixed.output, held.output) << "no job could start before 600 s";
+  ExpectOneLineError(tiny + " --membership " + bad,
+                     bad + ":2: field 'node': 7 is not a node of the cluster (0..1)");
+  ExpectOneLineError("simulate --policy fifo --vc-config " + kCluster + " --trace " + kTrace +
+                         " --membership " + good,
+                     "--vc-config ignores --membership (");
 }
 
 TEST(RunOptions, ValidatorsRefuseBadValuesBeforeRunning) {

@@ -65,6 +65,31 @@ class ApplierTest : public ::testing::Test {
   DecisionPlan plan_;
 };
 
+// One node of 2 GPUs. Job 1 runs on GPU 0 when the node is held back: GPU 1 looks
+// booked at once, GPU 0 stays booked when job 1 stops, and nothing may start there, not
+// even where a stop of the same decision frees GPUs; ending the hold frees both.
+TEST_F(ApplierTest, AHeldBackNodeKeepsItsGpusBookedUntilTheHoldEnds) {
+  jobs_.Add(1, JobState::kPending).Add(2, JobState::kPending);
+  Decisions first;
+  first.start = {StartDecision{1, Gpus(0b01)}};
+  ASSERT_TRUE(Apply(first).ok());
+  applier_.HoldBack(0, true);
+  EXPECT_TRUE(applier_.held_back(0));
+  EXPECT_EQ(applier_.free().total_free_gpus(), 0);
+  EXPECT_EQ(applier_.Capacity().total_free_gpus(), 0);
+  Decisions move;  // Job 1 to GPU 1, job 2 to GPU 0: both refused.
+  move.start = {StartDecision{1, Gpus(0b10)}, StartDecision{2, Gpus(0b01)}};
+  EXPECT_FALSE(Apply(move).ok());
+  Finish(1);
+  EXPECT_EQ(applier_.free().total_free_gpus(), 0) << "the hold keeps the GPU job 1 released";
+  applier_.HoldBack(0, false);
+  EXPECT_EQ(applier_.free().total_free_gpus(), 2);
+  EXPECT_EQ(applier_.Capacity().total_free_gpus(), 2);
+  Decisions second;
+  second.start = {StartDecision{2, Gpus(0b01)}};
+  EXPECT_TRUE(Apply(second).ok());
+}
+
 TEST_F(ApplierTest, AGroupSharesOneBookingFreedWithItsLastMember) {
   jobs_.Add(1, JobState::kPending).Add(2, JobState::kPending).Add(3, JobState::kPending);
   Decisions d;
