@@ -19,6 +19,7 @@ struct FgdArgs {
   std::string seeds = "42-51";
   double ratio = 1.3;
   double coverage = 0.95;
+  std::string ties = "first";
   std::string out;
 };
 
@@ -62,6 +63,13 @@ int Run(const FgdArgs& a) {
   config.seeds = *seeds;
   config.arrive_ratio = a.ratio;
   config.coverage = a.coverage;
+  if (a.ties == "first") {
+    config.ties = sharing::TieBreak::kFirstNode;
+  } else if (a.ties == "random") {
+    config.ties = sharing::TieBreak::kRandomNode;
+  } else {
+    return Fail("--ties '" + a.ties + "': expected first or random");
+  }
   Result<std::vector<sharing::FgdRun>> runs = sharing::RunFgdExperiment(*pods, *nodes, config);
   if (!runs.ok()) return Fail(runs.status().message());
   const std::vector<double> report_at = {100, 100 * a.ratio};
@@ -110,6 +118,8 @@ void AddFgdCommands(CLI::App& app, std::vector<Subcommand>& out) {
   run->add_option("--ratio", args->ratio, "arrive until this share of GPU capacity (default 1.3)");
   run->add_option("--coverage", args->coverage,
                   "share of pods the target workload's shapes cover (default 0.95)");
+  run->add_option("--ties", args->ties,
+                  "first (node-list order, the reference's behaviour) or random (default first)");
   run->add_option("--out", args->out, "folder for curve.csv and summary.csv");
   out.push_back({run, [args] { return Run(*args); }});
   CLI::App* policies = fgd->add_subcommand("policies", "List the GPU-sharing placement policies");

@@ -193,6 +193,12 @@ class Fragmentation {
   double total_ = 0;
 };
 
+// Which node wins when several share the best score.
+enum class TieBreak {
+  kFirstNode,   // The first in node-list order: what reproduces the reference's numbers.
+  kRandomNode,  // Uniformly at random with the run's generator (Kubernetes' selectHost).
+};
+
 // Names of the built-in placement policies, in registration order (fgd, best-fit,
 // dot-product, packing, clustering, random; docs/fgd.md).
 std::vector<std::string> SharingPolicyNames();
@@ -206,6 +212,7 @@ struct FgdExperimentConfig {
   std::vector<uint64_t> seeds;
   double arrive_ratio = 1.3;
   double coverage = 0.95;  // Of the target workload (TargetWorkload).
+  TieBreak ties = TieBreak::kFirstNode;
 };
 
 // One sample of a run's curve, taken when the arrived GPU request first reaches each whole

@@ -74,7 +74,7 @@ class CurveRecorder {
 
 FgdRun RunOne(const SharingPolicy& policy, const std::vector<PodSpec>& pods,
               const SharingClusterSpec& cluster, const std::vector<WeightedShape>& workload,
-              uint64_t seed, double ratio) {
+              uint64_t seed, double ratio, TieBreak ties) {
   const auto start = std::chrono::steady_clock::now();
   PortableRng rng(seed);
   SharingState state(&cluster);
@@ -82,7 +82,7 @@ FgdRun RunOne(const SharingPolicy& policy, const std::vector<PodSpec>& pods,
   frag.Reset(state);
   CurveRecorder recorder(state, frag);
   for (const PodSpec* pod : ArrivalOrder(pods, state.total_gpu_milli(), ratio, rng)) {
-    const SharingPlacement p = PlacePod(policy, SharingView{state, frag}, *pod, rng);
+    const SharingPlacement p = PlacePod(policy, SharingView{state, frag}, *pod, ties, rng);
     if (!p.empty()) {
       state.Allocate(p);
       frag.Update(state, p.node);
@@ -138,7 +138,8 @@ Result<std::vector<FgdRun>> RunFgdExperiment(const std::vector<PodSpec>& pods,
   std::vector<FgdRun> runs;
   for (const auto& policy : policies) {
     for (uint64_t seed : config.seeds) {
-      runs.push_back(RunOne(*policy, pods, cluster, workload, seed, config.arrive_ratio));
+      runs.push_back(RunOne(*policy, pods, cluster, workload, seed, config.arrive_ratio,
+                            config.ties));
     }
   }
   return runs;

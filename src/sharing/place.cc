@@ -43,7 +43,7 @@ NodeFree After(const NodeFree& free, const PodSpec& pod, uint32_t gpu_mask) {
 }
 
 SharingPlacement PlacePod(const SharingPolicy& policy, const SharingView& view, const PodSpec& pod,
-                          PortableRng& rng) {
+                          TieBreak ties_go_to, PortableRng& rng) {
   SharingPlacement best;
   int64_t best_score = 0;
   int ties = 0;
@@ -52,8 +52,9 @@ SharingPlacement PlacePod(const SharingPolicy& policy, const SharingView& view, 
     const NodeChoice c = policy.Score(view, node, pod, rng);
     if (ties == 0 || c.score > best_score) {
       ties = 1;
-    } else if (c.score < best_score || rng.Index(++ties) != 0) {
-      continue;  // Reservoir sampling: each of the k tied nodes is kept with chance 1/k.
+    } else if (c.score < best_score || ties_go_to == TieBreak::kFirstNode ||
+               rng.Index(++ties) != 0) {
+      continue;  // kRandomNode: reservoir sampling keeps each of k tied nodes with chance 1/k.
     }
     best_score = c.score;
     best = SharingPlacement{node, c.gpu_mask, pod.gpu_milli, pod.cpu_milli, pod.mem_mib};

@@ -2,9 +2,8 @@
 //
 // A policy only scores: for a pod and one node that can hold it, a score (higher is better)
 // and the GPUs it would take there. PlacePod filters the nodes (Fits), asks the policy for
-// each, and takes the best score; ties are broken uniformly at random with the run's
-// generator (as the Kubernetes scheduler's host selection does). Scores are integers, as in
-// the reference, so that its ties are our ties.
+// each, and takes the best score; TieBreak says which of equal best nodes wins. Scores are
+// integers, as in the reference, so that its ties are our ties.
 #ifndef SCHEDKIT_SHARING_POLICY_H_
 #define SCHEDKIT_SHARING_POLICY_H_
 
@@ -45,7 +44,7 @@ const SharingPolicyRegistry& BuiltinSharingPolicies();
 
 // The placement `policy` chooses for `pod`, or an empty one when no node fits.
 SharingPlacement PlacePod(const SharingPolicy& policy, const SharingView& view, const PodSpec& pod,
-                          PortableRng& rng);
+                          TieBreak ties, PortableRng& rng);
 
 // GPU choices shared by the policies. Each REQUIRES: Fits(state, node, pod).
 // Whole-GPU pods: the lowest-numbered fully free GPUs. Others: what the name says.

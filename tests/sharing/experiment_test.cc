@@ -104,7 +104,7 @@ TEST(FgdExperiment, OpenbDefaultOneSeedFgdBeatsRandom) {
     GTEST_SKIP() << "no " << dir << " (the shared data folder is absent)";
   }
   auto pods = LoadOpenbPods(dir + "/openb_pod_list_default.csv");
-  auto nodes = LoadOpenbNodes(dir + "/openb_node_list_all_node.csv");
+  auto nodes = LoadOpenbNodes(dir + "/openb_node_list_gpu_node.csv");
   ASSERT_TRUE(pods.ok() && nodes.ok());
   EXPECT_EQ(pods->size(), 8152u);
   EXPECT_EQ(nodes->TotalGpus(), 6212);

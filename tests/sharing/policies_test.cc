@@ -31,7 +31,7 @@ class PolicyTest : public ::testing::Test {
     Fragmentation frag(&spec_, std::move(workload));
     frag.Reset(*state_);
     PortableRng rng(seed);
-    return PlacePod(**made, SharingView{*state_, frag}, pod, rng);
+    return PlacePod(**made, SharingView{*state_, frag}, pod, TieBreak::kFirstNode, rng);
   }
 
   SharingClusterSpec spec_;
@@ -60,7 +60,9 @@ TEST_F(PolicyTest, BestFitTakesTheTightestNodeAndGpu) {
 }
 
 TEST_F(PolicyTest, DotProductPrefersTheSmallerFreeVector) {
-  // One whole GPU: node 0 offers 1 idle GPU (score 99), node 1 offers 4 (score 96).
+  // One whole GPU (1/8 of the largest node): node 0 has 1300 milli-GPU free, 0.1625 of the
+  // largest node, node 1 4000 (0.5). CPU (28 of 128 cores) and demand (1 core) are equal:
+  // 1 - (0.21875 x 0.0078125 + 0.1625 x 0.125) / 2 = 0.9890 -> 98 against 0.9679 -> 96.
   const SharingPlacement p = Place("dot-product", Whole(1000, 1));
   EXPECT_EQ(p.node, 0);
   EXPECT_EQ(p.gpu_mask, 0b10u);

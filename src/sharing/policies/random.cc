@@ -1,5 +1,6 @@
-// Random: every node that fits is equally likely (all score 0: the tie-break draws), and a
-// fractional pod takes a GPU drawn among those that hold it.
+// Random: the reference draws one of the nodes that fit and gives it the top score. Here
+// each node that fits gets a random score, so the best is uniform among them whatever the
+// tie-break; a fractional pod takes a GPU drawn among those that hold it.
 #include "sharing/policies/policies.h"
 
 namespace schedkit::sharing {
@@ -10,7 +11,8 @@ class RandomPolicy final : public SharingPolicy {
   std::string_view Name() const override { return "random"; }
   NodeChoice Score(const SharingView& view, int node, const PodSpec& pod,
                    PortableRng& rng) const override {
-    return {0, RandomFitGpus(view.state.free(node), pod, rng)};
+    const auto score = static_cast<int64_t>(rng.Index(uint64_t{1} << 62));
+    return {score, RandomFitGpus(view.state.free(node), pod, rng)};
   }
 };
 
