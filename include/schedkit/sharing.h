@@ -205,8 +205,9 @@ std::vector<std::string> SharingPolicyNames();
 
 // The reference experiment (docs/fgd.md). For each seed: the pod list is topped up with pods
 // drawn uniformly (with replacement) from it until the next draw would take the total GPU
-// request above `arrive_ratio` of the cluster's GPU capacity, then shuffled; the pods arrive
-// one by one and are placed by the policy or fail (no departures, no retries).
+// request above `arrive_ratio` of the cluster's GPU capacity (a list that asks for more loses
+// pods drawn at random until it does not), then shuffled; the pods arrive one by one and are
+// placed by the policy or fail (no departures, no retries).
 struct FgdExperimentConfig {
   std::vector<std::string> policies;
   std::vector<uint64_t> seeds;

@@ -14,7 +14,8 @@ namespace schedkit::sharing {
 namespace {
 
 // The pods of one run: the list topped up by uniform draws until the next draw would take
-// the GPU request above `ratio` of capacity, then shuffled.
+// the GPU request above `ratio` of capacity (or, if the list asks for more than that, pods
+// removed at random until it does not), then shuffled.
 std::vector<const PodSpec*> ArrivalOrder(const std::vector<PodSpec>& pods, int64_t capacity,
                                          double ratio, PortableRng& rng) {
   std::vector<const PodSpec*> order;
@@ -24,6 +25,12 @@ std::vector<const PodSpec*> ArrivalOrder(const std::vector<PodSpec>& pods, int64
     requested += p.total_gpu_milli();
   }
   const double target = ratio * static_cast<double>(capacity);
+  while (static_cast<double>(requested) > target) {
+    const size_t victim = rng.Index(order.size());
+    requested -= order[victim]->total_gpu_milli();
+    order[victim] = order.back();
+    order.pop_back();
+  }
   while (true) {
     const PodSpec& p = pods[rng.Index(pods.size())];
     if (static_cast<double>(requested + p.total_gpu_milli()) > target) break;

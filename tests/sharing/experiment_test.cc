@@ -52,6 +52,17 @@ TEST(FgdExperiment, CurvesRiseToTheArrivalTargetAndNeverAllocateMoreThanArrived)
   }
 }
 
+TEST(FgdExperiment, AListAskingMoreThanTheTargetLosesPodsAtRandom) {
+  FgdExperimentConfig c = Config({"best-fit"}, {1, 2, 3});
+  c.arrive_ratio = 0.5;  // The pods ask 4.5 of 6 GPUs (75 %).
+  auto runs = RunFgdExperiment(SmallPods(), SmallCluster(), c);
+  ASSERT_TRUE(runs.ok());
+  for (const FgdRun& r : *runs) {
+    EXPECT_LE(r.curve.back().arrived_gpu_pct, 50.0 + 1e-9);
+    EXPECT_LT(r.curve.back().pods_arrived, 6);
+  }
+}
+
 TEST(FgdExperiment, SameSeedSameCurveOtherSeedOtherOrder) {
   const auto a = RunFgdExperiment(SmallPods(), SmallCluster(), Config({"random"}, {7, 7, 8}));
   ASSERT_TRUE(a.ok());
