@@ -13,9 +13,9 @@ PodSpec Whole(int64_t cpu, int gpus) { return PodSpec{"w", cpu, 0, gpus, kMilliP
 
 // node 0: 2 GPUs, GPU 0 holds a 700 milli fractional pod (300 free), GPU 1 free.
 // node 1: 4 free GPUs. Both 32 cores.
-class PolicyTest : public ::testing::Test {
+class SharingPolicyTest : public ::testing::Test {
  protected:
-  PolicyTest() {
+  SharingPolicyTest() {
     spec_.nodes = {{"n0", 32000, 1 << 20, 2, "T4"}, {"n1", 32000, 1 << 20, 4, "T4"}};
     state_ = std::make_unique<SharingState>(&spec_);
     state_->Allocate(SharingPlacement{0, 0b01, 700, 4000, 0});
@@ -38,12 +38,12 @@ class PolicyTest : public ::testing::Test {
   std::unique_ptr<SharingState> state_;
 };
 
-TEST_F(PolicyTest, RegistryListsTheSixPolicies) {
+TEST_F(SharingPolicyTest, RegistryListsTheSixPolicies) {
   EXPECT_EQ(SharingPolicyNames(), (std::vector<std::string>{"fgd", "best-fit", "dot-product",
                                                             "packing", "clustering", "random"}));
 }
 
-TEST_F(PolicyTest, FgdKeepsAGpuThatStillHoldsTheWorkload) {
+TEST_F(SharingPolicyTest, FgdKeepsAGpuThatStillHoldsTheWorkload) {
   FillNode1Cpu();
   // Workload: 300 milli pods. On GPU 0 a 200 pod strands 100 (score 47); on GPU 1 it
   // strands nothing (score 50).
@@ -52,14 +52,14 @@ TEST_F(PolicyTest, FgdKeepsAGpuThatStillHoldsTheWorkload) {
   EXPECT_EQ(p.gpu_mask, 0b10u);
 }
 
-TEST_F(PolicyTest, BestFitTakesTheTightestNodeAndGpu) {
+TEST_F(SharingPolicyTest, BestFitTakesTheTightestNodeAndGpu) {
   // Node 0 has 1300 milli-GPU free, node 1 4000: node 0, and its 300-free GPU.
   const SharingPlacement p = Place("best-fit", Fractional(1000, 200));
   EXPECT_EQ(p.node, 0);
   EXPECT_EQ(p.gpu_mask, 0b01u);
 }
 
-TEST_F(PolicyTest, DotProductPrefersTheSmallerFreeVector) {
+TEST_F(SharingPolicyTest, DotProductPrefersTheSmallerFreeVector) {
   // One whole GPU (1/8 of the largest node): node 0 has 1300 milli-GPU free, 0.1625 of the
   // largest node, node 1 4000 (0.5). CPU (28 of 128 cores) and demand (1 core) are equal:
   // 1 - (0.21875 x 0.0078125 + 0.1625 x 0.125) / 2 = 0.9890 -> 98 against 0.9679 -> 96.
@@ -68,7 +68,7 @@ TEST_F(PolicyTest, DotProductPrefersTheSmallerFreeVector) {
   EXPECT_EQ(p.gpu_mask, 0b10u);
 }
 
-TEST_F(PolicyTest, PackingUsesFreeGpusOfAUsedNodeBeforeAnIdleNode) {
+TEST_F(SharingPolicyTest, PackingUsesFreeGpusOfAUsedNodeBeforeAnIdleNode) {
   // Node 0: one fully free GPU taken (49); node 1 entirely free (max(33 - 4, 4) = 29).
   const SharingPlacement p = Place("packing", Whole(1000, 1));
   EXPECT_EQ(p.node, 0);
@@ -77,7 +77,7 @@ TEST_F(PolicyTest, PackingUsesFreeGpusOfAUsedNodeBeforeAnIdleNode) {
   EXPECT_EQ(Place("packing", Fractional(1000, 300)).gpu_mask, 0b01u);
 }
 
-TEST_F(PolicyTest, ClusteringGroupsPodsOfOneKind) {
+TEST_F(SharingPolicyTest, ClusteringGroupsPodsOfOneKind) {
   // Fractional: node 0 holds only fractional pods (75 + 20) vs idle node 1 (25 + 12).
   EXPECT_EQ(Place("clustering", Fractional(1000, 200)).node, 0);
   // One whole GPU: node 0 holds another kind (0 + 20) vs idle node 1 (25 + 12).
@@ -86,7 +86,7 @@ TEST_F(PolicyTest, ClusteringGroupsPodsOfOneKind) {
   EXPECT_EQ(p.gpu_mask, 0b0001u);
 }
 
-TEST_F(PolicyTest, RandomReachesEveryNodeThatFitsAndOnlyThose) {
+TEST_F(SharingPolicyTest, RandomReachesEveryNodeThatFitsAndOnlyThose) {
   std::set<int> nodes;
   for (uint64_t seed = 0; seed < 50; ++seed) nodes.insert(Place("random", Whole(1000, 2), {}, seed).node);
   EXPECT_EQ(nodes, (std::set<int>{1}));  // Node 0 has one free GPU only.
@@ -95,13 +95,13 @@ TEST_F(PolicyTest, RandomReachesEveryNodeThatFitsAndOnlyThose) {
   EXPECT_EQ(nodes, (std::set<int>{0, 1}));
 }
 
-TEST_F(PolicyTest, NothingFitsGivesAnEmptyPlacement) {
+TEST_F(SharingPolicyTest, NothingFitsGivesAnEmptyPlacement) {
   for (const std::string& name : SharingPolicyNames()) {
     EXPECT_TRUE(Place(name, Whole(1000, 8)).empty()) << name;
   }
 }
 
-TEST_F(PolicyTest, EveryPolicyPlacesOnlyWhereTheStateAccepts) {
+TEST_F(SharingPolicyTest, EveryPolicyPlacesOnlyWhereTheStateAccepts) {
   for (const std::string& name : SharingPolicyNames()) {
     for (const PodSpec& pod : {Fractional(500, 250), Whole(2000, 2), PodSpec{"c", 1000, 0, 0, 0, ""}}) {
       const SharingPlacement p = Place(name, pod);
