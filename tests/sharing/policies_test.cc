@@ -25,13 +25,14 @@ class SharingPolicyTest : public ::testing::Test {
   void FillNode1Cpu() { state_->Allocate(SharingPlacement{1, 0, 0, 27500, 0}); }
 
   SharingPlacement Place(const std::string& policy, const PodSpec& pod,
-                         std::vector<WeightedShape> workload = {}, uint64_t seed = 1) {
+                         std::vector<WeightedShape> workload = {}, uint64_t seed = 1,
+                         TieBreak ties = TieBreak::kFirstNode) {
     ModuleContext ctx;
     auto made = BuiltinSharingPolicies().Find(policy)->factory(ctx);
     Fragmentation frag(&spec_, std::move(workload));
     frag.Reset(*state_);
     PortableRng rng(seed);
-    return PlacePod(**made, SharingView{*state_, frag}, pod, TieBreak::kFirstNode, rng);
+    return PlacePod(**made, SharingView{*state_, frag}, pod, ties, rng);
   }
 
   SharingClusterSpec spec_;
@@ -93,6 +94,17 @@ TEST_F(SharingPolicyTest, RandomReachesEveryNodeThatFitsAndOnlyThose) {
   nodes.clear();
   for (uint64_t seed = 0; seed < 50; ++seed) nodes.insert(Place("random", Whole(1000, 1), {}, seed).node);
   EXPECT_EQ(nodes, (std::set<int>{0, 1}));
+}
+
+TEST_F(SharingPolicyTest, TiesGoToTheFirstNodeOrToARandomOne) {
+  const PodSpec cpu_only{"c", 1000, 0, 0, 0, ""};  // Packing scores it 0 on every node.
+  std::set<int> first, random;
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    first.insert(Place("packing", cpu_only, {}, seed, TieBreak::kFirstNode).node);
+    random.insert(Place("packing", cpu_only, {}, seed, TieBreak::kRandomNode).node);
+  }
+  EXPECT_EQ(first, (std::set<int>{0}));
+  EXPECT_EQ(random, (std::set<int>{0, 1}));
 }
 
 TEST_F(SharingPolicyTest, NothingFitsGivesAnEmptyPlacement) {
