@@ -115,7 +115,7 @@ class SharingState {
   int64_t total_gpu_milli() const { return total_gpu_milli_; }
 
   // Returns true iff the placement names a node, its GPUs exist and each has gpu_milli
-  // free, and the CPU and memory fit.
+  // free, the CPU and memory fit, and it gives 1-1000 milli-GPU per GPU iff it names GPUs.
   bool CanAllocate(const SharingPlacement& p) const;
   // REQUIRES: CanAllocate(p). Aborts otherwise: over-committing a GPU is a bug.
   void Allocate(const SharingPlacement& p);
