@@ -5,7 +5,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 
 #include "sharing/policy.h"
 #include "workload/csv.h"

@@ -1,6 +1,6 @@
 // GPU Clustering: keep pods of one kind (fractional, or k whole GPUs) together. Affinity
-// tiers, each 25 points wide and filled by how much of the node's GPU is in use (out of
-// the 8-GPU maximum), integers as in the reference:
+// tiers, each 25 points wide; within a tier, nodes with less free GPU (measured against the
+// 8-GPU maximum, so small nodes rank high) score more. Integers, as in the reference:
 //   node holds only this kind            75 + 25 x (8000 - free milli-GPU) / 8000
 //   node holds this kind among others    50 + ...
 //   node holds no GPU pod                25 + ...
@@ -27,8 +27,8 @@ class ClusteringPolicy final : public SharingPolicy {
     } else if (kinds.empty()) {
       tier = 25;
     }
-    const int64_t used = kMaxSpecGpuMilli - free.total_gpu_milli();
-    return {tier + 25 * used / kMaxSpecGpuMilli, BestFitGpus(free, pod)};
+    const int64_t short_of_max = kMaxSpecGpuMilli - free.total_gpu_milli();
+    return {tier + 25 * short_of_max / kMaxSpecGpuMilli, BestFitGpus(free, pod)};
   }
 };
 

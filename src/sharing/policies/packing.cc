@@ -6,7 +6,6 @@
 //   node entirely free     max(33 - its GPUs, its GPUs)
 //   CPU-only pods          0 on every node
 #include <algorithm>
-#include <numeric>
 
 #include "sharing/policies/policies.h"
 
