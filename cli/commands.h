@@ -32,6 +32,9 @@ struct Subcommand {
 // Spark DAG scheduling: `schedkit dag simulate|collect` (cli/dag_commands.cc).
 void AddDagCommands(CLI::App& app, std::vector<Subcommand>& out);
 
+// Fractional GPU sharing: `schedkit fgd run|policies` (cli/fgd_commands.cc, docs/fgd.md).
+void AddFgdCommands(CLI::App& app, std::vector<Subcommand>& out);
+
 // `schedkit predict ...` (cli/predict_commands.cc, docs/predict.md).
 void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out);
 

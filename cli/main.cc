@@ -351,6 +351,7 @@ int main(int argc, char** argv) {
   // Areas with their own file (cli/<area>_commands.cc), one line each.
   std::vector<sk::cli::Subcommand> area_commands;
   sk::cli::AddDagCommands(app, area_commands);
+  sk::cli::AddFgdCommands(app, area_commands);
   sk::cli::AddPredictCommands(app, area_commands);
   sk::cli::AddRuntimeCommands(app, area_commands);
 

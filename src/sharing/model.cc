@@ -1,0 +1,153 @@
+// The sharing model: node specs, per-GPU free shares and the booking invariant.
+#include <bit>
+#include <cstdio>
+#include <cstdlib>
+
+#include "schedkit/sharing.h"
+
+namespace schedkit::sharing {
+namespace {
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "schedkit: sharing invariant violated: %s\n", what.c_str());
+  std::abort();
+}
+
+// Affinity tag of a placement (SharingState::gpu_pod_kinds): 0 fractional, k = k GPUs.
+int KindOf(const SharingPlacement& p) { return p.gpu_milli < kMilliPerGpu ? 0 : p.gpus(); }
+
+}  // namespace
+
+int SharingClusterSpec::TotalGpus() const {
+  int total = 0;
+  for (const SharingNodeSpec& n : nodes) total += n.gpus;
+  return total;
+}
+
+bool ModelAccepts(std::string_view pod_models, std::string_view node_model) {
+  if (pod_models.empty()) return true;
+  if (node_model.empty()) return false;
+  while (true) {
+    const size_t bar = pod_models.find('|');
+    if (pod_models.substr(0, bar) == node_model) return true;
+    if (bar == std::string_view::npos) return false;
+    pod_models.remove_prefix(bar + 1);
+  }
+}
+
+int SharingPlacement::gpus() const { return std::popcount(gpu_mask); }
+
+int64_t NodeFree::total_gpu_milli() const {
+  int64_t total = 0;
+  for (int g = 0; g < gpus; ++g) total += gpu_milli[g];
+  return total;
+}
+
+void NodeFree::Take(const SharingPlacement& p) {
+  cpu_milli -= p.cpu_milli;
+  for (int g = 0; g < gpus; ++g) {
+    if (p.gpu_mask >> g & 1) gpu_milli[g] -= p.gpu_milli;
+  }
+}
+
+SharingState::SharingState(const SharingClusterSpec* spec) : spec_(spec) {
+  for (const SharingNodeSpec& n : spec->nodes) {
+    if (n.gpus < 0 || n.gpus > kMaxGpusPerNode) Die("node " + n.name + " has too many GPUs");
+    NodeFree f;
+    f.cpu_milli = n.cpu_milli;
+    f.gpus = n.gpus;
+    for (int g = 0; g < n.gpus; ++g) f.gpu_milli[g] = kMilliPerGpu;
+    free_.push_back(f);
+    free_mem_mib_.push_back(n.mem_mib);
+    total_gpu_milli_ += static_cast<int64_t>(n.gpus) * kMilliPerGpu;
+  }
+  kinds_.resize(spec->nodes.size());
+}
+
+int SharingState::fully_free_gpus(int node) const {
+  const NodeFree& f = free_[node];
+  int n = 0;
+  for (int g = 0; g < f.gpus; ++g) n += f.gpu_milli[g] == kMilliPerGpu;
+  return n;
+}
+
+bool SharingState::CanAllocate(const SharingPlacement& p) const {
+  if (p.node < 0 || p.node >= num_nodes() || p.cpu_milli < 0 || p.mem_mib < 0) return false;
+  if (p.gpu_milli < 0 || p.gpu_milli > kMilliPerGpu) return false;
+  if ((p.gpu_mask == 0) != (p.gpu_milli == 0)) return false;
+  const NodeFree& f = free_[p.node];
+  if (p.gpu_mask >> f.gpus != 0) return false;
+  for (int g = 0; g < f.gpus; ++g) {
+    if ((p.gpu_mask >> g & 1) && f.gpu_milli[g] < p.gpu_milli) return false;
+  }
+  return f.cpu_milli >= p.cpu_milli && free_mem_mib_[p.node] >= p.mem_mib;
+}
+
+void SharingState::Allocate(const SharingPlacement& p) {
+  if (!CanAllocate(p)) {
+    Die("placement on node " + std::to_string(p.node) + " over-commits it (" +
+        std::to_string(p.gpu_milli) + " milli-GPU on mask " + std::to_string(p.gpu_mask) + ")");
+  }
+  free_[p.node].Take(p);
+  free_mem_mib_[p.node] -= p.mem_mib;
+  allocated_gpu_milli_ += p.total_gpu_milli();
+  if (p.gpu_mask != 0) ++kinds_[p.node][KindOf(p)];
+}
+
+void SharingState::Release(const SharingPlacement& p) {
+  if (p.node < 0 || p.node >= num_nodes()) Die("release on a node that does not exist");
+  NodeFree& f = free_[p.node];
+  const SharingNodeSpec& spec = spec_->nodes[p.node];
+  for (int g = 0; g < f.gpus; ++g) {
+    if ((p.gpu_mask >> g & 1) && f.gpu_milli[g] + p.gpu_milli > kMilliPerGpu) {
+      Die("release frees more than GPU " + std::to_string(g) + " of node " + spec.name + " holds");
+    }
+  }
+  if (f.cpu_milli + p.cpu_milli > spec.cpu_milli || free_mem_mib_[p.node] + p.mem_mib > spec.mem_mib) {
+    Die("release frees more CPU or memory than node " + spec.name + " has");
+  }
+  std::map<int, int>& kinds = kinds_[p.node];
+  if (p.gpu_mask != 0) {
+    auto it = kinds.find(KindOf(p));
+    if (it == kinds.end()) Die("release of a pod kind node " + spec.name + " does not hold");
+    if (--it->second == 0) kinds.erase(it);
+  }
+  for (int g = 0; g < f.gpus; ++g) {
+    if (p.gpu_mask >> g & 1) f.gpu_milli[g] += p.gpu_milli;
+  }
+  f.cpu_milli += p.cpu_milli;
+  free_mem_mib_[p.node] += p.mem_mib;
+  allocated_gpu_milli_ -= p.total_gpu_milli();
+}
+
+void SharingState::CheckInvariants() const {
+  int64_t missing = 0;
+  for (int n = 0; n < num_nodes(); ++n) {
+    const NodeFree& f = free_[n];
+    const SharingNodeSpec& spec = spec_->nodes[n];
+    for (int g = 0; g < f.gpus; ++g) {
+      if (f.gpu_milli[g] < 0 || f.gpu_milli[g] > kMilliPerGpu) {
+        Die("GPU " + std::to_string(g) + " of node " + spec.name + " has " +
+            std::to_string(f.gpu_milli[g]) + " milli-GPU free");
+      }
+      missing += kMilliPerGpu - f.gpu_milli[g];
+    }
+    if (f.cpu_milli < 0 || f.cpu_milli > spec.cpu_milli || free_mem_mib_[n] < 0 ||
+        free_mem_mib_[n] > spec.mem_mib) {
+      Die("CPU or memory of node " + spec.name + " is out of range");
+    }
+  }
+  if (missing != allocated_gpu_milli_) Die("allocated milli-GPU does not match the GPUs' shares");
+}
+
+bool Fits(const SharingState& state, int node, const PodSpec& pod) {
+  const NodeFree& f = state.free(node);
+  if (f.cpu_milli < pod.cpu_milli || state.free_mem_mib(node) < pod.mem_mib) return false;
+  if (pod.gpus == 0) return true;
+  if (!ModelAccepts(pod.gpu_models, state.spec().nodes[node].gpu_model)) return false;
+  int usable = 0;
+  for (int g = 0; g < f.gpus; ++g) usable += f.gpu_milli[g] >= pod.gpu_milli;
+  return usable >= pod.gpus;
+}
+
+}  // namespace schedkit::sharing
