@@ -322,7 +322,6 @@ TEST(LucidCompatTest, SameSecondJobsEnterTheQueueInIdOrder) {
                                        "8,a,8,2020-04-01 00:00:05,50\n");
   TraceOptions options;
   options.format = TraceFormat::kLucid;
-  options.lucid_window_begin = options.lucid_window_end = "";  // The whole log.
   Result<Trace> trace = LoadTrace(log, options);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->jobs.size(), 3u);
