@@ -35,29 +35,6 @@ JobSpec SpecOf(const JobRecord& r, double origin_unix) {
 
 }  // namespace
 
-std::string EncodePlacement(const Placement& p) {
-  std::string s;
-  for (const NodeShare& share : p.shares) {
-    s += (s.empty() ? "" : ";") + std::to_string(share.node) + ":" + std::to_string(share.gpu_mask);
-  }
-  return s;
-}
-
-Placement DecodePlacement(const std::string& text) {
-  Placement p;
-  std::istringstream in(text);
-  std::string share;
-  while (std::getline(in, share, ';')) {
-    const size_t colon = share.find(':');
-    if (colon == std::string::npos) continue;
-    NodeShare s;
-    s.node = std::atoi(share.substr(0, colon).c_str());
-    s.gpu_mask = std::stoull(share.substr(colon + 1));
-    p.shares.push_back(s);
-  }
-  return p;
-}
-
 struct Engine::Live {
   JobRecord rec;
   JobSpec spec;  // What the policy sees; submit_s relative to the time origin.
@@ -193,7 +170,9 @@ Status Engine::Recover() {
 void Engine::Readopt(Live& l, double now) {
   JobExit exit;
   const Backend::Liveness alive = backend_->Adopt(l.rec, &exit);
-  const Placement p = DecodePlacement(l.rec.placement);
+  // Store::LoadAll has checked the text (and converted the pre-1 format).
+  Result<Placement> parsed = ParsePlacement(l.rec.placement);
+  const Placement p = parsed.ok() ? std::move(parsed).value() : Placement();
   Status booked = Status::InvalidArgument("not alive");
   if (alive == Backend::Liveness::kAlive) {
     // A group's members rejoin their one booking; one that is gone leaves the others be.
@@ -493,7 +472,7 @@ void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
   if (l.rec.first_start_time == 0) l.rec.first_start_time = now_unix;
   l.rec.last_start_time = now_unix;
   l.placement = s.placement;
-  l.rec.placement = EncodePlacement(s.placement);
+  l.rec.placement = s.placement.ToString();
   running_.push_back(l.rec.id);
   Transition(l, "started", now_unix);
 }

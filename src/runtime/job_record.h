@@ -41,7 +41,7 @@ struct JobRecord {
   double executed_s = 0;  // Over finished runs; the current run adds now - last_start_time.
   int restart_count = 0;
   int preemptions = 0;
-  std::string placement;   // Encoded by EncodePlacement; empty unless running.
+  std::string placement;   // Placement::ToString() text; empty unless running.
   // How the policy started the current (or last) run (schedkit/decision.h StartDecision).
   int64_t group = 0;       // Booking shared with its co-location group; 0 for a guest.
   int group_size = 1;      // Jobs sharing that booking (1 alone).

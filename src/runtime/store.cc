@@ -2,9 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
+
+#include "schedkit/cluster.h"
 
 namespace schedkit::runtime {
 namespace {
@@ -77,6 +80,39 @@ int BindProgress(Stmt& s, const JobRecord& j, int first) {
   s.Bind(i++, j.rate);
   s.Bind(i++, j.guest ? 1 : 0);
   return i;
+}
+
+// Stores written before the one placement format kept "node:gpu_mask" shares ("0:15;1:3",
+// masks in decimal). Returns false if `text` is not such a list.
+bool ParseLegacyPlacement(const std::string& text, Placement* out) {
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find(';', start), text.size());
+    const std::string share = text.substr(start, end - start);
+    const size_t colon = share.find(':');
+    auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() <= 19 && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (colon == std::string::npos || !digits(share.substr(0, colon)) ||
+        !digits(share.substr(colon + 1)) || colon > 9) {
+      return false;
+    }
+    NodeShare s;
+    s.node = std::stoi(share.substr(0, colon));
+    s.gpu_mask = std::stoull(share.substr(colon + 1));
+    out->shares.push_back(s);
+    start = end + 1;
+  }
+  return true;
+}
+
+// The placement text of a stored job: the one format as it is, the legacy one converted.
+Result<std::string> PlacementTextOf(const std::string& stored) {
+  Result<Placement> parsed = ParsePlacement(stored);
+  if (parsed.ok()) return stored;
+  Placement legacy;
+  if (!ParseLegacyPlacement(stored, &legacy)) return parsed.status();
+  return legacy.ToString();
 }
 
 }  // namespace
@@ -271,7 +307,12 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.executed_s = sqlite3_column_double(q, 18);
     j.restart_count = sqlite3_column_int(q, 19);
     j.preemptions = sqlite3_column_int(q, 20);
-    j.placement = s.Text(21);
+    Result<std::string> placement = PlacementTextOf(s.Text(21));
+    if (!placement.ok()) {
+      return Status::IoError(path_ + ": job " + std::to_string(j.id) + ": field 'placement': " +
+                             placement.status().message());
+    }
+    j.placement = std::move(placement).value();
     j.backend_id = s.Text(22);
     j.exit_code = sqlite3_column_int(q, 23);
     j.message = s.Text(24);

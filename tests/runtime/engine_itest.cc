@@ -180,6 +180,36 @@ TEST(RuntimeEngine, APolicyFailureIsLoggedAndTheServiceGoesOn) {
   EXPECT_FALSE(engine->stopped());
 }
 
+// A placement the store cannot read (neither the one format nor the old "node:mask" one)
+// fails the load with one line naming the store, the job and the field.
+TEST(RuntimeStore, AnUnreadablePlacementFailsTheLoadNamingTheJob) {
+  const std::string path = ::testing::TempDir() + "/runtime_store_bad_placement.db";
+  std::filesystem::remove(path);
+  {
+    Result<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "INSERT INTO jobs (id, command, shell, gpus, cpus, mem_gb, duration_s, "
+                         "user, vc, name, checkpoint_dir, working_dir, priority, submit_time, "
+                         "state, first_start_time, last_start_time, finish_time, executed_s, "
+                         "restart_count, preemptions, placement, backend_id, exit_code, message) "
+                         "VALUES (4, '[\"true\"]', 0, 1, 0, 0, 0, 'u', '', '', '', '', 0, 5, "
+                         "'RUNNING', 6, 6, 0, 0, 0, 0, 'gpu0', '1:1', 0, '');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  Result<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Result<std::vector<JobRecord>> jobs = (*store)->LoadAll();
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().message(),
+            path + ": job 4: field 'placement': placement 'gpu0': share 'gpu0' is not "
+                   "'<node>:<gpus>'");
+}
+
 // A store written before co-location existed (no run_group, rate, ... columns) opens, gets
 // the new columns with their defaults, and keeps its jobs.
 TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
@@ -206,7 +236,7 @@ TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
   ASSERT_TRUE(jobs.ok()) << jobs.status().message();
   ASSERT_EQ(jobs->size(), 1u);
   const JobRecord& j = jobs->front();
-  EXPECT_EQ(j.placement, "0:1");
+  EXPECT_EQ(j.placement, "n0:0");  // The old "node:gpu_mask" text, read as the one format.
   EXPECT_EQ(j.group, 0);  // Re-adopted as running alone.
   EXPECT_EQ(j.group_size, 1);
   EXPECT_EQ(j.rate, 1);
