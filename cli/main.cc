@@ -76,15 +76,17 @@ int Simulate(const RunArgs& a) {
   if (!setup.ok()) return Fail(setup.status().message());
   const std::string& policy = setup->policies.front();
   if (setup->compat == sk::CompatMode::kLucid) {
-    return sk::cli::RunLucidCompat(setup->trace_path, setup->trace_options, {policy}, a.opts, a.out);
+    return sk::cli::RunLucidCompat(setup->trace_path, setup->trace_options, {policy}, a.opts,
+                                   a.out);
   }
   auto request = RequestFor(RunCommand::kSimulate, a, *setup, policy);
   if (!request.ok()) return Fail(request.status().message());
   if (!a.vc_config.empty()) {
     const int threads =
         a.threads > 0 ? a.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    return sk::cli::RunVirtualClusterSimulation(setup->trace_path, setup->trace_options, a.vc_config, *request,
-                                                setup->engine, threads, a.out);
+    return sk::cli::RunVirtualClusterSimulation(setup->trace_path, setup->trace_options,
+                                                a.vc_config, *request, setup->engine, threads,
+                                                a.out);
   }
   auto inputs = LoadRunInputs(*setup);
   if (!inputs.ok()) return Fail(inputs.status().message());

@@ -93,7 +93,8 @@ std::string AddGpuRange(std::string_view range, uint64_t* mask) {
 
 // Node i as "n<i>", or as node_names[i] when names are given.
 bool ParseNode(std::string_view text, const std::vector<std::string>& node_names, int* node) {
-  if (node_names.empty()) return text.size() > 1 && text[0] == 'n' && ParseIndex(text.substr(1), node);
+  if (node_names.empty())
+    return text.size() > 1 && text[0] == 'n' && ParseIndex(text.substr(1), node);
   for (size_t i = 0; i < node_names.size(); ++i) {
     if (node_names[i] == text) {
       *node = static_cast<int>(i);

@@ -29,7 +29,7 @@ JobSpec SpecOf(const JobRecord& r, double origin_unix) {
   spec.name = r.name;
   spec.priority = r.priority;
   spec.iteration_time_s = r.iteration_time_s;
-  spec.stage_times_s = r.stage_times_s;
+  spec.profile.stage_times_s = r.stage_times_s;
   return spec;
 }
 

@@ -145,14 +145,14 @@ Result<Trace> LoadLucidTrace(const std::string& path, const TraceOptions& option
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(user_col, &job.user));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(name_col, &job.name));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(cpus_col, &job.cpus, 0));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(model_col, &job.model));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(dataset_col, &job.dataset));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(batch_col, &job.batch_size, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(model_col, &job.profile.model));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(dataset_col, &job.profile.dataset));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(batch_col, &job.profile.batch_size, 0));
     int amp = 0;
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(amp_col, &amp, 0, 1));
-    job.amp = amp != 0;
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.gmem_mb, 0));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.gpu_util, 0));
+    job.profile.amp = amp != 0;
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.profile.gmem_mb, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.profile.gpu_util, 0));
     if (job.gpus == 0 || !vc_kept(job.vc)) continue;
     // A replayed job needs work; Lucid's tick loop would never end one of 0 s.
     if (job.duration_s < 1) return in.FieldError(duration_col, "must be >= 1 for a GPU job");

@@ -80,13 +80,13 @@ TEST(LucidCli, TimeWindowSelectsJobsAndAnEmptyWindowIsAnError) {
   EXPECT_NE(o.output.find(kTrace + " (43 jobs)"), std::string::npos) << o.output;
   o = RunCli("simulate --policy fifo --trace " + kTrace + " --window-begin 2021-01-01");
   EXPECT_EQ(o.exit_code, 1);
-  EXPECT_EQ(o.output, "schedkit: " + kTrace +
-                          ": no job kept in the window [2021-01-01, end of log]\n");
-  o = RunCli("compare --compat lucid --policies fifo --trace " + kTrace + " --opt lucid_dir=" +
-             kLucid + " --window-end 2020-03-01");
+  EXPECT_EQ(o.output,
+            "schedkit: " + kTrace + ": no job kept in the window [2021-01-01, end of log]\n");
+  o = RunCli("compare --compat lucid --policies fifo --trace " + kTrace +
+             " --opt lucid_dir=" + kLucid + " --window-end 2020-03-01");
   EXPECT_EQ(o.exit_code, 1);
-  EXPECT_EQ(o.output, "schedkit: " + kTrace +
-                          ": no job kept in the window [start of log, 2020-03-01]\n");
+  EXPECT_EQ(o.output,
+            "schedkit: " + kTrace + ": no job kept in the window [start of log, 2020-03-01]\n");
   o = RunCli("simulate --policy fifo --window-begin 2020-09-01");
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_NE(o.output.find("applies only to dated logs (format lucid)"), std::string::npos)

@@ -49,8 +49,9 @@ TEST(PlacementText, BadTextGivesOneLineNamingTheProblem) {
       {"n0:64", "placement 'n0:64': GPU 64 is past the last index 63"},
       {"n0:x", "placement 'n0:x': GPUs 'x' are not an index or a range 'a-b'"},
       {"n0:1,", "placement 'n0:1,': share 'n0:1,' ends with ','"},
-      {"n1:0;n0:0", "placement 'n1:0;n0:0': share 'n0:0' is out of order (nodes go once each, "
-                    "in ascending node order)"},
+      {"n1:0;n0:0",
+       "placement 'n1:0;n0:0': share 'n0:0' is out of order (nodes go once each, "
+       "in ascending node order)"},
       {"n0:0;", "placement 'n0:0;': ends with ';'"},
   };
   for (const auto& [text, message] : cases) {

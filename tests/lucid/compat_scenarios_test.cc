@@ -16,10 +16,10 @@ namespace {
 JobSpec Job(JobId id, const std::string& vc, int gpus, double submit, double duration,
             const std::string& model = "A") {
   JobSpec j = JobBuilder(id).Vc(vc).Gpus(gpus).Submit(submit).Duration(duration).Build();
-  j.model = model;
-  j.dataset = "D";
-  j.batch_size = 32;
-  j.gmem_mb = 1000;
+  j.profile.model = model;
+  j.profile.dataset = "D";
+  j.profile.batch_size = 32;
+  j.profile.gmem_mb = 1000;
   return j;
 }
 

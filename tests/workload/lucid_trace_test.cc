@@ -59,12 +59,12 @@ TEST(LucidTraceTest, ReadsTheWorkloadColumns) {
   const JobSpec& j = t->jobs[0];
   EXPECT_EQ(j.name, "job3");
   EXPECT_EQ(j.user, "u1");
-  EXPECT_EQ(j.model, "ResNet18");
-  EXPECT_EQ(j.dataset, "CIFAR-10");
-  EXPECT_EQ(j.batch_size, 64);
-  EXPECT_TRUE(j.amp);
-  EXPECT_EQ(j.gmem_mb, 3000.0);
-  EXPECT_EQ(j.gpu_util, 40.5);
+  EXPECT_EQ(j.profile.model, "ResNet18");
+  EXPECT_EQ(j.profile.dataset, "CIFAR-10");
+  EXPECT_EQ(j.profile.batch_size, 64);
+  EXPECT_TRUE(j.profile.amp);
+  EXPECT_EQ(j.profile.gmem_mb, 3000.0);
+  EXPECT_EQ(j.profile.gpu_util, 40.5);
 }
 
 std::string WindowLog() {
@@ -131,7 +131,8 @@ TEST(LucidTraceTest, AWindowThatKeepsNoJobIsAnErrorNamingFileAndWindow) {
             f.path() + ": no job kept in the window [2021-01-01 00:00:00, end of log]");
   t = LoadTrace(f.path(), Window("", "2020-03-01"));
   ASSERT_FALSE(t.ok());
-  EXPECT_EQ(t.status().message(), f.path() + ": no job kept in the window [start of log, 2020-03-01]");
+  EXPECT_EQ(t.status().message(),
+            f.path() + ": no job kept in the window [start of log, 2020-03-01]");
   t = LoadTrace(f.path(), Window("2020-13-01", ""));
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.status().message(), "window begin '2020-13-01' is not a date 'YYYY-MM-DD HH:MM:SS'");
