@@ -33,6 +33,13 @@ JobSpec SpecOf(const JobRecord& r, double origin_unix) {
   return spec;
 }
 
+// Books the ending run: its wall time, and the solo work it did at its rate.
+void BookRunEnd(JobRecord* r, double now_unix) {
+  const double wall = std::max(0.0, now_unix - r->last_start_time);
+  r->executed_s += wall;
+  r->work_done_s += wall * r->rate;
+}
+
 }  // namespace
 
 struct Engine::Live {
@@ -79,7 +86,11 @@ class Engine::View final : public ClusterView {
     s.executed_s = r.executed_s + (running ? std::max(0.0, now_unix_ - r.last_start_time) : 0.0);
     s.attained_gpu_s = s.executed_s * l.spec.gpus;
     s.preemptions = r.preemptions;
-    s.remaining_s = r.duration_s > 0 ? std::max(0.0, r.duration_s - s.executed_s) : NAN;
+    // Solo work left, as the simulator counts it: a run at rate r does r seconds of work
+    // per wall second (a co-located or guest job runs slower than alone).
+    const double work_done =
+        r.work_done_s + (running ? std::max(0.0, now_unix_ - r.last_start_time) * r.rate : 0.0);
+    s.remaining_s = r.duration_s > 0 ? std::max(0.0, r.duration_s - work_done) : NAN;
     s.placement = running ? &l.placement : nullptr;
     return s;
   }
@@ -184,7 +195,7 @@ void Engine::Readopt(Live& l, double now) {
     Transition(l, "adopted", now);
   } else if (alive == Backend::Liveness::kEnded) {
     // Ended while the service was down; it never joins the policy's view as running.
-    l.rec.executed_s += std::max(0.0, now - l.rec.last_start_time);
+    BookRunEnd(&l.rec, now);
     l.rec.state = exit.exit_code == 0 ? RunState::kSucceeded : RunState::kFailed;
     l.rec.exit_code = exit.exit_code;
     l.rec.message = exit.message;
@@ -437,7 +448,7 @@ void Engine::StopRunning(Live& l, double now_unix) {
   if (!st.ok())
     std::fprintf(stderr, "schedkit serve: job %lld: %s\n", static_cast<long long>(l.rec.id),
                  st.message().c_str());
-  l.rec.executed_s += std::max(0.0, now_unix - l.rec.last_start_time);
+  BookRunEnd(&l.rec, now_unix);
   l.rec.preemptions++;
   l.rec.restart_count++;
   l.rec.state = RunState::kPending;
@@ -480,7 +491,7 @@ void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
 void Engine::Finish(Live& l, RunState state, int exit_code, const std::string& message,
                     double now_unix, const std::string& kind) {
   if (l.rec.state == RunState::kRunning) {
-    l.rec.executed_s += std::max(0.0, now_unix - l.rec.last_start_time);
+    BookRunEnd(&l.rec, now_unix);
     applier_.Release(l.rec.id);
     l.placement = Placement();
     std::erase(running_, l.rec.id);

@@ -39,6 +39,9 @@ struct JobRecord {
   double last_start_time = 0;
   double finish_time = 0;
   double executed_s = 0;  // Over finished runs; the current run adds now - last_start_time.
+  // Solo seconds of work done over finished runs: each run's wall time x its rate. The
+  // current run adds (now - last_start_time) x rate.
+  double work_done_s = 0;
   int restart_count = 0;
   int preemptions = 0;
   std::string placement;   // Placement::ToString() text; empty unless running.

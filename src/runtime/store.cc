@@ -36,7 +36,9 @@ constexpr std::pair<const char*, const char*> kAddedColumns[] = {
     {"iteration_time_s", "REAL NOT NULL DEFAULT 0"}, {"stage_data_s", "REAL NOT NULL DEFAULT 0"},
     {"stage_gpu_s", "REAL NOT NULL DEFAULT 0"},      {"stage_net_s", "REAL NOT NULL DEFAULT 0"},
     {"run_group", "INTEGER NOT NULL DEFAULT 0"},     {"group_size", "INTEGER NOT NULL DEFAULT 1"},
-    {"rate", "REAL NOT NULL DEFAULT 1"},             {"guest", "INTEGER NOT NULL DEFAULT 0"}};
+    {"rate", "REAL NOT NULL DEFAULT 1"},             {"guest", "INTEGER NOT NULL DEFAULT 0"},
+    // -1: an older store's job, whose runs were all at full speed (LoadAll: executed_s).
+    {"work_done_s", "REAL NOT NULL DEFAULT -1"}};
 
 // A prepared statement that finalizes itself.
 class Stmt {
@@ -79,6 +81,7 @@ int BindProgress(Stmt& s, const JobRecord& j, int first) {
   s.Bind(i++, j.group_size);
   s.Bind(i++, j.rate);
   s.Bind(i++, j.guest ? 1 : 0);
+  s.Bind(i++, j.work_done_s);
   return i;
 }
 
@@ -202,9 +205,9 @@ Status Store::Insert(JobRecord* j) {
       "INSERT INTO jobs (command, shell, gpus, cpus, mem_gb, duration_s, user, vc, name, "
       "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
-      "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
-      "stage_data_s, stage_gpu_s, stage_net_s) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "backend_id, exit_code, message, run_group, group_size, rate, guest, work_done_s, "
+      "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -249,7 +252,7 @@ Status Store::Update(const JobRecord& j, const std::string& kind, double time) {
   Stmt s(db_,
          "UPDATE jobs SET state=?, first_start_time=?, last_start_time=?, finish_time=?, "
          "executed_s=?, restart_count=?, preemptions=?, placement=?, backend_id=?, exit_code=?, "
-         "message=?, run_group=?, group_size=?, rate=?, guest=? WHERE id=?");
+         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=? WHERE id=?");
   const int next = BindProgress(s, j, 1);
   s.Bind(next, j.id);
   Stmt e(db_, "INSERT INTO events (job_id, time, kind, state) VALUES (?,?,?,?)");
@@ -272,7 +275,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
          "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
-         "stage_data_s, stage_gpu_s, stage_net_s FROM jobs ORDER BY id");
+         "stage_data_s, stage_gpu_s, stage_net_s, work_done_s FROM jobs ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
   int rc;
@@ -322,6 +325,8 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.guest = sqlite3_column_int(q, 28) != 0;
     j.iteration_time_s = sqlite3_column_double(q, 29);
     for (int k = 0; k < 3; ++k) j.stage_times_s[k] = sqlite3_column_double(q, 30 + k);
+    const double work_done_s = sqlite3_column_double(q, 33);
+    j.work_done_s = work_done_s < 0 ? j.executed_s : work_done_s;
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");
