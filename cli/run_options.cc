@@ -224,7 +224,8 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
   command->add_option("--out", args->out,
                       simulate
                           ? "write jobs.csv, summary.json, timeseries.csv here (docs/outputs.md)"
-                          : "with --compat lucid: write DIR/<policy>/jobs.csv, vcs.csv");
+                          : "with --compat lucid: write jobs.csv, vcs.csv, summary.json in "
+                            "DIR/<policy>/ (in DIR for one policy; docs/outputs.md)");
 }
 
 Result<RunSetup> ResolveRunArgs(RunCommand which, const RunArgs& args) {
