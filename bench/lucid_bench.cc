@@ -60,9 +60,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", config.status().message().c_str());
       return 1;
     }
-    schedkit::TraceOptions to;
-    for (const lc::VirtualCluster& vc : config->vcs) to.lucid_vcs.push_back(vc.name);
-    auto trace = schedkit::LoadTrace(trace_path, to);
+    auto trace = lc::LoadExperimentTrace(trace_path, {}, config->vcs);
     if (!trace.ok()) {
       std::fprintf(stderr, "%s\n", trace.status().message().c_str());
       return 1;

@@ -13,6 +13,7 @@
 #include "schedkit/registry.h"
 #include "schedkit/simulator.h"
 #include "schedkit/status.h"
+#include "schedkit/trace.h"
 
 namespace schedkit::cli {
 
@@ -45,14 +46,14 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out);
 // `--compat lucid` for simulate (one policy) and compare (several): loads the Lucid/Helios
 // log keeping the configured VCs, runs each policy, prints the metrics and, when `out` is
 // given, writes jobs.csv, vcs.csv and summary.json (in out/<policy>/ when several run).
-int RunLucidCompat(const std::string& trace_path, const std::string& format,
+int RunLucidCompat(const std::string& trace_path, const TraceOptions& trace_options,
                    const std::vector<std::string>& policies, const std::vector<std::string>& opts,
                    const std::string& out);
 
 // `simulate --vc-config FILE`: the clean model over virtual clusters (one independent
 // simulation per VC, `threads` at a time); prints per-VC and cluster-wide metrics and,
 // with `out`, writes out/vcs.csv and out/<vc>/jobs.csv.
-int RunVirtualClusterSimulation(const std::string& trace_path, const std::string& format,
+int RunVirtualClusterSimulation(const std::string& trace_path, const TraceOptions& trace_options,
                                 const std::string& vc_config, const PolicyRequest& request,
                                 const SimulatorOptions& options, int threads,
                                 const std::string& out);

@@ -14,13 +14,11 @@ namespace schedkit::cli {
 
 namespace lc = schedkit::lucid;
 
-int RunLucidCompat(const std::string& trace_path, const std::string& format,
+int RunLucidCompat(const std::string& trace_path, const TraceOptions& trace_options,
                    const std::vector<std::string>& policies, const std::vector<std::string>& opts,
                    const std::string& out) {
   auto parsed = ParseOpts(opts);
   if (!parsed.ok()) return Fail(parsed.status().message());
-  auto fmt = ParseTraceFormat(format);
-  if (!fmt.ok()) return Fail(fmt.status().message());
   bool first = true;
   Trace trace;
   for (const std::string& name : policies) {
@@ -29,11 +27,7 @@ int RunLucidCompat(const std::string& trace_path, const std::string& format,
     auto config = lc::ConfigFromOptions(*policy, *parsed);
     if (!config.ok()) return Fail(config.status().message());
     if (first) {
-      // Lucid drops jobs of unconfigured VCs before it anchors the log's times.
-      TraceOptions to;
-      to.format = *fmt;
-      for (const lc::VirtualCluster& vc : config->vcs) to.lucid_vcs.push_back(vc.name);
-      auto loaded = LoadTrace(trace_path, to);
+      auto loaded = lc::LoadExperimentTrace(trace_path, trace_options, config->vcs);
       if (!loaded.ok()) return Fail(loaded.status().message());
       trace = std::move(*loaded);
       first = false;
@@ -65,18 +59,13 @@ int RunLucidCompat(const std::string& trace_path, const std::string& format,
   return 0;
 }
 
-int RunVirtualClusterSimulation(const std::string& trace_path, const std::string& format,
+int RunVirtualClusterSimulation(const std::string& trace_path, const TraceOptions& trace_options,
                                 const std::string& vc_config, const PolicyRequest& request,
                                 const SimulatorOptions& options, int threads,
                                 const std::string& out) {
   auto vcs = lucid::LoadVcConfig(vc_config);
   if (!vcs.ok()) return Fail(vcs.status().message());
-  auto fmt = ParseTraceFormat(format);
-  if (!fmt.ok()) return Fail(fmt.status().message());
-  TraceOptions to;
-  to.format = *fmt;
-  for (const lucid::VirtualCluster& vc : *vcs) to.lucid_vcs.push_back(vc.name);
-  auto trace = LoadTrace(trace_path, to);
+  auto trace = lucid::LoadExperimentTrace(trace_path, trace_options, *vcs);
   if (!trace.ok()) return Fail(trace.status().message());
   const auto t0 = std::chrono::steady_clock::now();
   auto run = lucid::RunVirtualClusters(*trace, *vcs, request, options, threads);

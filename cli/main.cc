@@ -64,12 +64,8 @@ struct RunInputs {
   sk::SimulatorOptions engine;  // The setup's, with the membership changes.
 };
 
-sk::Result<RunInputs> LoadRunInputs(const RunArgs& a, const sk::cli::RunSetup& setup) {
-  auto format = sk::ParseTraceFormat(a.format);
-  if (!format.ok()) return format.status();
-  sk::TraceOptions trace_options;
-  trace_options.format = *format;
-  auto trace = sk::LoadTrace(setup.trace_path, trace_options);
+sk::Result<RunInputs> LoadRunInputs(const sk::cli::RunSetup& setup) {
+  auto trace = sk::LoadTrace(setup.trace_path, setup.trace_options);
   if (!trace.ok()) return trace.status();
   auto cluster = sk::LoadClusterSpec(setup.cluster_path);
   if (!cluster.ok()) return cluster.status();
@@ -87,17 +83,19 @@ int Simulate(const RunArgs& a) {
   if (!setup.ok()) return Fail(setup.status().message());
   const std::string& policy = setup->policies.front();
   if (setup->compat == sk::CompatMode::kLucid) {
-    return sk::cli::RunLucidCompat(setup->trace_path, a.format, {policy}, a.opts, a.out);
+    return sk::cli::RunLucidCompat(setup->trace_path, setup->trace_options, {policy}, a.opts,
+                                   a.out);
   }
   auto request = RequestFor(RunCommand::kSimulate, a, *setup, policy);
   if (!request.ok()) return Fail(request.status().message());
   if (!a.vc_config.empty()) {
     const int threads =
         a.threads > 0 ? a.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-    return sk::cli::RunVirtualClusterSimulation(setup->trace_path, a.format, a.vc_config, *request,
-                                                setup->engine, threads, a.out);
+    return sk::cli::RunVirtualClusterSimulation(setup->trace_path, setup->trace_options,
+                                                a.vc_config, *request, setup->engine, threads,
+                                                a.out);
   }
-  auto inputs = LoadRunInputs(a, *setup);
+  auto inputs = LoadRunInputs(*setup);
   if (!inputs.ok()) return Fail(inputs.status().message());
   auto run = sk::RunSimulation(inputs->trace, inputs->cluster, *request, inputs->engine);
   if (!run.ok()) return Fail(run.status().message());
@@ -157,7 +155,7 @@ int Compare(const RunArgs& a) {
   if (!setup.ok()) return Fail(setup.status().message());
   const std::vector<std::string>& names = setup->policies;
   if (setup->compat == sk::CompatMode::kLucid) {
-    return sk::cli::RunLucidCompat(setup->trace_path, a.format, names, a.opts, a.out);
+    return sk::cli::RunLucidCompat(setup->trace_path, setup->trace_options, names, a.opts, a.out);
   }
   std::vector<sk::PolicyRequest> requests;
   for (const std::string& name : names) {
@@ -168,7 +166,7 @@ int Compare(const RunArgs& a) {
     if (!made.ok()) return Fail(made.status().message());
     requests.push_back(std::move(request).value());
   }
-  auto inputs = LoadRunInputs(a, *setup);
+  auto inputs = LoadRunInputs(*setup);
   if (!inputs.ok()) return Fail(inputs.status().message());
   const auto start = std::chrono::steady_clock::now();
   auto results = sk::RunAll(inputs->trace, inputs->cluster, requests, inputs->engine, a.threads);

@@ -20,8 +20,8 @@ namespace {
 
 using workload::FormatDouble;
 
-// Lucid/Helios logs are read whole (from Lucid's anchor, 2020-04-01, to the end) unless a
-// window is given: a predictor wants the history before the simulated weeks.
+// Lucid/Helios logs are read whole unless a window is given: a predictor wants the
+// history before the simulated weeks.
 struct TraceArgs {
   std::string path, format = "auto", window_begin, window_end;
 };
@@ -78,8 +78,8 @@ Result<Trace> ReadTrace(const TraceArgs& a) {
   if (!format.ok()) return format.status();
   TraceOptions options;
   options.format = *format;
-  options.lucid_window_begin = a.window_begin;
-  options.lucid_window_end = a.window_end;
+  options.window_begin = a.window_begin;
+  options.window_end = a.window_end;
   return LoadTrace(a.path, options);
 }
 

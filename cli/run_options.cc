@@ -162,6 +162,13 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
       ->add_option("--format", args->format,
                    "trace format: auto, native, muri, gavel, gavel-legacy, lucid")
       ->check(NameParsedBy(ParseTraceFormat, "FORMAT"));
+  command->add_option("--window-begin", args->window_begin,
+                      "dated logs (lucid format): keep jobs submitted from this time on, "
+                      "'YYYY-MM-DD HH:MM:SS' (default: from the data; under --compat lucid "
+                      "and --vc-config: Lucid's Venus September window)");
+  command->add_option("--window-end", args->window_end,
+                      "dated logs (lucid format): keep jobs submitted up to this time "
+                      "(default: to the end of the data; see --window-begin)");
   command
       ->add_option("--cluster", args->cluster, "cluster spec (default: the shipped 8x8-GPU spec)")
       ->check(CLI::ExistingFile);
@@ -224,7 +231,8 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
   command->add_option("--out", args->out,
                       simulate
                           ? "write jobs.csv, summary.json, timeseries.csv here (docs/outputs.md)"
-                          : "with --compat lucid: write DIR/<policy>/jobs.csv, vcs.csv");
+                          : "with --compat lucid: write jobs.csv, vcs.csv, summary.json in "
+                            "DIR/<policy>/ (in DIR for one policy; docs/outputs.md)");
 }
 
 Result<RunSetup> ResolveRunArgs(RunCommand which, const RunArgs& args) {
@@ -233,6 +241,11 @@ Result<RunSetup> ResolveRunArgs(RunCommand which, const RunArgs& args) {
   if (!compat.ok()) return compat.status();
   setup.compat = *compat;
   SCHEDKIT_RETURN_IF_ERROR(RefuseIgnored(which, args, setup.compat));
+  auto format = ParseTraceFormat(args.format);
+  if (!format.ok()) return format.status();
+  setup.trace_options.format = *format;
+  setup.trace_options.window_begin = args.window_begin;
+  setup.trace_options.window_end = args.window_end;
   auto opts = ParseOpts(args.opts);
   if (!opts.ok()) return opts.status();
   setup.opts = std::move(opts).value();

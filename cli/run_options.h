@@ -14,11 +14,13 @@
 #include "schedkit/registry.h"
 #include "schedkit/simulator.h"
 #include "schedkit/status.h"
+#include "schedkit/trace.h"
 
 namespace schedkit::cli {
 
 struct RunArgs {
   std::string trace, format = "auto", cluster;
+  std::string window_begin, window_end;  // Dated logs only (TraceOptions).
   std::vector<std::string> policies;  // --policy NAME (simulate) or --policies A,B (compare).
   std::string placement, admission;
   std::vector<std::string> opts;  // key=value.
@@ -53,6 +55,7 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args);
 struct RunSetup {
   CompatMode compat = CompatMode::kNone;
   std::string trace_path, cluster_path;
+  TraceOptions trace_options;  // --format, --window-begin, --window-end.
   std::map<std::string, std::string> opts;
   std::vector<std::string> policies;
   SimulatorOptions engine;  // Restart overheads and solo-runtime factor.

@@ -58,10 +58,25 @@ struct Placement {
 
   bool empty() const { return shares.empty(); }
   int gpus() const;
-  // "n0:0-3;n1:0-7" style text for jobs.csv (see docs/outputs.md).
+  // The placement text, the one format of jobs.csv, the runtime's store and its gRPC
+  // `placement` field (docs/formats.md, "Placement text"): one "n<node>:<gpus>" per
+  // share joined by ';', <gpus> the share's GPU indices in ascending order, joined by ','
+  // with runs of two or more written as ranges ("n0:0-3;n1:0,2"). An empty placement is
+  // "". CPUs and memory are not in the text. ParsePlacement reads it back.
   std::string ToString() const;
+  // The same text with node i written as node_names[i] instead of "n<i>" (the runtime's
+  // view for people: "gpu-box-2:0-3"). REQUIRES: a name for every node of the shares.
+  std::string ToString(const std::vector<std::string>& node_names) const;
   bool operator==(const Placement& o) const;
 };
+
+// Reads Placement::ToString()'s text: nodes as "n<i>", or, given `node_names`, as
+// ToString(node_names) writes them. Shares must name distinct nodes in ascending order,
+// each GPU at most once and below kMaxGpusPerNode; CPUs and memory come back 0. Fails with
+// one line naming the text and what is wrong ("placement 'n0:9-2': GPU range '9-2' is not
+// ascending").
+Result<Placement> ParsePlacement(const std::string& text,
+                                 const std::vector<std::string>& node_names = {});
 
 // Free resources of every node. Copyable: placement modules plan on a scratch copy.
 class ClusterState {

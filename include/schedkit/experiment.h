@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ struct SweepConfig {
   std::vector<SweepPolicy> policies;
   CompatMode compat = CompatMode::kNone;
   double overhead_s = -1;  // Fixed restart overhead; < 0: the default table.
+  // Solo-runtime multiplier (`simulate --runtime-factor`); unset: the compat profile's.
+  std::optional<double> runtime_factor;
 };
 
 // Parses a sweep file. Errors name the file, line and key.

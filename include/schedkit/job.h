@@ -23,6 +23,24 @@ inline constexpr Time kNever = std::numeric_limits<double>::infinity();
 // [0] storage I/O + CPU preprocessing, [1] GPU compute, [2] network (0 on one GPU).
 using StageTimes = std::array<double, 3>;
 
+// What keys the profiled-performance tables for a job (JobSpec::profile). Which system
+// reads each field is said beside it.
+struct WorkloadProfile {
+  // e.g. "resnet18". Every engine: the restart-overhead table (Muri's profile table).
+  // Muri and Gavel traces, Lucid's co-location tables (with the fields below).
+  std::string model;
+  int batch_size = 0;  // Lucid's co-location tables; carried from Muri and Gavel traces.
+  // Muri's interleaving (muri-s, muri-l, antman's interference): per-iteration stage times.
+  StageTimes stage_times_s{0, 0, 0};  // All zero when unknown.
+
+  // Lucid (cluster_full_log): with model and batch_size, the key of single_data.csv and
+  // colocate_info.csv; memory and utilisation for its packing rules (src/lucid/rules.h).
+  std::string dataset;
+  bool amp = false;     // Mixed precision.
+  double gmem_mb = 0;   // GPU memory the job uses, MB.
+  double gpu_util = 0;  // Measured GPU utilisation, percent.
+};
+
 // The static description of one job. Immutable once the workload is loaded.
 struct JobSpec {
   JobId id = 0;
@@ -39,21 +57,16 @@ struct JobSpec {
   double iteration_time_s = 0;
   double duration_s = 0;
 
-  std::string model;  // e.g. "resnet18"; keys the restart-overhead and throughput tables.
-  int batch_size = 0;
-  StageTimes stage_times_s{0, 0, 0};  // All zero when unknown.
-
   std::string user;
   std::string name;  // Job name as the log gives it (Lucid/Helios `jobname`); may be empty.
   std::string vc;    // Virtual cluster; empty = the whole cluster.
   int priority = 0;  // Larger = more important; meaning is policy-specific (AntMan, Blox FIFO).
 
-  // Lucid workload description (cluster_full_log), keying the co-location tables
-  // (single_data.csv, colocate_info.csv) together with `model` and `batch_size`.
-  std::string dataset;
-  bool amp = false;       // Mixed precision.
-  double gmem_mb = 0;     // GPU memory the job uses, MB.
-  double gpu_util = 0;    // Measured GPU utilisation, percent.
+  // What the job runs, as the systems that profiled it describe it: the keys of their
+  // restart-overhead, throughput and co-location tables. Only the engine and policies
+  // that model those systems read it; a policy that only orders and places jobs never
+  // does. Every field may be unknown (empty, 0, all zero).
+  WorkloadProfile profile;
 
   // Seconds the job runs alone on its requested GPUs, from start to finish, with no
   // restart overhead: iterations x iteration_time when both are known, else duration.
@@ -61,7 +74,8 @@ struct JobSpec {
     return (iterations > 0 && iteration_time_s > 0) ? iterations * iteration_time_s : duration_s;
   }
   bool HasStageTimes() const {
-    return stage_times_s[0] > 0 || stage_times_s[1] > 0 || stage_times_s[2] > 0;
+    const StageTimes& t = profile.stage_times_s;
+    return t[0] > 0 || t[1] > 0 || t[2] > 0;
   }
 };
 
@@ -86,18 +100,18 @@ class JobBuilder {
     spec_.iteration_time_s = seconds_each;
     return *this;
   }
-  JobBuilder& Model(std::string m) { spec_.model = std::move(m); return *this; }
+  JobBuilder& Model(std::string m) { spec_.profile.model = std::move(m); return *this; }
   JobBuilder& Stages(double io_cpu, double gpu, double net) {
-    spec_.stage_times_s = {io_cpu, gpu, net};
+    spec_.profile.stage_times_s = {io_cpu, gpu, net};
     return *this;
   }
   JobBuilder& User(std::string u) { spec_.user = std::move(u); return *this; }
   JobBuilder& Vc(std::string v) { spec_.vc = std::move(v); return *this; }
   JobBuilder& Name(std::string n) { spec_.name = std::move(n); return *this; }
-  JobBuilder& Dataset(std::string d) { spec_.dataset = std::move(d); return *this; }
-  JobBuilder& BatchSize(int b) { spec_.batch_size = b; return *this; }
-  JobBuilder& Amp(bool a) { spec_.amp = a; return *this; }
-  JobBuilder& GmemMb(double m) { spec_.gmem_mb = m; return *this; }
+  JobBuilder& Dataset(std::string d) { spec_.profile.dataset = std::move(d); return *this; }
+  JobBuilder& BatchSize(int b) { spec_.profile.batch_size = b; return *this; }
+  JobBuilder& Amp(bool a) { spec_.profile.amp = a; return *this; }
+  JobBuilder& GmemMb(double m) { spec_.profile.gmem_mb = m; return *this; }
   JobBuilder& Priority(int p) { spec_.priority = p; return *this; }
   JobBuilder& Cpus(int c) { spec_.cpus = c; return *this; }
   JobBuilder& MemGb(double m) { spec_.mem_gb = m; return *this; }

@@ -21,6 +21,7 @@
 #include "schedkit/metrics.h"
 #include "schedkit/run.h"
 #include "schedkit/status.h"
+#include "schedkit/trace.h"
 
 namespace schedkit::lucid {
 
@@ -134,6 +135,15 @@ struct RunResult {
   int64_t busy_gpu_s = 0;  // GPU-seconds held by jobs, in the VCs and the profiling pool.
   int64_t ticks = 0;       // Ticks the engine visited (and decided at), over all VCs.
 };
+
+// Loads the trace of a Lucid experiment (`--compat lucid`, `simulate --vc-config`): jobs
+// whose VC is not in `vcs` are dropped. A Lucid/Helios log given no window (both
+// options.window_begin and window_end empty) gets Lucid's published experiment window
+// (Venus, September 2020), measured as Lucid's trace preparation measures it
+// (docs/lucid.md, "Trace window"); a window the caller gives is used as LoadTrace uses
+// it. Other formats load exactly as LoadTrace loads them.
+Result<Trace> LoadExperimentTrace(const std::string& path, TraceOptions options,
+                                  const std::vector<VirtualCluster>& vcs);
 
 // Builds a Config from `--opt key=value` pairs (docs/lucid.md): lucid_dir (folder holding
 // Lucid's side files under their Lucid names), vc_config, estimates, share_scores,

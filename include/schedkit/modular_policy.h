@@ -24,7 +24,7 @@
 //     order; newcomers join the back); every job, running or not, is placed afresh in
 //     that order. The running set is exactly the one that fresh placement allows;
 //     running jobs keep their GPUs when the new set fits around them, else they move.
-//     SchedulingModule::MultiLevelFifo adds Tiresias' queue discipline to the list.
+//     QueueDiscipline::kLevelFifo makes the list a set of FIFO queues (below).
 //  6. The policy asks to be woken at the earliest SchedulingModule::NextKeyChange of a
 //     running job, asked when the job starts and again when that time comes. A key
 //     change is thus seen at most once per wake-up, never lost to rounding.
@@ -43,6 +43,18 @@
 
 namespace schedkit {
 
+// How the persistent list of step 5 (replace_all) orders jobs whose keys tie. Without
+// replace_all the discipline changes nothing: ties go by (submit time, job id).
+enum class QueueDiscipline {
+  // The list is stable-sorted by key: tied jobs keep the order they had.
+  kStableByKey,
+  // key[0] is a queue level and each level is a FIFO queue, as in multi-level feedback
+  // queues (Tiresias): a job whose level changes joins the back of its new level, and
+  // after each decision the jobs then running move ahead of the others in their level
+  // (both keeping their order). Keys should tie within a level (key[1] = key[2] = 0).
+  kLevelFifo,
+};
+
 struct ModularPolicyConfig {
   std::string name;
   std::unique_ptr<AdmissionModule> admission;
@@ -51,6 +63,7 @@ struct ModularPolicyConfig {
   PreemptionMode preemption = PreemptionMode::kPriority;
   bool backfill = true;
   bool replace_all = false;  // Step 5 (PolicyKnobs::list_ordered_replacement).
+  QueueDiscipline queue_discipline = QueueDiscipline::kStableByKey;  // Step 5's list.
 };
 
 // The policy that runs `config`'s modules by the steps above.

@@ -89,11 +89,6 @@ class SchedulingModule {
     (void)now;
     return kNever;
   }
-  // Multi-level feedback queues (Tiresias): key[0] is a queue level. In list-ordered
-  // mode (the Muri simulator's replace-all semantics, see modular_policy.h) a job whose
-  // level changes joins the back of its new level, and after each decision running
-  // jobs move ahead of pending ones within each level.
-  virtual bool MultiLevelFifo() const { return false; }
 };
 
 // Placement: which resources a job gets, given what is free.

@@ -35,17 +35,18 @@ struct TraceOptions {
   std::string gavel_throughputs_path;
   std::string gavel_gpu_type = "v100";
 
-  // Lucid/Helios logs (docs/formats.md). Timestamps "YYYY-MM-DD HH:MM:SS" are wall-clock
-  // times at UTC + lucid_utc_offset_s (0: UTC, as the reference runs used). Jobs with no
-  // GPU, or whose VC is not in lucid_vcs (when non-empty), are dropped. Times are first
-  // made relative to the first remaining job at or after lucid_anchor (jobs before it are
-  // dropped); then only jobs whose relative time lies in [window_begin - anchor,
-  // window_end - anchor] are kept, and submit_s is counted from window_begin. Empty
-  // window_begin / window_end: no bound (submit_s counted from the anchored first job).
-  // The defaults are Lucid's Venus September experiment.
-  std::string lucid_anchor = "2020-04-01 00:00:00";
-  std::string lucid_window_begin = "2020-09-01 00:00:00";
-  std::string lucid_window_end = "2020-09-26 23:59:00";
+  // Dated logs (kLucid, whose submit_time is a date, docs/formats.md): only jobs submitted
+  // in [window_begin, window_end] (both inclusive; "YYYY-MM-DD HH:MM:SS" or "YYYY-MM-DD",
+  // wall-clock times in the log's zone) are kept, and submit_s counts from window_begin.
+  // An empty bound is no bound; with no window_begin, submit_s counts from the first job
+  // kept. LoadTrace fails, naming the file and the window, when a bound is not a date,
+  // when the window keeps no job, or when a bound is given for a format without dates.
+  std::string window_begin;
+  std::string window_end;
+
+  // Lucid/Helios logs: timestamps are wall-clock times at UTC + lucid_utc_offset_s (0:
+  // UTC, as the reference runs used). Jobs with no GPU, or whose VC is not in lucid_vcs
+  // (when non-empty), are dropped before the window is applied.
   int64_t lucid_utc_offset_s = 0;
   std::vector<std::string> lucid_vcs;
 };

@@ -25,7 +25,8 @@ struct JobStatus {
   int preemptions = 0;          // Times the job was stopped before finishing.
   // Seconds of solo work left, as far as the engine knows: the truth in the simulator
   // (so policies that use it are oracle policies, and say so), the user's estimate minus
-  // measured progress in the runtime, NaN when nothing is known.
+  // measured progress in the runtime (each run's wall time x its rate), NaN when nothing
+  // is known.
   double remaining_s = NAN;
   const Placement* placement = nullptr;  // Where it runs now; null unless kRunning.
 

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <string_view>
 
 namespace schedkit {
 
@@ -31,25 +33,131 @@ int Placement::gpus() const {
   return total;
 }
 
-std::string Placement::ToString() const {
-  // Node shares as "n<node>:<gpu ranges>", e.g. "n0:0-3;n1:0,2".
+namespace {
+
+// A share's GPUs as ascending indices, runs as ranges: "0-3,5".
+std::string GpuListText(uint64_t mask) {
   std::string out;
-  for (const NodeShare& s : shares) {
-    if (!out.empty()) out += ';';
-    out += 'n' + std::to_string(s.node) + ':';
-    bool first = true;
-    for (int g = 0; g < kMaxGpusPerNode; ++g) {
-      if (!(s.gpu_mask >> g & 1)) continue;
-      int end = g;
-      while (end + 1 < kMaxGpusPerNode && (s.gpu_mask >> (end + 1) & 1)) ++end;
-      if (!first) out += ',';
-      first = false;
-      out += std::to_string(g);
-      if (end > g) out += '-' + std::to_string(end);
-      g = end;
-    }
+  for (int g = 0; g < kMaxGpusPerNode; ++g) {
+    if (!(mask >> g & 1)) continue;
+    int end = g;
+    while (end + 1 < kMaxGpusPerNode && (mask >> (end + 1) & 1)) ++end;
+    if (!out.empty()) out += ',';
+    out += std::to_string(g);
+    if (end > g) out += '-' + std::to_string(end);
+    g = end;
   }
   return out;
+}
+
+std::string PlacementText(const Placement& p,
+                          const std::function<std::string(int node)>& node_name) {
+  std::string out;
+  for (const NodeShare& s : p.shares) {
+    if (!out.empty()) out += ';';
+    out += node_name(s.node) + ':' + GpuListText(s.gpu_mask);
+  }
+  return out;
+}
+
+// A whole non-negative decimal number, without sign or spaces.
+bool ParseIndex(std::string_view text, int* out) {
+  if (text.empty() || text.size() > 9) return false;
+  int v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  *out = v;
+  return true;
+}
+
+// Adds "a" or "a-b" to `mask`; the reason it cannot otherwise.
+std::string AddGpuRange(std::string_view range, uint64_t* mask) {
+  const size_t dash = range.find('-');
+  int first = 0, last = 0;
+  if (!ParseIndex(range.substr(0, dash), &first) ||
+      !ParseIndex(dash == std::string_view::npos ? range.substr(0, dash) : range.substr(dash + 1),
+                  &last)) {
+    return "GPUs '" + std::string(range) + "' are not an index or a range 'a-b'";
+  }
+  if (last < first) return "GPU range '" + std::string(range) + "' is not ascending";
+  if (last >= kMaxGpusPerNode) {
+    return "GPU " + std::to_string(last) + " is past the last index " +
+           std::to_string(kMaxGpusPerNode - 1);
+  }
+  for (int g = first; g <= last; ++g) {
+    if (*mask >> g & 1) return "GPU " + std::to_string(g) + " is given twice";
+    *mask |= uint64_t{1} << g;
+  }
+  return "";
+}
+
+// Node i as "n<i>", or as node_names[i] when names are given.
+bool ParseNode(std::string_view text, const std::vector<std::string>& node_names, int* node) {
+  if (node_names.empty())
+    return text.size() > 1 && text[0] == 'n' && ParseIndex(text.substr(1), node);
+  for (size_t i = 0; i < node_names.size(); ++i) {
+    if (node_names[i] == text) {
+      *node = static_cast<int>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Reads "<node>:<gpus>"; the reason it cannot otherwise.
+std::string ParseShare(std::string_view text, const std::vector<std::string>& node_names,
+                       NodeShare* share) {
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos) {
+    return "share '" + std::string(text) + "' is not '<node>:<gpus>'";
+  }
+  if (!ParseNode(text.substr(0, colon), node_names, &share->node)) {
+    return "node '" + std::string(text.substr(0, colon)) + "' is not " +
+           (node_names.empty() ? "'n<index>'" : "a node of the cluster");
+  }
+  std::string_view gpus = text.substr(colon + 1);
+  while (!gpus.empty()) {
+    const size_t comma = gpus.find(',');
+    const std::string why = AddGpuRange(gpus.substr(0, comma), &share->gpu_mask);
+    if (!why.empty()) return why;
+    if (comma == std::string_view::npos) break;
+    gpus.remove_prefix(comma + 1);
+    if (gpus.empty()) return "share '" + std::string(text) + "' ends with ','";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string Placement::ToString() const {
+  return PlacementText(*this, [](int node) { return 'n' + std::to_string(node); });
+}
+
+std::string Placement::ToString(const std::vector<std::string>& node_names) const {
+  return PlacementText(*this, [&](int node) { return node_names.at(node); });
+}
+
+Result<Placement> ParsePlacement(const std::string& text,
+                                 const std::vector<std::string>& node_names) {
+  Placement p;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const size_t semi = rest.find(';');
+    NodeShare share;
+    std::string why = ParseShare(rest.substr(0, semi), node_names, &share);
+    if (why.empty() && !p.shares.empty() && share.node <= p.shares.back().node) {
+      why = "share '" + std::string(rest.substr(0, semi)) +
+            "' is out of order (nodes go once each, in ascending node order)";
+    }
+    if (!why.empty()) return Status::InvalidArgument("placement '" + text + "': " + why);
+    p.shares.push_back(share);
+    if (semi == std::string_view::npos) break;
+    rest.remove_prefix(semi + 1);
+    if (rest.empty()) return Status::InvalidArgument("placement '" + text + "': ends with ';'");
+  }
+  return p;
 }
 
 bool Placement::operator==(const Placement& o) const {

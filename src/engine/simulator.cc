@@ -64,7 +64,7 @@ class Simulator::Impl final : public ClusterView {
       run.spec = &spec;
       run.work_s = spec.SoloRuntime() * runtime_factor;
       run.remaining_s = run.work_s;
-      run.own_overhead_s = options_.overheads.For(spec.model, spec.gpus);
+      run.own_overhead_s = options_.overheads.For(spec.profile.model, spec.gpus);
       run.overhead_s = run.own_overhead_s;
     }
     // A node whose first change is a join is absent until then.

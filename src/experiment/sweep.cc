@@ -224,8 +224,9 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
   SweepConfig config;
   config.source = path;
   const std::string dir = fs::path(path).parent_path().string();
-  SCHEDKIT_RETURN_IF_ERROR(OnlyKnownKeys(
-      path, root, "", {"name", "clusters", "seeds", "compat", "overhead_s", "workload", "policy"}));
+  SCHEDKIT_RETURN_IF_ERROR(OnlyKnownKeys(path, root, "",
+                                         {"name", "clusters", "seeds", "compat", "overhead_s",
+                                          "runtime_factor", "workload", "policy"}));
   auto name = String(path, root, "name", Stem(path));
   if (!name.ok()) return name.status();
   config.name = *name;
@@ -249,6 +250,14 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
     return KeyError(path, root.get("overhead_s"), "overhead_s", "must be >= 0");
   }
   config.overhead_s = *overhead_s;
+  if (root.get("runtime_factor") != nullptr) {
+    auto factor = Number(path, root, "runtime_factor", 1.0);
+    if (!factor.ok()) return factor.status();
+    if (!(*factor > 0)) {
+      return KeyError(path, root.get("runtime_factor"), "runtime_factor", "must be > 0");
+    }
+    config.runtime_factor = *factor;
+  }
 
   auto clusters = StringList(path, root, "clusters");
   if (!clusters.ok()) return clusters.status();
@@ -340,6 +349,8 @@ std::string Definition(const SweepConfig& config, const SweepPolicy& p, const st
   j["cluster"] = cluster;
   j["compat"] = CompatModeName(config.compat);
   j["overhead_s"] = config.overhead_s;
+  // Only when given, so that the definitions of sweeps written without it do not change.
+  if (config.runtime_factor) j["runtime_factor"] = *config.runtime_factor;
   j["seed"] = seed;
   if (trace.empty()) {
     j["jobs"] = config.generator.num_jobs;
@@ -450,8 +461,8 @@ PolicyRequest RequestOf(const SweepRun& run) {
 // simulate's run block (the same builder), then where the run sits in the sweep.
 std::vector<std::pair<std::string, std::string>> RunBlock(const SweepConfig& config,
                                                           const SweepRun& run) {
-  auto block = SummaryRunBlock(RequestOf(run), run.trace.empty() ? "generated" : run.trace, run.cluster,
-                               std::nullopt);
+  auto block = SummaryRunBlock(RequestOf(run), run.trace.empty() ? "generated" : run.trace,
+                               run.cluster, config.runtime_factor);
   block.emplace_back("run_id", run.id);
   block.emplace_back("label", run.policy->label);
   if (run.trace.empty()) {
@@ -476,6 +487,7 @@ Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string&
   auto cluster = LoadClusterSpec(run.cluster);
   if (!cluster.ok()) return cluster.status();
   SimulatorOptions options;
+  options.runtime_factor = config.runtime_factor;
   if (config.overhead_s >= 0) {
     options.overheads = RestartOverheads(config.overhead_s);
   } else {

@@ -385,7 +385,7 @@ class LucidSim final : public VcSim {
 
   Sharer AsSharer(const SimJob& job) const {
     return {.gpus = job.gpus,
-            .gmem_mb = job.spec->gmem_mb,
+            .gmem_mb = job.spec->profile.gmem_mb,
             .share_score = job.share_score,
             .priority = job.priority};
   }
@@ -451,7 +451,8 @@ class LucidSim final : public VcSim {
     if (!s || !(s->speed1 > 0 && s->speed2 > 0)) {
       return Status::InvalidArgument(
           "lucid: colocate_info has no speeds for jobs " + std::to_string(job.spec->id) + " and " +
-          std::to_string(other.spec->id) + " (" + job.spec->model + ", " + other.spec->model + ")");
+          std::to_string(other.spec->id) + " (" + job.spec->profile.model + ", " +
+          other.spec->profile.model + ")");
     }
     SyncRate(host, t + 1, s->speed2);
     other.exclusive = false;
@@ -638,10 +639,10 @@ Result<std::vector<SimJob>> VcJobs(const Trace& trace, const Config& config,
     if (lucid) {
       auto sc = config.share_scores.find(KeyOf(spec));
       if (sc == config.share_scores.end()) {
-        return Status::InvalidArgument("job " + std::to_string(spec.id) +
-                                       ": no share score in single_data for (" + spec.model + ", " +
-                                       spec.dataset + ", " + std::to_string(spec.batch_size) +
-                                       ", " + (spec.amp ? "1" : "0") + ")");
+        return Status::InvalidArgument(
+            "job " + std::to_string(spec.id) + ": no share score in single_data for (" +
+            spec.profile.model + ", " + spec.profile.dataset + ", " +
+            std::to_string(spec.profile.batch_size) + ", " + (spec.profile.amp ? "1" : "0") + ")");
       }
       s.share_score = sc->second;
     }

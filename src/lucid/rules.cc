@@ -13,7 +13,9 @@ constexpr double kExhaustedForecastGpuJobs = 10;
 
 }  // namespace
 
-WorkloadKey KeyOf(const JobSpec& job) { return {job.model, job.dataset, job.batch_size, job.amp}; }
+WorkloadKey KeyOf(const JobSpec& job) {
+  return {job.profile.model, job.profile.dataset, job.profile.batch_size, job.profile.amp};
+}
 
 double Priority(double estimate_s, int gpus) {
   return (estimate_s < 0 ? kUnknownEstimateS : estimate_s) * gpus;
@@ -32,7 +34,8 @@ bool IsUnmeasuredModel(const std::string& model) {
 
 std::optional<PairSpeeds> LookupPairSpeeds(const PairSpeedTable& table, const JobSpec& guest,
                                            const JobSpec& host) {
-  if (IsUnmeasuredModel(guest.model) || IsUnmeasuredModel(host.model)) return PairSpeeds{1, 1};
+  if (IsUnmeasuredModel(guest.profile.model) || IsUnmeasuredModel(host.profile.model))
+    return PairSpeeds{1, 1};
   const WorkloadKey g = KeyOf(guest), h = KeyOf(host);
   if (auto it = table.find({g, h}); it != table.end()) return it->second;
   if (auto it = table.find({h, g}); it != table.end()) {

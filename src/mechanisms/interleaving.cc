@@ -82,7 +82,7 @@ double GroupIterationTime(const std::vector<const JobSpec*>& jobs) {
   if (n == 1) return jobs[0]->iteration_time_s * kSoloFactor;
   std::vector<StageTimes> stages;
   stages.reserve(n);
-  for (const JobSpec* j : jobs) stages.push_back(j->stage_times_s);
+  for (const JobSpec* j : jobs) stages.push_back(j->profile.stage_times_s);
   return MinGroupPeriod(stages) * GroupSizeFactor(n);
 }
 
@@ -92,7 +92,7 @@ double InterleavingEfficiency(const std::vector<const JobSpec*>& jobs) {
 
 double StageTotal(const JobSpec& job) {
   double own = 0;
-  for (double t : job.stage_times_s) own += t;
+  for (double t : job.profile.stage_times_s) own += t;
   return own;
 }
 

@@ -348,7 +348,9 @@ class AntManPolicy final : public Policy {
     for (JobId host : hosts) {
       if (book_.at(host).missing_gpus > 0) continue;  // Only reserved, not running.
       const JobSpec& hs = view.Spec(host);
-      it = std::max(it, InterleavedIterations(spec.stage_times_s, hs.stage_times_s) * IterationTime(hs));
+      it =
+          std::max(it, InterleavedIterations(spec.profile.stage_times_s, hs.profile.stage_times_s) *
+                           IterationTime(hs));
     }
     return it;
   }

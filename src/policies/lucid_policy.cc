@@ -126,7 +126,7 @@ class LucidPolicy final : public Policy {
   lucid::Sharer AsSharer(const JobSpec& spec) const {
     auto score = t_.share_scores.find(lucid::KeyOf(spec));
     return {.gpus = spec.gpus,
-            .gmem_mb = spec.gmem_mb,
+            .gmem_mb = spec.profile.gmem_mb,
             .share_score = score == t_.share_scores.end() ? lucid::kNeverShares : score->second,
             .priority = Priority(spec)};
   }

@@ -206,7 +206,7 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
   list_.Sort(
       view.RunningJobs(),
       [&](JobId id) { return config_.scheduling->Key(view.Status(id), view.Now()); },
-      config_.scheduling->MultiLevelFifo());
+      config_.queue_discipline == QueueDiscipline::kLevelFifo);
   // Who runs: a fresh greedy placement from an empty cluster, in list order.
   ClusterState fresh = view.Capacity();
   std::vector<StartDecision> fresh_set;
@@ -257,7 +257,7 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
     }
   }
   out->start = std::move(starts);
-  if (config_.scheduling->MultiLevelFifo()) list_.RunningAheadInLevel(chosen);
+  if (config_.queue_discipline == QueueDiscipline::kLevelFifo) list_.RunningAheadInLevel(chosen);
 }
 
 void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {

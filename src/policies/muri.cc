@@ -174,12 +174,12 @@ class MuriPolicy final : public Policy {
     auto it = type_of_.find(id);
     if (it != type_of_.end()) return it->second;
     const JobSpec& spec = view.Spec(id);
-    const TypeKey key{spec.stage_times_s[0], spec.stage_times_s[1], spec.stage_times_s[2],
-                      spec.iteration_time_s};
+    const TypeKey key{spec.profile.stage_times_s[0], spec.profile.stage_times_s[1],
+                      spec.profile.stage_times_s[2], spec.iteration_time_s};
     auto [t, fresh] = type_ids_.try_emplace(key, static_cast<int>(type_specs_.size()));
     if (fresh) {
       JobSpec rep;  // Only what GroupIterationTime and StageTotal read.
-      rep.stage_times_s = spec.stage_times_s;
+      rep.profile.stage_times_s = spec.profile.stage_times_s;
       rep.iteration_time_s = spec.iteration_time_s;
       type_specs_.push_back(rep);
       type_totals_.push_back(StageTotal(rep));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "schedkit/modular_policy.h"
 #include "schedkit/registry.h"
 
 namespace schedkit {
@@ -18,6 +19,8 @@ struct OrderingPolicyInfo {
   std::vector<OptionSpec> options;  // Policy-specific; common ones are added.
   std::string default_placement;
   PreemptionMode default_preemption = PreemptionMode::kPriority;
+  // Order among tied keys in replace_all mode (ModularPolicyConfig::queue_discipline).
+  QueueDiscipline queue_discipline = QueueDiscipline::kStableByKey;
   // Builds the ordering module from validated options.
   std::function<Result<std::unique_ptr<SchedulingModule>>(const PolicyContext&)> make;
 };

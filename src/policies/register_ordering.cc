@@ -35,6 +35,7 @@ Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r) {
     // non-preemptive policy keeps its running jobs in compat mode too.
     config.replace_all =
         ctx.knobs.list_ordered_replacement && config.preemption == PreemptionMode::kPriority;
+    config.queue_discipline = info.queue_discipline;
     return MakeModularPolicy(std::move(config));
   };
   return r->policies.Register(std::move(entry));

@@ -18,7 +18,7 @@ namespace {
 
 class TiresiasOrder final : public SchedulingModule {
  public:
-  // `list_ordered`: the mechanism keeps list order within a queue (MultiLevelFifo), so
+  // `list_ordered`: the mechanism keeps list order within a queue (kLevelFifo), so
   // only the queue is in the key. `whole_seconds`: demotions fall on whole seconds of
   // executed time (thresholds are compared exactly, QueueLevels::Make).
   TiresiasOrder(QueueLevels levels, bool list_ordered, bool whole_seconds)
@@ -28,7 +28,7 @@ class TiresiasOrder final : public SchedulingModule {
   // (queue, not running, time the job entered that queue): jobs are preempted only by
   // jobs of a higher-priority queue, as in the Tiresias simulator, and pending jobs of a
   // queue are FIFO by entry time. In list-ordered mode the list discipline orders within
-  // a queue instead (MultiLevelFifo), so only the queue is in the key.
+  // a queue instead (QueueDiscipline::kLevelFifo), so only the queue is in the key.
   PriorityKey Key(const JobStatus& job, Time now) const override {
     const size_t q = levels_.LevelOf(job.attained_gpu_s);
     if (list_ordered_) return {static_cast<double>(q), 0, 0};
@@ -41,8 +41,6 @@ class TiresiasOrder final : public SchedulingModule {
     if (levels_.IsLast(q)) return kNever;
     return (std::ceil(levels_.UpperBound(q) / job.spec->gpus) - job.executed_s) + now;
   }
-
-  bool MultiLevelFifo() const override { return true; }
 
  private:
   // When the job's attained service crossed the threshold of queue q (its submit time for
@@ -74,6 +72,7 @@ Status RegisterTiresias(Registries* r) {
        .options = {QueueLevels::Option()},
        .default_placement = "gpu-count",
        .default_preemption = PreemptionMode::kPriority,
+       .queue_discipline = QueueDiscipline::kLevelFifo,
        .make = [](const PolicyContext& ctx) -> Result<std::unique_ptr<SchedulingModule>> {
          const PolicyKnobs& k = ctx.knobs;
          Result<QueueLevels> levels = QueueLevels::Make(

@@ -29,34 +29,18 @@ JobSpec SpecOf(const JobRecord& r, double origin_unix) {
   spec.name = r.name;
   spec.priority = r.priority;
   spec.iteration_time_s = r.iteration_time_s;
-  spec.stage_times_s = r.stage_times_s;
+  spec.profile.stage_times_s = r.stage_times_s;
   return spec;
 }
 
+// Books the ending run: its wall time, and the solo work it did at its rate.
+void BookRunEnd(JobRecord* r, double now_unix) {
+  const double wall = std::max(0.0, now_unix - r->last_start_time);
+  r->executed_s += wall;
+  r->work_done_s += wall * r->rate;
+}
+
 }  // namespace
-
-std::string EncodePlacement(const Placement& p) {
-  std::string s;
-  for (const NodeShare& share : p.shares) {
-    s += (s.empty() ? "" : ";") + std::to_string(share.node) + ":" + std::to_string(share.gpu_mask);
-  }
-  return s;
-}
-
-Placement DecodePlacement(const std::string& text) {
-  Placement p;
-  std::istringstream in(text);
-  std::string share;
-  while (std::getline(in, share, ';')) {
-    const size_t colon = share.find(':');
-    if (colon == std::string::npos) continue;
-    NodeShare s;
-    s.node = std::atoi(share.substr(0, colon).c_str());
-    s.gpu_mask = std::stoull(share.substr(colon + 1));
-    p.shares.push_back(s);
-  }
-  return p;
-}
 
 struct Engine::Live {
   JobRecord rec;
@@ -103,7 +87,11 @@ class Engine::View final : public ClusterView {
     s.executed_s = r.executed_s + (running ? std::max(0.0, now_unix_ - r.last_start_time) : 0.0);
     s.attained_gpu_s = s.executed_s * l.spec.gpus;
     s.preemptions = r.preemptions;
-    s.remaining_s = r.duration_s > 0 ? std::max(0.0, r.duration_s - s.executed_s) : NAN;
+    // Solo work left, as the simulator counts it: a run at rate r does r seconds of work
+    // per wall second (a co-located or guest job runs slower than alone).
+    const double work_done =
+        r.work_done_s + (running ? std::max(0.0, now_unix_ - r.last_start_time) * r.rate : 0.0);
+    s.remaining_s = r.duration_s > 0 ? std::max(0.0, r.duration_s - work_done) : NAN;
     s.placement = running ? &l.placement : nullptr;
     return s;
   }
@@ -194,7 +182,9 @@ Status Engine::Recover() {
 void Engine::Readopt(Live& l, double now) {
   JobExit exit;
   const Backend::Liveness alive = backend_->Adopt(l.rec, &exit);
-  const Placement p = DecodePlacement(l.rec.placement);
+  // Store::LoadAll has checked the text (and converted the pre-1 format).
+  Result<Placement> parsed = ParsePlacement(l.rec.placement);
+  const Placement p = parsed.ok() ? std::move(parsed).value() : Placement();
   Status booked = Status::InvalidArgument("not alive");
   if (alive == Backend::Liveness::kAlive) {
     // A group's members rejoin their one booking; one that is gone leaves the others be.
@@ -206,7 +196,7 @@ void Engine::Readopt(Live& l, double now) {
     Transition(l, "adopted", now);
   } else if (alive == Backend::Liveness::kEnded) {
     // Ended while the service was down; it never joins the policy's view as running.
-    l.rec.executed_s += std::max(0.0, now - l.rec.last_start_time);
+    BookRunEnd(&l.rec, now);
     l.rec.state = exit.exit_code == 0 ? RunState::kSucceeded : RunState::kFailed;
     l.rec.exit_code = exit.exit_code;
     l.rec.message = exit.message;
@@ -455,7 +445,7 @@ void Engine::StopRunning(Live& l, double now_unix) {
   if (!st.ok())
     std::fprintf(stderr, "schedkit serve: job %lld: %s\n", static_cast<long long>(l.rec.id),
                  st.message().c_str());
-  l.rec.executed_s += std::max(0.0, now_unix - l.rec.last_start_time);
+  BookRunEnd(&l.rec, now_unix);
   l.rec.preemptions++;
   l.rec.restart_count++;
   l.rec.state = RunState::kPending;
@@ -490,7 +480,7 @@ void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
   if (l.rec.first_start_time == 0) l.rec.first_start_time = now_unix;
   l.rec.last_start_time = now_unix;
   l.placement = s.placement;
-  l.rec.placement = EncodePlacement(s.placement);
+  l.rec.placement = s.placement.ToString();
   running_.push_back(l.rec.id);
   Transition(l, "started", now_unix);
 }
@@ -498,7 +488,7 @@ void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
 void Engine::Finish(Live& l, RunState state, int exit_code, const std::string& message,
                     double now_unix, const std::string& kind) {
   if (l.rec.state == RunState::kRunning) {
-    l.rec.executed_s += std::max(0.0, now_unix - l.rec.last_start_time);
+    BookRunEnd(&l.rec, now_unix);
     applier_.Release(l.rec.id);
     l.placement = Placement();
     std::erase(running_, l.rec.id);

@@ -115,10 +115,6 @@ class Engine {
   std::thread loop_;
 };
 
-// Placement text kept in the store: "node:gpu_mask" shares joined by ';'.
-std::string EncodePlacement(const Placement& p);
-Placement DecodePlacement(const std::string& text);
-
 }  // namespace schedkit::runtime
 
 #endif  // SCHEDKIT_RUNTIME_ENGINE_H_

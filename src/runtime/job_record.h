@@ -39,9 +39,12 @@ struct JobRecord {
   double last_start_time = 0;
   double finish_time = 0;
   double executed_s = 0;  // Over finished runs; the current run adds now - last_start_time.
+  // Solo seconds of work done over finished runs: each run's wall time x its rate. The
+  // current run adds (now - last_start_time) x rate.
+  double work_done_s = 0;
   int restart_count = 0;
   int preemptions = 0;
-  std::string placement;   // Encoded by EncodePlacement; empty unless running.
+  std::string placement;   // Placement::ToString() text; empty unless running.
   // How the policy started the current (or last) run (schedkit/decision.h StartDecision).
   int64_t group = 0;       // Booking shared with its co-location group; 0 for a guest.
   int group_size = 1;      // Jobs sharing that booking (1 alone).

@@ -42,23 +42,14 @@ grpc::Status Invalid(const std::string& msg) { return {grpc::StatusCode::INVALID
 
 bool Finite(double v) { return std::isfinite(v); }
 
-// "n1:0-3" style text with node names.
-std::string PlacementText(const std::string& encoded, const std::vector<std::string>& names) {
-  std::string out;
-  for (const NodeShare& s : DecodePlacement(encoded).shares) {
-    std::string gpus;
-    for (int g = 0; g < kMaxGpusPerNode; ++g) {
-      if (!(s.gpu_mask >> g & 1)) continue;
-      int h = g;
-      while (h + 1 < kMaxGpusPerNode && (s.gpu_mask >> (h + 1) & 1)) ++h;
-      gpus +=
-          (gpus.empty() ? "" : ",") + std::to_string(g) + (h > g ? "-" + std::to_string(h) : "");
-      g = h;
-    }
-    const std::string node = s.node < static_cast<int>(names.size()) ? names[s.node] : "?";
-    out += (out.empty() ? "" : ";") + node + ":" + gpus;
+// The stored placement text with the backend's node names ("gpu-box-2:0-3").
+std::string PlacementText(const std::string& stored, const std::vector<std::string>& names) {
+  Result<Placement> p = ParsePlacement(stored);  // Store::LoadAll and the engine wrote it.
+  if (!p.ok()) return stored;
+  for (const NodeShare& s : p->shares) {
+    if (s.node >= static_cast<int>(names.size())) return stored;
   }
-  return out;
+  return p->ToString(names);
 }
 
 class SchedulerImpl final : public pb::Scheduler::Service {

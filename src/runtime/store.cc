@@ -2,9 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <utility>
+
+#include "schedkit/cluster.h"
 
 namespace schedkit::runtime {
 namespace {
@@ -33,7 +36,9 @@ constexpr std::pair<const char*, const char*> kAddedColumns[] = {
     {"iteration_time_s", "REAL NOT NULL DEFAULT 0"}, {"stage_data_s", "REAL NOT NULL DEFAULT 0"},
     {"stage_gpu_s", "REAL NOT NULL DEFAULT 0"},      {"stage_net_s", "REAL NOT NULL DEFAULT 0"},
     {"run_group", "INTEGER NOT NULL DEFAULT 0"},     {"group_size", "INTEGER NOT NULL DEFAULT 1"},
-    {"rate", "REAL NOT NULL DEFAULT 1"},             {"guest", "INTEGER NOT NULL DEFAULT 0"}};
+    {"rate", "REAL NOT NULL DEFAULT 1"},             {"guest", "INTEGER NOT NULL DEFAULT 0"},
+    // -1: an older store's job, whose runs were all at full speed (LoadAll: executed_s).
+    {"work_done_s", "REAL NOT NULL DEFAULT -1"}};
 
 // A prepared statement that finalizes itself.
 class Stmt {
@@ -76,7 +81,41 @@ int BindProgress(Stmt& s, const JobRecord& j, int first) {
   s.Bind(i++, j.group_size);
   s.Bind(i++, j.rate);
   s.Bind(i++, j.guest ? 1 : 0);
+  s.Bind(i++, j.work_done_s);
   return i;
+}
+
+// Stores written before the one placement format kept "node:gpu_mask" shares ("0:15;1:3",
+// masks in decimal). Returns false if `text` is not such a list.
+bool ParseLegacyPlacement(const std::string& text, Placement* out) {
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find(';', start), text.size());
+    const std::string share = text.substr(start, end - start);
+    const size_t colon = share.find(':');
+    auto digits = [](const std::string& t) {
+      return !t.empty() && t.size() <= 19 && t.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (colon == std::string::npos || !digits(share.substr(0, colon)) ||
+        !digits(share.substr(colon + 1)) || colon > 9) {
+      return false;
+    }
+    NodeShare s;
+    s.node = std::stoi(share.substr(0, colon));
+    s.gpu_mask = std::stoull(share.substr(colon + 1));
+    out->shares.push_back(s);
+    start = end + 1;
+  }
+  return true;
+}
+
+// The placement text of a stored job: the one format as it is, the legacy one converted.
+Result<std::string> PlacementTextOf(const std::string& stored) {
+  Result<Placement> parsed = ParsePlacement(stored);
+  if (parsed.ok()) return stored;
+  Placement legacy;
+  if (!ParseLegacyPlacement(stored, &legacy)) return parsed.status();
+  return legacy.ToString();
 }
 
 }  // namespace
@@ -166,9 +205,9 @@ Status Store::Insert(JobRecord* j) {
       "INSERT INTO jobs (command, shell, gpus, cpus, mem_gb, duration_s, user, vc, name, "
       "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
-      "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
-      "stage_data_s, stage_gpu_s, stage_net_s) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "backend_id, exit_code, message, run_group, group_size, rate, guest, work_done_s, "
+      "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -213,7 +252,7 @@ Status Store::Update(const JobRecord& j, const std::string& kind, double time) {
   Stmt s(db_,
          "UPDATE jobs SET state=?, first_start_time=?, last_start_time=?, finish_time=?, "
          "executed_s=?, restart_count=?, preemptions=?, placement=?, backend_id=?, exit_code=?, "
-         "message=?, run_group=?, group_size=?, rate=?, guest=? WHERE id=?");
+         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=? WHERE id=?");
   const int next = BindProgress(s, j, 1);
   s.Bind(next, j.id);
   Stmt e(db_, "INSERT INTO events (job_id, time, kind, state) VALUES (?,?,?,?)");
@@ -236,7 +275,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
          "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
-         "stage_data_s, stage_gpu_s, stage_net_s FROM jobs ORDER BY id");
+         "stage_data_s, stage_gpu_s, stage_net_s, work_done_s FROM jobs ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
   int rc;
@@ -271,7 +310,12 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.executed_s = sqlite3_column_double(q, 18);
     j.restart_count = sqlite3_column_int(q, 19);
     j.preemptions = sqlite3_column_int(q, 20);
-    j.placement = s.Text(21);
+    Result<std::string> placement = PlacementTextOf(s.Text(21));
+    if (!placement.ok()) {
+      return Status::IoError(path_ + ": job " + std::to_string(j.id) + ": field 'placement': " +
+                             placement.status().message());
+    }
+    j.placement = std::move(placement).value();
     j.backend_id = s.Text(22);
     j.exit_code = sqlite3_column_int(q, 23);
     j.message = s.Text(24);
@@ -281,6 +325,8 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.guest = sqlite3_column_int(q, 28) != 0;
     j.iteration_time_s = sqlite3_column_double(q, 29);
     for (int k = 0; k < 3; ++k) j.stage_times_s[k] = sqlite3_column_double(q, 30 + k);
+    const double work_done_s = sqlite3_column_double(q, 33);
+    j.work_done_s = work_done_s < 0 ? j.executed_s : work_done_s;
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");

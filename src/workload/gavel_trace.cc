@@ -119,7 +119,7 @@ Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOp
     JobSpec job;
     job.id = next_id++;
     const std::string& job_type = in.field(type_col);
-    SplitJobType(job_type, &job.model, &job.batch_size);
+    SplitJobType(job_type, &job.profile.model, &job.profile.batch_size);
     SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(steps_col, &job.iterations, 1));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(sf_col, &job.gpus, 1));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadDouble(arrival_col, &job.submit_s, 0));

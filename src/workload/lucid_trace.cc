@@ -5,6 +5,7 @@
 // submit_time,start_time,end_time,duration,queue): columns are found by name and the
 // workload ones are optional. Recorded start/end/queue are ignored: a simulation replays
 // `duration`.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -77,18 +78,26 @@ struct Row {
   int64_t unix_s = 0;
 };
 
+// "[begin, end]" for error messages, an empty bound shown as the log's own.
+std::string WindowText(const TraceOptions& options) {
+  return "[" + (options.window_begin.empty() ? "start of log" : options.window_begin) + ", " +
+         (options.window_end.empty() ? "end of log" : options.window_end) + "]";
+}
+
 }  // namespace
 
-Result<Trace> LoadLucidTrace(const std::string& path, const TraceOptions& options) {
+Result<Trace> LoadLucidTrace(const std::string& path, const TraceOptions& options,
+                             const std::string& anchor_text) {
+  const bool anchored = !anchor_text.empty();
+  const bool has_begin = !options.window_begin.empty();
+  const bool has_end = !options.window_end.empty();
   int64_t anchor = 0, begin = 0, end = 0;
-  SCHEDKIT_RETURN_IF_ERROR(ParseOptionTime("lucid anchor", options.lucid_anchor, &anchor));
-  const bool has_begin = !options.lucid_window_begin.empty();
-  const bool has_end = !options.lucid_window_end.empty();
+  if (anchored) SCHEDKIT_RETURN_IF_ERROR(ParseOptionTime("window anchor", anchor_text, &anchor));
   if (has_begin) {
-    SCHEDKIT_RETURN_IF_ERROR(ParseOptionTime("window begin", options.lucid_window_begin, &begin));
+    SCHEDKIT_RETURN_IF_ERROR(ParseOptionTime("window begin", options.window_begin, &begin));
   }
   if (has_end) {
-    SCHEDKIT_RETURN_IF_ERROR(ParseOptionTime("window end", options.lucid_window_end, &end));
+    SCHEDKIT_RETURN_IF_ERROR(ParseOptionTime("window end", options.window_end, &end));
   }
 
   auto opened = CsvReader::Open(path);
@@ -136,14 +145,14 @@ Result<Trace> LoadLucidTrace(const std::string& path, const TraceOptions& option
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(user_col, &job.user));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(name_col, &job.name));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(cpus_col, &job.cpus, 0));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(model_col, &job.model));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(dataset_col, &job.dataset));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(batch_col, &job.batch_size, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(model_col, &job.profile.model));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(dataset_col, &job.profile.dataset));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(batch_col, &job.profile.batch_size, 0));
     int amp = 0;
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(amp_col, &amp, 0, 1));
-    job.amp = amp != 0;
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.gmem_mb, 0));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.gpu_util, 0));
+    job.profile.amp = amp != 0;
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.profile.gmem_mb, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.profile.gpu_util, 0));
     if (job.gpus == 0 || !vc_kept(job.vc)) continue;
     // A replayed job needs work; Lucid's tick loop would never end one of 0 s.
     if (job.duration_s < 1) return in.FieldError(duration_col, "must be >= 1 for a GPU job");
@@ -154,33 +163,49 @@ Result<Trace> LoadLucidTrace(const std::string& path, const TraceOptions& option
 
   // The anchor and window bounds are wall-clock times in the log's zone, like the rows.
   const int64_t offset = options.lucid_utc_offset_s;
-  const int64_t anchor_utc = anchor - offset;
-  int64_t first = 0;
-  bool any = false;
-  for (const Row& r : rows) {
-    if (r.unix_s >= anchor_utc && (!any || r.unix_s < first)) {
-      first = r.unix_s;
-      any = true;
+  // Anchored (Lucid's trace preparation): the window is measured from the first job at or
+  // after the anchor as if that job came at the anchor; earlier jobs are dropped.
+  // Otherwise the window is absolute.
+  int64_t shift = 0;
+  if (anchored) {
+    bool any = false;
+    for (const Row& r : rows) {
+      if (r.unix_s >= anchor - offset && (!any || r.unix_s - (anchor - offset) < shift)) {
+        shift = r.unix_s - (anchor - offset);
+        any = true;
+      }
+    }
+    if (!any) {
+      return Status::InvalidArgument(path + ": no job kept at or after the window's anchor " +
+                                     Quoted(anchor_text));
     }
   }
+  const int64_t lo = anchored ? anchor - offset + shift : INT64_MIN;
+  const int64_t from = has_begin ? begin - offset + shift : lo;
+  const int64_t to = has_end ? end - offset + shift : INT64_MAX;
+
+  std::vector<size_t> kept;
+  int64_t origin = INT64_MAX;  // submit_s = 0: the window's begin, else the first job kept.
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].unix_s < from || rows[i].unix_s > to) continue;
+    kept.push_back(i);
+    origin = std::min(origin, rows[i].unix_s);
+  }
+  if (has_begin) origin = from;
   Trace empty;
   empty.source = path;
-  if (!any) return empty;
-  // Relative times are taken from the first job; the window is measured from the anchor.
-  const int64_t lo = has_begin ? begin - anchor : 0;
-  const int64_t hi = has_end ? end - anchor : INT64_MAX;
-
+  if (kept.empty()) {
+    if (!has_begin && !has_end && !anchored) return empty;  // Nothing to keep in the log.
+    return Status::InvalidArgument(path + ": no job kept in the window " + WindowText(options));
+  }
   TraceCollector jobs(path);
-  for (size_t i = 0; i < rows.size(); ++i) {
+  for (size_t i : kept) {
     Row& r = rows[i];
-    if (r.unix_s < anchor_utc) continue;
-    const int64_t rel = r.unix_s - first;
-    if (rel < lo || rel > hi) continue;
-    r.job.submit_s = static_cast<double>(rel - lo);
+    r.job.submit_s = static_cast<double>(r.unix_s - origin);
     SCHEDKIT_RETURN_IF_ERROR(jobs.AddAtLine(lines[i], "job_id", std::move(r.job)));
   }
   Trace trace = std::move(jobs).Finish();
-  trace.epoch_unix_s = first + lo;
+  trace.epoch_unix_s = origin;
   return trace;
 }
 

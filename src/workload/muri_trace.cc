@@ -54,10 +54,10 @@ Result<Trace> LoadMuriTrace(const std::string& path) {
     for (int s = 0; s < 3; ++s) {
       t = 0;
       SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(stage_cols[s], &t, 0));
-      job.stage_times_s[s] = to_seconds(t);
+      job.profile.stage_times_s[s] = to_seconds(t);
     }
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(model_col, &job.model));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(batch_col, &job.batch_size, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(model_col, &job.profile.model));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(batch_col, &job.profile.batch_size, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(priority_col, &job.priority));
     if (!(job.SoloRuntime() > 0)) {
       return in.FieldError(duration_col >= 0 ? duration_col : iteration_time_col,

@@ -63,10 +63,11 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(duration_col, &job.duration_s, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(iterations_col, &job.iterations, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(iteration_time_col, &job.iteration_time_s, 0));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(model_col, &job.model));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(batch_col, &job.batch_size, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(model_col, &job.profile.model));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(batch_col, &job.profile.batch_size, 0));
     for (int s = 0; s < 3; ++s) {
-      SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(stage_cols[s], &job.stage_times_s[s], 0));
+      SCHEDKIT_RETURN_IF_ERROR(
+          in.ReadOptionalDouble(stage_cols[s], &job.profile.stage_times_s[s], 0));
     }
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(cpus_col, &job.cpus, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(mem_col, &job.mem_gb, 0));
@@ -74,12 +75,12 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(vc_col, &job.vc));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(priority_col, &job.priority));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(name_col, &job.name));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(dataset_col, &job.dataset));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalString(dataset_col, &job.profile.dataset));
     int amp = 0;
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(amp_col, &amp, 0, 1));
-    job.amp = amp != 0;
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.gmem_mb, 0));
-    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.gpu_util, 0));
+    job.profile.amp = amp != 0;
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.profile.gmem_mb, 0));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.profile.gpu_util, 0));
     if (!(job.SoloRuntime() > 0)) {
       return in.FieldError(duration_col >= 0 ? duration_col : iteration_time_col,
                            "gives the job no work (need duration_s > 0, or iterations > 0 and "
@@ -98,8 +99,8 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
   using workload::FormatDouble;
   bool lucid = false;
   for (const JobSpec& j : trace.jobs) {
-    lucid = lucid || !j.name.empty() || !j.dataset.empty() || j.amp || j.gmem_mb != 0 ||
-            j.gpu_util != 0;
+    lucid = lucid || !j.name.empty() || !j.profile.dataset.empty() || j.profile.amp ||
+            j.profile.gmem_mb != 0 || j.profile.gpu_util != 0;
   }
   std::string out;
   for (const char* c : workload::kNativeColumns) {
@@ -111,7 +112,7 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
   }
   out += '\n';
   for (const JobSpec& j : trace.jobs) {
-    for (const std::string* s : {&j.model, &j.user, &j.vc, &j.name, &j.dataset}) {
+    for (const std::string* s : {&j.profile.model, &j.user, &j.vc, &j.name, &j.profile.dataset}) {
       if (s->find_first_of("\r\n") != std::string::npos) {
         return Status::InvalidArgument(path + ": job " + std::to_string(j.id) +
                                        ": a string field holds a line break, which the native "
@@ -120,14 +121,16 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
     }
     out += std::to_string(j.id) + ',' + FormatDouble(j.submit_s) + ',' + std::to_string(j.gpus) +
            ',' + FormatDouble(j.duration_s) + ',' + std::to_string(j.iterations) + ',' +
-           FormatDouble(j.iteration_time_s) + ',' + CsvField(j.model) + ',' +
-           std::to_string(j.batch_size) + ',' + FormatDouble(j.stage_times_s[0]) + ',' +
-           FormatDouble(j.stage_times_s[1]) + ',' + FormatDouble(j.stage_times_s[2]) + ',' +
-           std::to_string(j.cpus) + ',' + FormatDouble(j.mem_gb) + ',' + CsvField(j.user) + ',' +
-           CsvField(j.vc) + ',' + std::to_string(j.priority);
+           FormatDouble(j.iteration_time_s) + ',' + CsvField(j.profile.model) + ',' +
+           std::to_string(j.profile.batch_size) + ',' + FormatDouble(j.profile.stage_times_s[0]) +
+           ',' + FormatDouble(j.profile.stage_times_s[1]) + ',' +
+           FormatDouble(j.profile.stage_times_s[2]) + ',' + std::to_string(j.cpus) + ',' +
+           FormatDouble(j.mem_gb) + ',' + CsvField(j.user) + ',' + CsvField(j.vc) + ',' +
+           std::to_string(j.priority);
     if (lucid) {
-      out += ',' + CsvField(j.name) + ',' + CsvField(j.dataset) + ',' + (j.amp ? "1" : "0") + ',' +
-             FormatDouble(j.gmem_mb) + ',' + FormatDouble(j.gpu_util);
+      out += ',' + CsvField(j.name) + ',' + CsvField(j.profile.dataset) + ',' +
+             (j.profile.amp ? "1" : "0") + ',' + FormatDouble(j.profile.gmem_mb) + ',' +
+             FormatDouble(j.profile.gpu_util);
     }
     out += '\n';
   }

@@ -99,6 +99,12 @@ Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
     if (!detected.ok()) return detected.status();
     format = *detected;
   }
+  if (format != TraceFormat::kLucid &&
+      (!options.window_begin.empty() || !options.window_end.empty())) {
+    return Status::InvalidArgument(path + ": a time window (window_begin/window_end) applies only "
+                                   "to dated logs (format lucid); this trace is format " +
+                                   TraceFormatName(format));
+  }
   switch (format) {
     case TraceFormat::kNative:
       return workload::LoadNativeTrace(path);

@@ -34,7 +34,12 @@ class TraceCollector {
 Result<Trace> LoadMuriTrace(const std::string& path);
 Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options);
 Result<Trace> LoadNativeTrace(const std::string& path);
-Result<Trace> LoadLucidTrace(const std::string& path, const TraceOptions& options);
+// `anchor` (a date, or empty for none) is Lucid's trace preparation: the window is then
+// measured from the first job at or after the anchor as if that job came at the anchor,
+// and earlier jobs are dropped. LoadTrace passes none; the Lucid profile's experiment
+// window (lucid::LoadExperimentTrace) passes its own.
+Result<Trace> LoadLucidTrace(const std::string& path, const TraceOptions& options,
+                             const std::string& anchor = "");
 
 // Native format columns, in the order WriteNativeTrace writes them.
 inline constexpr const char* kNativeColumns[] = {

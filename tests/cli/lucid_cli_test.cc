@@ -71,6 +71,28 @@ TEST(LucidCli, BadInputsGiveOneLineErrors) {
   EXPECT_NE(o.output.find("unknown option 'colour'"), std::string::npos) << o.output;
 }
 
+// --window-begin/--window-end pick the jobs of a dated log for any run; a window that keeps
+// nothing, or one on a trace without dates, fails with one line.
+TEST(LucidCli, TimeWindowSelectsJobsAndAnEmptyWindowIsAnError) {
+  Outcome o = RunCli("simulate --policy fifo --trace " + kTrace +
+                     " --window-begin '2020-09-25 00:00:00' --window-end '2020-09-25 01:00:00'");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find(kTrace + " (43 jobs)"), std::string::npos) << o.output;
+  o = RunCli("simulate --policy fifo --trace " + kTrace + " --window-begin 2021-01-01");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.output,
+            "schedkit: " + kTrace + ": no job kept in the window [2021-01-01, end of log]\n");
+  o = RunCli("compare --compat lucid --policies fifo --trace " + kTrace +
+             " --opt lucid_dir=" + kLucid + " --window-end 2020-03-01");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.output,
+            "schedkit: " + kTrace + ": no job kept in the window [start of log, 2020-03-01]\n");
+  o = RunCli("simulate --policy fifo --window-begin 2020-09-01");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("applies only to dated logs (format lucid)"), std::string::npos)
+      << o.output;
+}
+
 TEST(LucidCli, VcConfigRunsTheCleanModelPerVc) {
   const std::string dir = ::testing::TempDir() + "/lucid_vc_out";
   std::filesystem::remove_all(dir);

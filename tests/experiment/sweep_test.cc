@@ -113,6 +113,39 @@ TEST(Sweep, ResumesAfterAnInterruptionWithoutRedoingFinishedRuns) {
   EXPECT_EQ(Lines(ReadFile(out + "/results.csv")).size(), 1u + second->total);
 }
 
+// `runtime_factor` is simulate's --runtime-factor: every run's solo runtimes are scaled,
+// and summary.json's run block records it.
+TEST(Sweep, RuntimeFactorReachesEveryRun) {
+  const std::string body =
+      "seeds = [1]\noverhead_s = 0\n[workload]\njobs = 20\njobs_per_hour = [4]\n"
+      "[[policy]]\nname = \"fifo\"\n";
+  auto plain = LoadSweepConfig(WriteTempFile("factor_plain.toml", body));
+  auto doubled = LoadSweepConfig(WriteTempFile("factor_two.toml", "runtime_factor = 2\n" + body));
+  ASSERT_TRUE(plain.ok() && doubled.ok()) << doubled.status().message();
+  EXPECT_FALSE(plain->runtime_factor.has_value());
+  ASSERT_EQ(doubled->runtime_factor, 2.0);
+  SweepOptions options;
+  options.threads = 1;
+  options.out_dir = ::testing::TempDir() + "/factor_plain";
+  fs::remove_all(options.out_dir);
+  ASSERT_TRUE(RunSweep(*plain, options).ok());
+  const std::string id = ExpandGrid(*plain)[0].id;
+  const std::string plain_summary = ReadFile(options.out_dir + "/runs/" + id + "/summary.json");
+  options.out_dir = ::testing::TempDir() + "/factor_two";
+  fs::remove_all(options.out_dir);
+  ASSERT_TRUE(RunSweep(*doubled, options).ok());
+  const std::string two_summary = ReadFile(options.out_dir + "/runs/" + id + "/summary.json");
+  EXPECT_EQ(plain_summary.find("\"runtime_factor\""), std::string::npos);
+  EXPECT_NE(two_summary.find("\"runtime_factor\": \"2\""), std::string::npos) << two_summary;
+  // The runs themselves differ: the first job runs twice as long.
+  const auto jobs_plain =
+      Lines(ReadFile(::testing::TempDir() + "/factor_plain/runs/" + id + "/jobs.csv"));
+  const auto jobs_two =
+      Lines(ReadFile(::testing::TempDir() + "/factor_two/runs/" + id + "/jobs.csv"));
+  ASSERT_EQ(jobs_plain.size(), jobs_two.size());
+  EXPECT_NE(jobs_plain[1], jobs_two[1]);
+}
+
 TEST(Sweep, ResultsTableSchema) {
   const SweepConfig config = LoadSmall();
   const std::string out = ::testing::TempDir() + "/schema";
@@ -178,12 +211,19 @@ TEST(Sweep, TyposAndWrongTypesAreErrorsWithFileAndLine) {
       {"sedes = [1]\n[workload]\njobs_per_hour = 2\n", "1: key 'sedes': unknown key"},
       {"[workload]\njobs_per_hour = 2\njob = 20\n", "3: key 'workload.job': unknown key"},
       {"[workload]\njobs_per_hour = 2\njobs = \"20\"\n", "3: key 'jobs': expected a whole number"},
-      {"[workload]\njobs_per_hour = 2\njobs = 9999999999999\n", "3: key 'jobs': must be in 1..20000000"},
+      {"[workload]\njobs_per_hour = 2\njobs = 9999999999999\n",
+       "3: key 'jobs': must be in 1..20000000"},
       {"[workload]\njobs_per_hour = 2\njobs = 0\n", "3: key 'jobs': must be in 1.."},
-      {"overhead_s = \"5\"\n[workload]\njobs_per_hour = 2\n", "1: key 'overhead_s': expected a number"},
+      {"overhead_s = \"5\"\n[workload]\njobs_per_hour = 2\n",
+       "1: key 'overhead_s': expected a number"},
       {"overhead_s = -1\n[workload]\njobs_per_hour = 2\n", "1: key 'overhead_s': must be >= 0"},
       {"name = 5\n[workload]\njobs_per_hour = 2\n", "1: key 'name': expected a string"},
-      {"[workload]\ntraces = [\"t.csv\"]\njobs = 20\n", "3: key 'workload.jobs': is for the generator"},
+      {"runtime_factor = 0\n[workload]\njobs_per_hour = 2\n",
+       "1: key 'runtime_factor': must be > 0"},
+      {"runtime_factor = \"2\"\n[workload]\njobs_per_hour = 2\n",
+       "1: key 'runtime_factor': expected a number"},
+      {"[workload]\ntraces = [\"t.csv\"]\njobs = 20\n",
+       "3: key 'workload.jobs': is for the generator"},
   };
   int i = 0;
   for (const Case& c : cases) {

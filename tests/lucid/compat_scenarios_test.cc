@@ -16,10 +16,10 @@ namespace {
 JobSpec Job(JobId id, const std::string& vc, int gpus, double submit, double duration,
             const std::string& model = "A") {
   JobSpec j = JobBuilder(id).Vc(vc).Gpus(gpus).Submit(submit).Duration(duration).Build();
-  j.model = model;
-  j.dataset = "D";
-  j.batch_size = 32;
-  j.gmem_mb = 1000;
+  j.profile.model = model;
+  j.profile.dataset = "D";
+  j.profile.batch_size = 32;
+  j.profile.gmem_mb = 1000;
   return j;
 }
 
@@ -322,7 +322,6 @@ TEST(LucidCompatTest, SameSecondJobsEnterTheQueueInIdOrder) {
                                        "8,a,8,2020-04-01 00:00:05,50\n");
   TraceOptions options;
   options.format = TraceFormat::kLucid;
-  options.lucid_window_begin = options.lucid_window_end = "";  // The whole log.
   Result<Trace> trace = LoadTrace(log, options);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->jobs.size(), 3u);

@@ -31,9 +31,8 @@ TEST_P(LucidFidelity, MatchesTheReferenceTableWithinHalfAPercent) {
   ASSERT_TRUE(policy.ok());
   Result<Config> config = ConfigFromOptions(*policy, {{"lucid_dir", Shared("data/lucid")}});
   ASSERT_TRUE(config.ok()) << config.status().message();
-  TraceOptions to;
-  for (const VirtualCluster& vc : config->vcs) to.lucid_vcs.push_back(vc.name);
-  Result<Trace> trace = LoadTrace(Shared("data/lucid/venus_synth_seed1.csv"), to);
+  Result<Trace> trace =
+      LoadExperimentTrace(Shared("data/lucid/venus_synth_seed1.csv"), {}, config->vcs);
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   ASSERT_EQ(trace->jobs.size(), 23859u);
   config->threads = 2;

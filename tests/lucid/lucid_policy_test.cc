@@ -17,9 +17,9 @@ std::string Write(const std::string& name, const std::string& text) {
 
 JobSpec Job(JobId id, double submit, double duration, const std::string& model) {
   JobSpec j = JobBuilder(id).Gpus(8).Submit(submit).Duration(duration).Model(model).Build();
-  j.dataset = "D";
-  j.batch_size = 32;
-  j.gmem_mb = 1000;
+  j.profile.dataset = "D";
+  j.profile.batch_size = 32;
+  j.profile.gmem_mb = 1000;
   return j;
 }
 

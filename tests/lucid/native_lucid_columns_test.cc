@@ -37,11 +37,11 @@ TEST(NativeLucidColumnsTest, ReadsWritesAndRunsLucidWithCoLocation) {
   ASSERT_EQ(t->jobs.size(), 2u);
   EXPECT_EQ(t->jobs[0].name, "train-a");
   EXPECT_EQ(t->jobs[1].name, "eval,b");
-  EXPECT_EQ(t->jobs[0].dataset, "D");
-  EXPECT_FALSE(t->jobs[0].amp);
-  EXPECT_EQ(t->jobs[0].gmem_mb, 1000);
-  EXPECT_EQ(t->jobs[0].gpu_util, 55.5);
-  EXPECT_EQ(t->jobs[1].gpu_util, 0);  // Empty field: default.
+  EXPECT_EQ(t->jobs[0].profile.dataset, "D");
+  EXPECT_FALSE(t->jobs[0].profile.amp);
+  EXPECT_EQ(t->jobs[0].profile.gmem_mb, 1000);
+  EXPECT_EQ(t->jobs[0].profile.gpu_util, 55.5);
+  EXPECT_EQ(t->jobs[1].profile.gpu_util, 0);  // Empty field: default.
 
   // Written back with the Lucid columns, and read back equal.
   const std::string out = ::testing::TempDir() + "/nl_out.csv";
@@ -50,7 +50,7 @@ TEST(NativeLucidColumnsTest, ReadsWritesAndRunsLucidWithCoLocation) {
   Result<Trace> back = LoadTrace(out);
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->jobs[1].name, "eval,b");
-  EXPECT_EQ(back->jobs[0].gpu_util, 55.5);
+  EXPECT_EQ(back->jobs[0].profile.gpu_util, 55.5);
   // A trace that sets none of them keeps the 16 base columns.
   Trace plain;
   plain.jobs = {JobBuilder(0).Gpus(1).Duration(5).Build()};

@@ -52,8 +52,8 @@ TEST(LucidRulesTest, PartnerRule) {
 
 JobSpec Workload(const std::string& model) {
   JobSpec j = JobBuilder(1).Model(model).Build();
-  j.dataset = "D";
-  j.batch_size = 32;
+  j.profile.dataset = "D";
+  j.profile.batch_size = 32;
   return j;
 }
 

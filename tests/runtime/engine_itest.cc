@@ -180,6 +180,95 @@ TEST(RuntimeEngine, APolicyFailureIsLoggedAndTheServiceGoesOn) {
   EXPECT_FALSE(engine->stopped());
 }
 
+// Starts each pending job alone at half speed (as a co-located member would run) and,
+// while one runs, records what the view says of it at each wake-up.
+class HalfSpeedWatcher : public Policy {
+ public:
+  std::string_view Name() const override { return "half-speed"; }
+  void Decide(const ClusterView& view, const EventBatch&, Decisions* out) override {
+    for (JobId id : view.PendingJobs()) {
+      Placement p;
+      p.shares.push_back(NodeShare{0, 1, 0, 0});
+      if (!view.Resources().CanAllocate(p)) continue;
+      out->start.push_back(StartDecision{id, p, /*rate=*/0.5});
+    }
+    for (JobId id : view.RunningJobs()) {
+      const JobStatus s = view.Status(id);
+      std::lock_guard<std::mutex> lock(mu_);
+      seen_.push_back({s.executed_s, s.remaining_s});
+    }
+    out->wake_at = view.Now() + 0.05;
+  }
+  std::vector<std::pair<double, double>> seen() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::pair<double, double>> seen_;  // (executed_s, remaining_s)
+};
+
+// A running job's remaining work counts its rate, as the simulator's does: at rate 0.5 a
+// job with a 100 s estimate has 100 - 0.5 x executed_s seconds of solo work left.
+TEST(RuntimeEngine, RemainingWorkOfARunningJobCountsItsRate) {
+  auto watching = std::make_unique<HalfSpeedWatcher>();
+  HalfSpeedWatcher* policy = watching.get();
+  std::unique_ptr<Engine> engine = StartEngine("half_speed", 1, std::move(watching));
+  ASSERT_NE(engine, nullptr);
+  JobRecord job;
+  job.command = {"sleep", "0.5"};
+  job.gpus = 1;
+  job.duration_s = 100;
+  job.working_dir = ::testing::TempDir();
+  Result<JobId> id = engine->Submit(job);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  ASSERT_TRUE(WaitUntil([&] { return AllIn(*engine, {*id}, RunState::kSucceeded); }, 20));
+  engine->Stop();
+  const std::vector<std::pair<double, double>> seen = policy->seen();
+  ASSERT_FALSE(seen.empty());
+  bool some_progress = false;
+  for (const auto& [executed, remaining] : seen) {
+    EXPECT_NEAR(remaining, 100 - 0.5 * executed, 1e-6) << "executed " << executed;
+    some_progress = some_progress || executed > 0.1;
+  }
+  EXPECT_TRUE(some_progress);
+  Result<JobRecord> done = engine->Get(*id);
+  ASSERT_TRUE(done.ok());
+  EXPECT_NEAR(done->work_done_s, 0.5 * done->executed_s, 1e-9);
+}
+
+// A placement the store cannot read (neither the one format nor the old "node:mask" one)
+// fails the load with one line naming the store, the job and the field.
+TEST(RuntimeStore, AnUnreadablePlacementFailsTheLoadNamingTheJob) {
+  const std::string path = ::testing::TempDir() + "/runtime_store_bad_placement.db";
+  std::filesystem::remove(path);
+  {
+    Result<std::unique_ptr<Store>> store = Store::Open(path);
+    ASSERT_TRUE(store.ok()) << store.status().message();
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "INSERT INTO jobs (id, command, shell, gpus, cpus, mem_gb, duration_s, "
+                         "user, vc, name, checkpoint_dir, working_dir, priority, submit_time, "
+                         "state, first_start_time, last_start_time, finish_time, executed_s, "
+                         "restart_count, preemptions, placement, backend_id, exit_code, message) "
+                         "VALUES (4, '[\"true\"]', 0, 1, 0, 0, 0, 'u', '', '', '', '', 0, 5, "
+                         "'RUNNING', 6, 6, 0, 0, 0, 0, 'gpu0', '1:1', 0, '');",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  Result<std::unique_ptr<Store>> store = Store::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Result<std::vector<JobRecord>> jobs = (*store)->LoadAll();
+  ASSERT_FALSE(jobs.ok());
+  EXPECT_EQ(jobs.status().message(),
+            path +
+                ": job 4: field 'placement': placement 'gpu0': share 'gpu0' is not "
+                "'<node>:<gpus>'");
+}
+
 // A store written before co-location existed (no run_group, rate, ... columns) opens, gets
 // the new columns with their defaults, and keeps its jobs.
 TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
@@ -206,7 +295,7 @@ TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
   ASSERT_TRUE(jobs.ok()) << jobs.status().message();
   ASSERT_EQ(jobs->size(), 1u);
   const JobRecord& j = jobs->front();
-  EXPECT_EQ(j.placement, "0:1");
+  EXPECT_EQ(j.placement, "n0:0");  // The old "node:gpu_mask" text, read as the one format.
   EXPECT_EQ(j.group, 0);  // Re-adopted as running alone.
   EXPECT_EQ(j.group_size, 1);
   EXPECT_EQ(j.rate, 1);

@@ -3,7 +3,9 @@
 
 #include <string>
 
+#include "schedkit/lucid.h"
 #include "schedkit/trace.h"
+#include "workload/trace_formats.h"
 #include "workload_test_util.h"
 
 namespace schedkit {
@@ -25,9 +27,8 @@ std::string FullRow(int id, const std::string& vc, int gpus, const std::string& 
 
 TraceOptions Window(std::string begin, std::string end) {
   TraceOptions o;
-  o.lucid_anchor = "2020-04-01 00:00:00";
-  o.lucid_window_begin = std::move(begin);
-  o.lucid_window_end = std::move(end);
+  o.window_begin = std::move(begin);
+  o.window_end = std::move(end);
   return o;
 }
 
@@ -58,27 +59,53 @@ TEST(LucidTraceTest, ReadsTheWorkloadColumns) {
   const JobSpec& j = t->jobs[0];
   EXPECT_EQ(j.name, "job3");
   EXPECT_EQ(j.user, "u1");
-  EXPECT_EQ(j.model, "ResNet18");
-  EXPECT_EQ(j.dataset, "CIFAR-10");
-  EXPECT_EQ(j.batch_size, 64);
-  EXPECT_TRUE(j.amp);
-  EXPECT_EQ(j.gmem_mb, 3000.0);
-  EXPECT_EQ(j.gpu_util, 40.5);
+  EXPECT_EQ(j.profile.model, "ResNet18");
+  EXPECT_EQ(j.profile.dataset, "CIFAR-10");
+  EXPECT_EQ(j.profile.batch_size, 64);
+  EXPECT_TRUE(j.profile.amp);
+  EXPECT_EQ(j.profile.gmem_mb, 3000.0);
+  EXPECT_EQ(j.profile.gpu_util, 40.5);
 }
 
-// Times are relative to the first GPU job at or after the anchor; the window is measured
-// from the anchor and is inclusive; submit_s counts from the window's begin.
-TEST(LucidTraceTest, AppliesAnchorFiltersAndInclusiveWindow) {
-  const std::string text = std::string(kFullHeader) +
-                           FullRow(1, "vcA", 1, "2020-03-31 23:59:59", 5) +  // before the anchor
-                           FullRow(2, "vcA", 0, "2020-04-01 00:00:00", 5) +  // no GPU
-                           FullRow(3, "vcA", 1, "2020-04-01 00:00:10", 5) +  // first: t = 0
-                           FullRow(4, "vcA", 1, "2020-04-01 00:01:09", 5) +  // rel 59: before
-                           FullRow(5, "vcB", 2, "2020-04-01 00:01:10", 5) +  // rel 60 = begin
-                           FullRow(6, "vcA", 1, "2020-04-01 00:02:10", 5) +  // rel 120 = end
-                           FullRow(7, "vcA", 1, "2020-04-01 00:02:11", 5);   // after the end
-  TempFile f(text);
-  Result<Trace> t = LoadTrace(f.path(), Window("2020-04-01 00:01:00", "2020-04-01 00:02:00"));
+std::string WindowLog() {
+  return std::string(kFullHeader) +
+         FullRow(1, "vcA", 1, "2020-03-31 23:59:59", 5) +  // before the anchor
+         FullRow(2, "vcA", 0, "2020-04-01 00:00:00", 5) +  // no GPU
+         FullRow(3, "vcA", 1, "2020-04-01 00:00:10", 5) +  // first at or after the anchor
+         FullRow(4, "vcA", 1, "2020-04-01 00:01:09", 5) +
+         FullRow(5, "vcB", 2, "2020-04-01 00:01:10", 5) +
+         FullRow(6, "vcA", 1, "2020-04-01 00:02:10", 5) +
+         FullRow(7, "vcA", 1, "2020-04-01 00:02:11", 5);
+}
+
+// The window is absolute and inclusive; submit_s counts from its begin.
+TEST(LucidTraceTest, KeepsJobsInTheInclusiveWindow) {
+  TempFile f(WindowLog());
+  Result<Trace> t = LoadTrace(f.path(), Window("2020-04-01 00:01:09", "2020-04-01 00:02:10"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->jobs.size(), 3u);
+  EXPECT_EQ(t->jobs[0].id, 4);
+  EXPECT_EQ(t->jobs[0].submit_s, 0);
+  EXPECT_EQ(t->jobs[2].id, 6);
+  EXPECT_EQ(t->jobs[2].submit_s, 61);
+  EXPECT_EQ(t->epoch_unix_s, 1585699200 + 69);
+
+  // No begin: from the first job kept (the GPU job before the anchor date included).
+  t = LoadTrace(f.path(), Window("", "2020-04-01 00:00:10"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->jobs.size(), 2u);
+  EXPECT_EQ(t->jobs[0].id, 1);
+  EXPECT_EQ(t->jobs[1].submit_s, 11);
+  EXPECT_EQ(t->epoch_unix_s, 1585699200 - 1);
+}
+
+// Lucid's trace preparation (the anchor of the Lucid profile's experiment window): times
+// are relative to the first GPU job at or after the anchor; the window is measured from
+// the anchor and is inclusive; submit_s counts from the window's begin.
+TEST(LucidTraceTest, AnchoredWindowMeasuresFromTheFirstJobAfterTheAnchor) {
+  TempFile f(WindowLog());
+  Result<Trace> t = workload::LoadLucidTrace(
+      f.path(), Window("2020-04-01 00:01:00", "2020-04-01 00:02:00"), "2020-04-01 00:00:00");
   ASSERT_TRUE(t.ok()) << t.status().message();
   ASSERT_EQ(t->jobs.size(), 2u);
   EXPECT_EQ(t->jobs[0].id, 5);
@@ -90,10 +117,34 @@ TEST(LucidTraceTest, AppliesAnchorFiltersAndInclusiveWindow) {
 
   TraceOptions only_a = Window("2020-04-01 00:01:00", "2020-04-01 00:02:00");
   only_a.lucid_vcs = {"vcA"};
-  t = LoadTrace(f.path(), only_a);
+  t = workload::LoadLucidTrace(f.path(), only_a, "2020-04-01 00:00:00");
   ASSERT_TRUE(t.ok());
   ASSERT_EQ(t->jobs.size(), 1u);
   EXPECT_EQ(t->jobs[0].id, 6);
+}
+
+TEST(LucidTraceTest, AWindowThatKeepsNoJobIsAnErrorNamingFileAndWindow) {
+  TempFile f(WindowLog());
+  Result<Trace> t = LoadTrace(f.path(), Window("2021-01-01 00:00:00", ""));
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(),
+            f.path() + ": no job kept in the window [2021-01-01 00:00:00, end of log]");
+  t = LoadTrace(f.path(), Window("", "2020-03-01"));
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(),
+            f.path() + ": no job kept in the window [start of log, 2020-03-01]");
+  t = LoadTrace(f.path(), Window("2020-13-01", ""));
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.status().message(), "window begin '2020-13-01' is not a date 'YYYY-MM-DD HH:MM:SS'");
+}
+
+TEST(LucidTraceTest, AWindowOnAnUndatedFormatIsRefused) {
+  Result<Trace> t = LoadTrace(SharedPath("data/muri/traces/trace3.csv"), Window("2020-09-01", ""));
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("applies only to dated logs (format lucid); this trace is "
+                                      "format muri"),
+            std::string::npos)
+      << t.status().message();
 }
 
 TEST(LucidTraceTest, UtcOffsetShiftsTheEpochNotTheRelativeTimes) {
@@ -128,13 +179,24 @@ TEST(LucidTraceTest, ErrorsNameFileLineAndField) {
             zero.path() + ":2: field 'duration': '0' must be >= 1 for a GPU job");
 }
 
-TEST(LucidTraceTest, SharedSynthTraceHasTheReferenceJobCount) {
-  Result<Trace> t = LoadTrace(SharedPath("data/lucid/venus_synth_seed1.csv"));
+// The Lucid profile's default window: Venus, September 1 to 26.
+TEST(LucidTraceTest, SharedSynthTraceHasTheReferenceJobCountInTheExperimentWindow) {
+  Result<std::vector<lucid::VirtualCluster>> vcs =
+      lucid::LoadVcConfig(SharedPath("data/lucid/vc_config.csv"));
+  ASSERT_TRUE(vcs.ok()) << vcs.status().message();
+  Result<Trace> t =
+      lucid::LoadExperimentTrace(SharedPath("data/lucid/venus_synth_seed1.csv"), {}, *vcs);
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_EQ(t->jobs.size(), 23859u);       // As the reference table states.
   EXPECT_EQ(t->epoch_unix_s, 1598918400);  // 2020-09-01 00:00:00 UTC.
   EXPECT_GE(t->jobs.front().submit_s, 0);
   EXPECT_LE(t->jobs.back().submit_s, 26 * 86400 - 60);
+
+  // Without the profile, the whole log from its first job.
+  Result<Trace> whole = LoadTrace(SharedPath("data/lucid/venus_synth_seed1.csv"));
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  EXPECT_EQ(whole->jobs.size(), 24059u);
+  EXPECT_EQ(whole->epoch_unix_s, 1585699200);  // 2020-04-01 00:00:00 UTC.
 }
 
 }  // namespace

@@ -132,11 +132,11 @@ TEST(MuriTraceTest, LoadsTrace3) {
   EXPECT_EQ(j.gpus, 4);
   EXPECT_EQ(j.submit_s, 0.0);
   EXPECT_EQ(j.iterations, 1046811);
-  EXPECT_EQ(j.model, "shufflenet_v2_x1_0");
-  EXPECT_EQ(j.batch_size, 128);
+  EXPECT_EQ(j.profile.model, "shufflenet_v2_x1_0");
+  EXPECT_EQ(j.profile.batch_size, 128);
   EXPECT_EQ(j.duration_s, 927475000 / 1000.0);
   EXPECT_EQ(j.iteration_time_s, 886 / 1000.0);
-  EXPECT_EQ(j.stage_times_s, (StageTimes{703 / 1000.0, 62 / 1000.0, 17 / 1000.0}));
+  EXPECT_EQ(j.profile.stage_times_s, (StageTimes{703 / 1000.0, 62 / 1000.0, 17 / 1000.0}));
   EXPECT_EQ(j.priority, 0);
   EXPECT_EQ(j.cpus, 0);
   EXPECT_EQ(j.user, "");
@@ -178,7 +178,7 @@ TEST(MuriTraceTest, TiresiasVariantIsInSeconds) {
   EXPECT_EQ(j.gpus, 1);
   EXPECT_EQ(j.submit_s, 0.0);
   EXPECT_EQ(j.iterations, 606);
-  EXPECT_EQ(j.model, "vgg19");
+  EXPECT_EQ(j.profile.model, "vgg19");
   EXPECT_EQ(j.duration_s, 164.0);
   EXPECT_EQ(j.iteration_time_s, 0.0);  // Not in the file.
   EXPECT_EQ(j.SoloRuntime(), 164.0);
@@ -187,7 +187,7 @@ TEST(MuriTraceTest, TiresiasVariantIsInSeconds) {
   EXPECT_EQ(t->jobs[1].submit_s, 30.0);
   EXPECT_EQ(t->jobs.back().id, 59);
   EXPECT_EQ(t->jobs.back().submit_s, 1779.0);
-  EXPECT_EQ(t->jobs.back().model, "inception3");
+  EXPECT_EQ(t->jobs.back().profile.model, "inception3");
 }
 
 TEST(MuriTraceTest, BadIntegerNamesFileLineAndField) {
@@ -227,8 +227,8 @@ TEST(GavelTraceTest, LoadsPhysicalClusterTrace) {
   // ResNet-50 (batch size 64) ... 2931  1  1  -1.000000  0
   const JobSpec& j = t->jobs[0];
   EXPECT_EQ(j.id, 0);
-  EXPECT_EQ(j.model, "ResNet-50");
-  EXPECT_EQ(j.batch_size, 64);
+  EXPECT_EQ(j.profile.model, "ResNet-50");
+  EXPECT_EQ(j.profile.batch_size, 64);
   EXPECT_EQ(j.gpus, 1);
   EXPECT_EQ(j.iterations, 2931);
   EXPECT_EQ(j.submit_s, 0.0);
@@ -236,8 +236,8 @@ TEST(GavelTraceTest, LoadsPhysicalClusterTrace) {
   EXPECT_EQ(j.iteration_time_s, 1.0 / 4.394774823323071);  // v100, isolated.
   EXPECT_EQ(j.duration_s, 0.0);
   // Transformer (batch size 16) ... 11005  2: scale factor 2 has its own throughput.
-  EXPECT_EQ(t->jobs[1].model, "Transformer");
-  EXPECT_EQ(t->jobs[1].batch_size, 16);
+  EXPECT_EQ(t->jobs[1].profile.model, "Transformer");
+  EXPECT_EQ(t->jobs[1].profile.batch_size, 16);
   EXPECT_EQ(t->jobs[1].gpus, 2);
   EXPECT_EQ(t->jobs[1].iterations, 11005);
   ExpectSorted(*t);
@@ -266,14 +266,14 @@ TEST(GavelTraceTest, LoadsLegacyTrace) {
   // Transformer (batch size 128) ... -step 1 95121 0.000000 1
   const JobSpec& j = t->jobs[0];
   EXPECT_EQ(j.id, 0);
-  EXPECT_EQ(j.model, "Transformer");
-  EXPECT_EQ(j.batch_size, 128);
+  EXPECT_EQ(j.profile.model, "Transformer");
+  EXPECT_EQ(j.profile.batch_size, 128);
   EXPECT_EQ(j.iterations, 95121);
   EXPECT_EQ(j.gpus, 1);
   EXPECT_EQ(j.submit_s, 0.0);
   EXPECT_EQ(j.priority, 0);  // The legacy layout has no priority column.
   // Recommendation (batch size 8192) ... 10000 6.000000 1
-  EXPECT_EQ(t->jobs[1].model, "Recommendation");
+  EXPECT_EQ(t->jobs[1].profile.model, "Recommendation");
   EXPECT_EQ(t->jobs[1].submit_s, 6.0);
   ExpectSorted(*t);
 }
@@ -302,8 +302,8 @@ TEST(GavelTraceTest, UnmeasuredScaleFactorUsesLargestMeasuredBelow) {
   ASSERT_EQ(t->jobs.size(), 4u);
   EXPECT_EQ(t->jobs[0].gpus, 16);
   EXPECT_EQ(t->jobs[0].iteration_time_s, t->jobs[1].iteration_time_s);
-  EXPECT_EQ(t->jobs[2].model, "A3C");
-  EXPECT_EQ(t->jobs[2].batch_size, 0);
+  EXPECT_EQ(t->jobs[2].profile.model, "A3C");
+  EXPECT_EQ(t->jobs[2].profile.batch_size, 0);
   EXPECT_EQ(t->jobs[2].submit_s, 1.5);
   EXPECT_EQ(t->jobs[2].iteration_time_s, t->jobs[3].iteration_time_s);
 }
@@ -359,7 +359,7 @@ TEST(NativeTraceTest, LoadsShippedTinyTrace) {
   EXPECT_EQ(j.iteration_time_s, 0.5);
   EXPECT_EQ(j.duration_s, 0.0);
   EXPECT_EQ(j.SoloRuntime(), 500.0);
-  EXPECT_EQ(j.stage_times_s, (StageTimes{0.1, 0.35, 0.05}));
+  EXPECT_EQ(j.profile.stage_times_s, (StageTimes{0.1, 0.35, 0.05}));
   EXPECT_EQ(j.user, "bob");
   EXPECT_EQ(j.vc, "vc1");
   // 2,30,4,1200,,,bert,32,,,,24,64,carol,vc2,1

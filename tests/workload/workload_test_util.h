@@ -59,9 +59,9 @@ inline void ExpectSameJob(const JobSpec& a, const JobSpec& b) {
   EXPECT_EQ(a.iterations, b.iterations);
   EXPECT_EQ(a.iteration_time_s, b.iteration_time_s);
   EXPECT_EQ(a.duration_s, b.duration_s);
-  EXPECT_EQ(a.model, b.model);
-  EXPECT_EQ(a.batch_size, b.batch_size);
-  EXPECT_EQ(a.stage_times_s, b.stage_times_s);
+  EXPECT_EQ(a.profile.model, b.profile.model);
+  EXPECT_EQ(a.profile.batch_size, b.profile.batch_size);
+  EXPECT_EQ(a.profile.stage_times_s, b.profile.stage_times_s);
   EXPECT_EQ(a.user, b.user);
   EXPECT_EQ(a.vc, b.vc);
   EXPECT_EQ(a.priority, b.priority);
