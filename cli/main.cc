@@ -70,8 +70,8 @@ sk::Result<RunInputs> LoadRunInputs(const sk::cli::RunSetup& setup) {
   auto cluster = sk::LoadClusterSpec(setup.cluster_path);
   if (!cluster.ok()) return cluster.status();
   sk::SimulatorOptions engine = setup.engine;
-  if (!a.membership.empty()) {
-    auto changes = sk::LoadMembership(a.membership, *cluster);
+  if (!setup.membership_path.empty()) {
+    auto changes = sk::LoadMembership(setup.membership_path, *cluster);
     if (!changes.ok()) return changes.status();
     engine.membership = std::move(changes).value();
   }

@@ -271,6 +271,7 @@ Result<RunSetup> ResolveRunArgs(RunCommand which, const RunArgs& args) {
   if (which == RunCommand::kCompare) SCHEDKIT_RETURN_IF_ERROR(RefuseUndeclaredOptions(setup));
   setup.trace_path = args.trace.empty() ? DataDir() + kDefaultTrace : args.trace;
   setup.cluster_path = args.cluster.empty() ? DataDir() + kDefaultCluster : args.cluster;
+  setup.membership_path = args.membership;
   auto engine = EngineOptions(args);
   if (!engine.ok()) return engine.status();
   setup.engine = std::move(engine).value();

@@ -55,6 +55,7 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args);
 struct RunSetup {
   CompatMode compat = CompatMode::kNone;
   std::string trace_path, cluster_path;
+  std::string membership_path;  // --membership; empty: a fixed cluster.
   TraceOptions trace_options;  // --format, --window-begin, --window-end.
   std::map<std::string, std::string> opts;
   std::vector<std::string> policies;
