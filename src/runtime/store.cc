@@ -33,7 +33,14 @@ constexpr std::pair<const char*, const char*> kAddedColumns[] = {
     {"iteration_time_s", "REAL NOT NULL DEFAULT 0"}, {"stage_data_s", "REAL NOT NULL DEFAULT 0"},
     {"stage_gpu_s", "REAL NOT NULL DEFAULT 0"},      {"stage_net_s", "REAL NOT NULL DEFAULT 0"},
     {"run_group", "INTEGER NOT NULL DEFAULT 0"},     {"group_size", "INTEGER NOT NULL DEFAULT 1"},
-    {"rate", "REAL NOT NULL DEFAULT 1"},             {"guest", "INTEGER NOT NULL DEFAULT 0"}};
+    {"rate", "REAL NOT NULL DEFAULT 1"},             {"guest", "INTEGER NOT NULL DEFAULT 0"},
+    {"idempotency_key", "TEXT"}};  // NULL = none.
+
+// After AddMissingColumns: at most one job per idempotency key, whatever the service does.
+constexpr const char* kIndexes = R"(
+CREATE UNIQUE INDEX IF NOT EXISTS jobs_by_idempotency_key ON jobs(idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+)";
 
 // A prepared statement that finalizes itself.
 class Stmt {
@@ -124,6 +131,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   SCHEDKIT_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
   SCHEDKIT_RETURN_IF_ERROR(store->Exec(kSchema));
   SCHEDKIT_RETURN_IF_ERROR(store->AddMissingColumns());
+  SCHEDKIT_RETURN_IF_ERROR(store->Exec(kIndexes));
   return store;
 }
 
@@ -167,8 +175,8 @@ Status Store::Insert(JobRecord* j) {
       "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
       "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
-      "stage_data_s, stage_gpu_s, stage_net_s) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "stage_data_s, stage_gpu_s, stage_net_s, idempotency_key) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -189,6 +197,11 @@ Status Store::Insert(JobRecord* j) {
   int next = BindProgress(s, *j, 14);
   s.Bind(next++, j->iteration_time_s);
   for (double t : j->stage_times_s) s.Bind(next++, t);
+  if (j->idempotency_key.empty()) {
+    sqlite3_bind_null(s.get(), next++);
+  } else {
+    s.Bind(next++, j->idempotency_key);
+  }
   if (sqlite3_step(s.get()) != SQLITE_DONE) {
     Status st = Error("insert job");
     Exec("ROLLBACK");
@@ -236,7 +249,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
          "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
-         "stage_data_s, stage_gpu_s, stage_net_s FROM jobs ORDER BY id");
+         "stage_data_s, stage_gpu_s, stage_net_s, idempotency_key FROM jobs ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
   int rc;
@@ -281,6 +294,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.guest = sqlite3_column_int(q, 28) != 0;
     j.iteration_time_s = sqlite3_column_double(q, 29);
     for (int k = 0; k < 3; ++k) j.stage_times_s[k] = sqlite3_column_double(q, 30 + k);
+    j.idempotency_key = s.Text(33);
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");

@@ -62,19 +62,19 @@ inline int64_t EventCount(const std::string& state_dir, JobId job, const std::st
   return n.ok() ? *n : -1;
 }
 
-// `schedkit serve --state-dir DIR ARGS...` on a free loopback port.
+// `schedkit serve --state-dir DIR ARGS...` on `listen` (default: a free loopback port).
 class Server {
  public:
-  Server(std::string state_dir, std::vector<std::string> args)
-      : state_dir_(std::move(state_dir)), args_(std::move(args)) {
+  Server(std::string state_dir, std::vector<std::string> args,
+         std::string listen = "127.0.0.1:0")
+      : state_dir_(std::move(state_dir)), args_(std::move(args)), listen_(std::move(listen)) {
     Start();
   }
   ~Server() { Kill(SIGTERM); }
 
   void Start() {
     std::filesystem::remove(state_dir_ + "/address");
-    std::vector<std::string> argv = {kCli,       "serve",    "--state-dir",
-                                     state_dir_, "--listen", "127.0.0.1:0"};
+    std::vector<std::string> argv = {kCli, "serve", "--state-dir", state_dir_, "--listen", listen_};
     argv.insert(argv.end(), args_.begin(), args_.end());
     const std::filesystem::path state(state_dir_);
     const std::string log =
@@ -156,6 +156,7 @@ class Server {
  private:
   std::string state_dir_;
   std::vector<std::string> args_;
+  std::string listen_;
   pid_t pid_ = 0;
   Endpoint endpoint_;
   std::unique_ptr<Client> client_;

@@ -212,7 +212,8 @@ TEST(RuntimeService, RejectsAWrongOrMissingTokenAndKeepsTheTokenPrivate) {
                   .ok());
   EXPECT_EQ(jobs.jobs_size(), 0) << "a rejected submission was queued";
   // The CLI with a wrong token file fails with the gRPC status.
-  std::ofstream(dir + "/bad_token") << "nope\n";
+  std::ofstream(dir + "/bad_token") << std::string(64, 'f') << "\n";
+  chmod((dir + "/bad_token").c_str(), 0600);
   EXPECT_NE(std::system((kCli + " jobs --state-dir " + server.state_dir() + " --token-file " + dir +
                          "/bad_token 2> " + dir + "/cli.err")
                             .c_str()),
