@@ -65,8 +65,9 @@ std::string StartTimeOf(pid_t pid) {
   return f.size() > 19 ? f[19] : "";
 }
 
-// The live processes of session `sid` whose environment holds `marker` ("NAME=VALUE").
-std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker) {
+// The live processes of session `sid` whose environment holds `marker` ("NAME=VALUE"),
+// except those of process group `skip_group` (0: none).
+std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker, pid_t skip_group) {
   std::vector<pid_t> out;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator("/proc", ec)) {
@@ -74,7 +75,9 @@ std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker) {
     if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
     const pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
     const std::vector<std::string> f = StatFields(pid);
-    if (f.size() < 4 || std::atol(f[3].c_str()) != sid) continue;  // Field 6: the session.
+    // Fields 5 and 6: the process group and the session.
+    if (f.size() < 4 || std::atol(f[3].c_str()) != sid || std::atol(f[2].c_str()) == skip_group)
+      continue;
     std::ifstream env("/proc/" + name + "/environ", std::ios::binary);
     std::string var;
     while (std::getline(env, var, '\0')) {
@@ -453,10 +456,12 @@ class LocalBackend final : public Backend {
     return true;
   }
 
-  // The job's processes outside its monitor's process group (it may have made its own),
-  // or all of them once the monitor is gone.
-  static void SignalLeftovers(const JobRecord& job, pid_t monitor, int sig) {
-    for (pid_t p : MarkedSessionMembers(monitor, "SCHEDKIT_JOB_ID=" + std::to_string(job.id)))
+  // The job's processes: all of them, or (`outside_group`) those outside its monitor's
+  // process group, which a signal to the group reaches (no process gets a signal twice).
+  static void SignalLeftovers(const JobRecord& job, pid_t monitor, int sig,
+                              bool outside_group = false) {
+    const std::string marker = "SCHEDKIT_JOB_ID=" + std::to_string(job.id);
+    for (pid_t p : MarkedSessionMembers(monitor, marker, outside_group ? monitor : 0))
       kill(p, sig);
   }
 
@@ -471,7 +476,7 @@ class LocalBackend final : public Backend {
       return Status::Ok();
     }
     kill(-pid, SIGTERM);
-    SignalLeftovers(job, pid, SIGTERM);
+    SignalLeftovers(job, pid, SIGTERM, /*outside_group=*/true);
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(options_.grace_s);
     while (Clock::now() < deadline) {
