@@ -15,10 +15,6 @@
 namespace schedkit::runtime::testing {
 namespace {
 
-pid_t MonitorPid(const pb::Job& job) {
-  return static_cast<pid_t>(std::atol(job.backend_id().c_str()));
-}
-
 // The pids a file lists, one a line.
 std::vector<pid_t> PidsIn(const std::string& path) {
   std::vector<pid_t> pids;
@@ -265,11 +261,7 @@ TEST(RuntimeReliability, BadRequestsGetInvalidArgumentNamingTheField) {
   const std::string dir = FreshDir("bad_requests");
   Server server(dir + "/state", {"--gpus", "1"});
   const std::string bad_utf8 = "caf\xc3(";
-  struct Case {
-    std::function<void(pb::SubmitRequest*)> edit;
-    std::string message;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<BadSubmit> cases = {
       {[&](pb::SubmitRequest* r) { r->set_command(0, bad_utf8); }, "command[0]: not valid UTF-8"},
       {[&](pb::SubmitRequest* r) { r->set_user(bad_utf8); }, "user: not valid UTF-8"},
       {[&](pb::SubmitRequest* r) { r->set_name("\xed\xa0\x80"); }, "name: not valid UTF-8"},
@@ -285,16 +277,7 @@ TEST(RuntimeReliability, BadRequestsGetInvalidArgumentNamingTheField) {
       {[](pb::SubmitRequest* r) { r->set_idempotency_key(std::string(200, 'k')); },
        "idempotency_key: 200 bytes; at most 128"},
   };
-  for (const Case& c : cases) {
-    pb::SubmitRequest req;
-    req.add_command("true");
-    req.set_gpus(1);
-    c.edit(&req);
-    pb::SubmitResponse resp;
-    grpc::Status s = server.client().stub().Submit(server.client().Context().get(), req, &resp);
-    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.message;
-    EXPECT_NE(s.error_message().find(c.message), std::string::npos) << s.error_message();
-  }
+  ExpectInvalidSubmits(server, cases);
   EXPECT_TRUE(AllJobs(server).empty());
   pb::DrainNodeRequest drain;
   drain.set_node(bad_utf8);

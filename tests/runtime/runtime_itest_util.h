@@ -62,6 +62,11 @@ inline int64_t EventCount(const std::string& state_dir, JobId job, const std::st
   return n.ok() ? *n : -1;
 }
 
+// The pid of a local job's monitor (its backend id is "pid:starttime").
+inline pid_t MonitorPid(const pb::Job& job) {
+  return static_cast<pid_t>(std::atol(job.backend_id().c_str()));
+}
+
 // `schedkit serve --state-dir DIR ARGS...` on `listen` (default: a free loopback port).
 class Server {
  public:
@@ -161,5 +166,25 @@ class Server {
   Endpoint endpoint_;
   std::unique_ptr<Client> client_;
 };
+
+// A submission made malformed by `edit`, and what the INVALID_ARGUMENT message must say.
+struct BadSubmit {
+  std::function<void(pb::SubmitRequest*)> edit;
+  std::string message;
+};
+
+// Each case, applied to a valid one-GPU `true`, is refused with INVALID_ARGUMENT and its message.
+inline void ExpectInvalidSubmits(Server& server, const std::vector<BadSubmit>& cases) {
+  for (const BadSubmit& c : cases) {
+    pb::SubmitRequest req;
+    req.add_command("true");
+    req.set_gpus(1);
+    c.edit(&req);
+    pb::SubmitResponse resp;
+    grpc::Status s = server.client().stub().Submit(server.client().Context().get(), req, &resp);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.message;
+    EXPECT_NE(s.error_message().find(c.message), std::string::npos) << s.error_message();
+  }
+}
 
 }  // namespace schedkit::runtime::testing
