@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <memory>
 #include <random>
-#include <thread>
 
 #include "runtime/client.h"
 #include "schedkit/runtime.h"
@@ -155,11 +154,12 @@ int Submit(SubmitArgs& a) {
   return WithClient(a.client, [&](runtime::Client& c) {
     pb::SubmitResponse resp;
     grpc::Status st = c.stub().Submit(c.Context().get(), r, &resp);
-    // The service may have stored it before the connection broke: the key makes the retry
-    // return that job instead of a second one.
-    for (int retry = 0; retry < 4 && st.error_code() == grpc::StatusCode::UNAVAILABLE; ++retry) {
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-      st = c.stub().Submit(c.Context().get(), r, &resp);
+    // Unreachable (e.g. restarting): once more, waiting up to 10 s for it. The service may
+    // have stored the job before the connection broke; the key makes the retry return it.
+    if (st.error_code() == grpc::StatusCode::UNAVAILABLE) {
+      auto ctx = c.Context(10);
+      ctx->set_wait_for_ready(true);
+      st = c.stub().Submit(ctx.get(), r, &resp);
     }
     if (st.ok()) std::printf("%lld\n", static_cast<long long>(resp.job_id()));
     return st;

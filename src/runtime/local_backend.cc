@@ -6,9 +6,10 @@
 //
 // At most once: Start forks the monitor held at a gate (a pipe); Launch opens the gate
 // after the engine has committed the monitor's id. A monitor whose service died before
-// that reads end-of-file and exits without starting the job. An opened gate leaves the
-// file jobs/<id>/launched, so recovery tells a held monitor (killed; the job is requeued)
-// from a running one (re-adopted).
+// that reads end-of-file and exits without starting the job. Start leaves the file
+// jobs/<id>/gated and an opened gate the file jobs/<id>/launched, so recovery tells a held
+// monitor (killed; the job is requeued) from a running one (re-adopted, as is the monitor
+// of a service from before the gate, which left no `gated`).
 //
 // The job's processes: every process of the monitor's session whose environment carries
 // the job's SCHEDKIT_JOB_ID (a job that calls setsid or clears its environment escapes).
@@ -125,7 +126,7 @@ size_t FormatInt(long v, char* buf) {
 struct ExecPlan {
   std::string program;
   std::vector<std::string> args, env;
-  std::string dir, stdout_path, stderr_path, exit_path, exit_tmp, launched_path;
+  std::string dir, stdout_path, stderr_path, exit_path, exit_tmp, gated_path, launched_path;
   double mem_gb = 0;
   std::vector<int> cores;       // CPU ids to pin the job to.
   std::vector<int> core_slots;  // Their indices in LocalBackend::cores_.
@@ -290,6 +291,7 @@ class LocalBackend final : public Backend {
     std::error_code ec;
     fs::remove(plan->exit_path, ec);
     fs::remove(plan->launched_path, ec);
+    std::ofstream(plan->gated_path).flush();
     const pid_t monitor = fork();
     if (monitor == 0) RunMonitor(*plan, argv.data(), envp.data(), gate[0], err_pipe[1]);
     close(gate[0]);
@@ -348,7 +350,8 @@ class LocalBackend final : public Backend {
     std::string start;
     if (!ParseBackendId(job.backend_id, &pid, &start)) return Liveness::kLost;
     const std::string dir = JobDir(options_.state_dir, job.id);
-    if (Alive(pid, start) && fs::exists(dir + "/launched")) return Liveness::kAlive;
+    const bool held = fs::exists(dir + "/gated") && !fs::exists(dir + "/launched");
+    if (Alive(pid, start) && !held) return Liveness::kAlive;
     // Held at the gate by a service that died, or the job outlived its monitor: end it all.
     if (Alive(pid, start)) kill(-pid, SIGKILL);
     SignalLeftovers(job, pid, SIGKILL);
@@ -369,6 +372,7 @@ class LocalBackend final : public Backend {
     plan.stderr_path = dir + "/stderr.log";
     plan.exit_path = dir + "/exit_status";
     plan.exit_tmp = dir + "/exit_status.tmp";
+    plan.gated_path = dir + "/gated";
     plan.launched_path = dir + "/launched";
     plan.dir = job.working_dir;
     if (!plan.dir.empty() && !fs::is_directory(plan.dir, ec))

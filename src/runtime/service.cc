@@ -84,15 +84,15 @@ bool IsUtf8(const std::string& s) {
   return true;
 }
 
-// A text field: UTF-8, at most `max_bytes`, and (`no_nul`) without NUL bytes.
-grpc::Status CheckText(const std::string& field, const std::string& value, size_t max_bytes,
-                       bool no_nul = true) {
+// A text field: UTF-8, at most `max_bytes`, without NUL bytes (SQLite and C strings end
+// there).
+grpc::Status CheckText(const std::string& field, const std::string& value, size_t max_bytes) {
   if (!IsUtf8(value)) return Invalid(field + ": not valid UTF-8");
   if (value.size() > max_bytes) {
     return Invalid(field + ": " + std::to_string(value.size()) + " bytes; at most " +
                    std::to_string(max_bytes));
   }
-  if (no_nul && value.find('\0') != std::string::npos) return Invalid(field + ": contains a NUL byte");
+  if (value.find('\0') != std::string::npos) return Invalid(field + ": contains a NUL byte");
   return grpc::Status::OK;
 }
 
@@ -307,7 +307,7 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     const std::pair<const char*, const std::string*> labels[] = {
         {"user", &r.user()}, {"vc", &r.vc()}, {"name", &r.name()}};
     for (const auto& [field, value] : labels) {
-      if (auto st = CheckText(field, *value, kMaxLabelBytes, /*no_nul=*/false); !st.ok()) return st;
+      if (auto st = CheckText(field, *value, kMaxLabelBytes); !st.ok()) return st;
     }
     for (const auto& [field, value] : {std::pair{"checkpoint_dir", &r.checkpoint_dir()},
                                        std::pair{"working_dir", &r.working_dir()}}) {

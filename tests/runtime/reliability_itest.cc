@@ -257,6 +257,24 @@ TEST(RuntimeReliability, RepeatedIdempotencyKeyReturnsTheFirstJob) {
   EXPECT_EQ(AllJobs(server).size(), 4u);
 }
 
+// `schedkit submit` retries an unreachable service once, with the same key, and waits for it.
+TEST(RuntimeReliability, CliSubmitRetriesUntilTheServiceIsBack) {
+  const std::string dir = FreshDir("cli_retry");
+  const std::string listen = "127.0.0.1:" + std::to_string(FreeLoopbackPort());
+  Server server(dir + "/state", {"--gpus", "1"}, listen);
+  server.Kill(SIGTERM);  // Its address file stays: the CLI calls a port nobody listens on.
+  std::string out;
+  int rc = -1;
+  std::thread cli([&] {
+    rc = Shell(kCli + " submit --state-dir " + server.state_dir() + " -- true", &out);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  server.Start();
+  cli.join();
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_EQ(AllJobs(server).size(), 1u);
+}
+
 TEST(RuntimeReliability, BadRequestsGetInvalidArgumentNamingTheField) {
   const std::string dir = FreshDir("bad_requests");
   Server server(dir + "/state", {"--gpus", "1"});
