@@ -435,10 +435,9 @@ class StateDirLock {
                                    " uses this state directory; stop it or give another "
                                    "--state-dir");
     }
+    // Best effort: without the pid, only a refused service's message lacks it.
     const std::string pid = std::to_string(getpid()) + "\n";
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid.data(), pid.size(), 0) < 0) {
-      // The lock holds without the pid; only the message of a refused service lacks it.
-    }
+    if (ftruncate(fd, 0) == 0) (void)!pwrite(fd, pid.data(), pid.size(), 0);
     return std::unique_ptr<StateDirLock>(new StateDirLock(fd));
   }
   ~StateDirLock() { close(fd_); }
