@@ -13,6 +13,7 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <random>
 
 #include "runtime/client.h"
 #include "schedkit/runtime.h"
@@ -115,8 +116,17 @@ struct SubmitArgs {
   double mem_gb = 0, duration_s = 0, iteration_time_s = 0;
   std::vector<double> stage_times_s;
   bool shell = false;
-  std::string user, vc, name, checkpoint_dir, working_dir;
+  std::string user, vc, name, checkpoint_dir, working_dir, idempotency_key;
 };
+
+// 128 random bits as hex: a fresh idempotency key for one `schedkit submit`.
+std::string RandomKey() {
+  std::random_device rd;  // /dev/urandom.
+  static const char kHex[] = "0123456789abcdef";
+  std::string key;
+  for (int i = 0; i < 32; ++i) key += kHex[rd() % 16];
+  return key;
+}
 
 int Submit(SubmitArgs& a) {
   pb::SubmitRequest& r = a.req;
@@ -140,9 +150,17 @@ int Submit(SubmitArgs& a) {
   if (!a.checkpoint_dir.empty()) r.set_checkpoint_dir(fs::absolute(a.checkpoint_dir).string());
   r.set_working_dir(a.working_dir.empty() ? fs::current_path().string()
                                           : fs::absolute(a.working_dir).string());
+  r.set_idempotency_key(a.idempotency_key.empty() ? RandomKey() : a.idempotency_key);
   return WithClient(a.client, [&](runtime::Client& c) {
     pb::SubmitResponse resp;
     grpc::Status st = c.stub().Submit(c.Context().get(), r, &resp);
+    // Unreachable (e.g. restarting): once more, waiting up to 10 s for it. The service may
+    // have stored the job before the connection broke; the key makes the retry return it.
+    if (st.error_code() == grpc::StatusCode::UNAVAILABLE) {
+      auto ctx = c.Context(10);
+      ctx->set_wait_for_ready(true);
+      st = c.stub().Submit(ctx.get(), r, &resp);
+    }
     if (st.ok()) std::printf("%lld\n", static_cast<long long>(resp.job_id()));
     return st;
   });
@@ -156,11 +174,39 @@ std::string Clock(double unix_s) {
   return buf;
 }
 
+// `text` with control characters (and DEL) as \xNN, so that a job's fields cannot move
+// the terminal's cursor, colour it or add lines to the listing.
+std::string Escaped(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 struct JobsArgs {
   ClientArgs client;
   std::vector<std::string> states;
   int64_t id = 0;
 };
+
+void PrintJob(const pb::Job& j) {
+  std::string cmd;
+  for (const std::string& w : j.command()) cmd += (cmd.empty() ? "" : " ") + w;
+  std::printf("%-6lld %-10s %4d %8d %9.1f %8s %-12s %-10s %s%s\n", static_cast<long long>(j.id()),
+              pb::JobState_Name(j.state()).c_str(), j.gpus(), j.restart_count(), j.executed_s(),
+              Clock(j.first_start_time()).c_str(),
+              j.placement().empty() ? "-" : j.placement().c_str(),
+              j.backend_id().empty() ? "-" : j.backend_id().c_str(), Escaped(cmd).c_str(),
+              j.message().empty() ? "" : ("  # " + Escaped(j.message())).c_str());
+}
 
 int Jobs(const JobsArgs& a) {
   pb::ListJobsRequest req;
@@ -185,17 +231,14 @@ int Jobs(const JobsArgs& a) {
     if (!st.ok()) return st;
     std::printf("%-6s %-10s %4s %8s %9s %8s %-12s %-10s %s\n", "ID", "STATE", "GPUS", "RESTARTS",
                 "EXEC_S", "STARTED", "PLACEMENT", "BACKEND", "COMMAND");
-    for (const pb::Job& j : resp.jobs()) {
-      std::string cmd;
-      for (const std::string& w : j.command()) cmd += (cmd.empty() ? "" : " ") + w;
-      std::printf("%-6lld %-10s %4d %8d %9.1f %8s %-12s %-10s %s%s\n",
-                  static_cast<long long>(j.id()), pb::JobState_Name(j.state()).c_str(), j.gpus(),
-                  j.restart_count(), j.executed_s(), Clock(j.first_start_time()).c_str(),
-                  j.placement().empty() ? "-" : j.placement().c_str(),
-                  j.backend_id().empty() ? "-" : j.backend_id().c_str(), cmd.c_str(),
-                  j.message().empty() ? "" : ("  # " + j.message()).c_str());
+    while (true) {  // One page at a time.
+      for (const pb::Job& j : resp.jobs()) PrintJob(j);
+      if (resp.next_page_token().empty()) return st;
+      req.set_page_token(resp.next_page_token());
+      resp.Clear();
+      st = c.stub().ListJobs(c.Context().get(), req, &resp);
+      if (!st.ok()) return st;
     }
-    return st;
   });
 }
 
@@ -319,6 +362,8 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
                  "SCHEDKIT_CHECKPOINT_DIR (default: in the state dir)");
   su->add_option("--workdir", sub->working_dir, "working directory (default: the current one)");
   su->add_flag("--shell", sub->shell, "run the single CMD string through /bin/sh -c");
+  su->add_option("--idempotency-key", sub->idempotency_key,
+                 "retries with the same key return the first job (default: a random key)");
   su->add_option("command", sub->command, "the program and its arguments (after --)")->required();
   out.push_back({su, [sub] { return Submit(*sub); }});
 

@@ -33,18 +33,27 @@ class Backend {
   // same GPUs both run there. False where the backend books GPUs exclusively.
   virtual bool SharesGpus() const = 0;
 
-  // Starts `job` (again, if it was preempted) on `placement` with the environment the
-  // contract promises (SCHEDKIT_JOB_ID, SCHEDKIT_RESTART_COUNT, SCHEDKIT_CHECKPOINT_DIR,
-  // CUDA_VISIBLE_DEVICES; where SharesGpus(), also SCHEDKIT_GROUP, SCHEDKIT_GROUP_SIZE,
-  // SCHEDKIT_RATE and SCHEDKIT_GUEST from the job's run fields, docs/runtime.md). The
-  // members of a co-location group are started one by one on the same placement. Returns the backend id to store. An error means the job cannot
-  // run (e.g. its program does not exist): the engine fails it with the message.
+  // Prepares `job` (again, if it was preempted) on `placement`, held: nothing of the job
+  // runs until Launch. The job gets the environment the contract promises
+  // (SCHEDKIT_JOB_ID, SCHEDKIT_RESTART_COUNT, SCHEDKIT_CHECKPOINT_DIR, CUDA_VISIBLE_DEVICES;
+  // where SharesGpus(), also SCHEDKIT_GROUP, SCHEDKIT_GROUP_SIZE, SCHEDKIT_RATE and
+  // SCHEDKIT_GUEST from the job's run fields, docs/runtime.md). The members of a co-location
+  // group are started one by one on the same placement. Returns the backend id to store.
+  // An error means the job cannot run (e.g. its program does not exist): the engine fails
+  // it with the message.
+  // Start and Launch are the two halves of at-most-once start: the engine commits the
+  // returned id before it calls Launch, so a service killed between the two leaves a held
+  // job that Adopt finds and ends, never one that runs unrecorded.
   virtual Result<std::string> Start(const JobRecord& job, const Placement& placement) = 0;
+  // REQUIRES: Start(job) succeeded and job.backend_id is its id. Lets the held job run.
+  // An error means it did not start (e.g. exec failed); nothing of it is left running.
+  virtual Status Launch(const JobRecord& job) = 0;
   // Stops a running job so that it can resume later; it is told first (SIGTERM) and
   // forced after the grace period. Returns once the job no longer holds its resources,
   // as far as the backend can tell.
   virtual Status Preempt(const JobRecord& job) = 0;
-  // Stops a job for good; a no-op for a job that never started.
+  // Stops a job for good, with every process it left (local: its whole session); a no-op
+  // for a job that never started.
   virtual Status Cancel(const JobRecord& job) = 0;
   // Of the running jobs given, those that have ended, with their exit status.
   virtual std::vector<JobExit> Poll(const std::vector<const JobRecord*>& running) = 0;
@@ -52,6 +61,8 @@ class Backend {
   enum class Liveness { kAlive, kEnded, kLost };
   // After a service restart, for a job the store says is running: still running
   // (re-adopt it), ended while the service was down (`exit` says how), or lost (requeue).
+  // A job that was held (Start without Launch) or whose processes outlived their monitor
+  // is ended here, so a lost job has nothing left running when it is started again.
   virtual Liveness Adopt(const JobRecord& job, JobExit* exit) = 0;
 };
 

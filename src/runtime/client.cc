@@ -3,6 +3,8 @@
 #include <chrono>
 #include <fstream>
 
+#include "runtime/auth.h"
+
 namespace schedkit::runtime {
 namespace {
 
@@ -28,9 +30,10 @@ Result<Endpoint> ResolveEndpoint(const std::string& state_dir, const std::string
   } else {
     e.address = address;
   }
-  Result<std::string> t =
-      FirstLine(token_file.empty() ? state_dir + "/token" : token_file, "token");
+  const std::string path = token_file.empty() ? state_dir + "/token" : token_file;
+  Result<std::string> t = FirstLine(path, "token");
   if (!t.ok()) return t.status();
+  SCHEDKIT_RETURN_IF_ERROR(CheckTokenFile(path, *t));
   e.token = *t;
   return e;
 }

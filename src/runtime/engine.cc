@@ -161,6 +161,7 @@ Status Engine::Recover() {
     const JobRecord& r = live->rec;
     live->spec = SpecOf(r, origin_unix_);
     Live& l = *live;
+    if (!r.idempotency_key.empty()) by_idempotency_key_[r.idempotency_key] = r.id;
     jobs_[r.id] = std::move(live);
     if (l.rec.state == RunState::kPending) {
       arrived_.push_back(l.rec.id);
@@ -227,6 +228,10 @@ Status Engine::Transition(Live& live, const std::string& kind, double unix_time)
 Result<JobId> Engine::Submit(JobRecord job) {
   std::unique_lock<std::mutex> lock(mu_);
   if (stop_) return Status::Internal("the service is stopping");
+  if (auto it = by_idempotency_key_.find(job.idempotency_key);
+      !job.idempotency_key.empty() && it != by_idempotency_key_.end()) {
+    return it->second;
+  }
   job.submit_time = WallNow();
   job.state = RunState::kPending;
   SCHEDKIT_RETURN_IF_ERROR(store_->Insert(&job));
@@ -236,6 +241,7 @@ Result<JobId> Engine::Submit(JobRecord job) {
   live->spec = SpecOf(job, origin_unix_);
   live->rec = std::move(job);
   const JobId id = live->rec.id;
+  if (!live->rec.idempotency_key.empty()) by_idempotency_key_[live->rec.idempotency_key] = id;
   events_.push_back(JobEvent{++event_seq_, live->rec.submit_time, "submitted", live->rec});
   if (events_.size() > kMaxEventsKept) events_.pop_front();
   jobs_[id] = std::move(live);
@@ -254,10 +260,12 @@ Result<JobRecord> Engine::Get(JobId id) const {
   return it->second->rec;
 }
 
-std::vector<JobRecord> Engine::List(const std::vector<RunState>& states) const {
+std::vector<JobRecord> Engine::List(const std::vector<RunState>& states, JobId after,
+                                    size_t limit) const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<JobRecord> out;
-  for (const auto& [id, live] : jobs_) {
+  for (auto it = jobs_.upper_bound(after); it != jobs_.end() && out.size() < limit; ++it) {
+    const Live* live = it->second.get();
     if (states.empty() ||
         std::find(states.begin(), states.end(), live->rec.state) != states.end()) {
       out.push_back(live->rec);
@@ -460,6 +468,9 @@ void Engine::StopRunning(Live& l, double now_unix) {
   }
 }
 
+// At most once: the backend prepares the job held, the store records it as started
+// (with the backend's id), and only then is it let run. A service killed in between
+// leaves a record whose held job recovery ends and requeues (Backend::Adopt).
 void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
   const StartDecision& s = *start.decision;
   l.rec.group = applier_.BookingOf(l.rec.id);
@@ -469,10 +480,7 @@ void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
   Result<std::string> id = backend_->Start(l.rec, s.placement);
   if (!id.ok()) {
     applier_.Release(l.rec.id);
-    l.rec.exit_code = 127;
-    Finish(l, RunState::kFailed, 127, id.status().message(), now_unix, "failed");
-    finished_.push_back(l.rec.id);  // The policy thinks it started: tell it it ended.
-    dirty_ = true;
+    FailStart(l, id.status().message(), now_unix);
     return;
   }
   l.rec.backend_id = *id;
@@ -482,7 +490,19 @@ void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
   l.placement = s.placement;
   l.rec.placement = s.placement.ToString();
   running_.push_back(l.rec.id);
-  Transition(l, "started", now_unix);
+  Status launched = Transition(l, "started", now_unix);
+  if (launched.ok()) {
+    launched = backend_->Launch(l.rec);
+  } else {
+    backend_->Cancel(l.rec);  // Not recorded: it must not run.
+  }
+  if (!launched.ok()) FailStart(l, launched.message(), now_unix);
+}
+
+void Engine::FailStart(Live& l, const std::string& message, double now_unix) {
+  Finish(l, RunState::kFailed, 127, message, now_unix, "failed");
+  finished_.push_back(l.rec.id);  // The policy thinks it started: tell it it ended.
+  dirty_ = true;
 }
 
 void Engine::Finish(Live& l, RunState state, int exit_code, const std::string& message,

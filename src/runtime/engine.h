@@ -7,6 +7,7 @@
 #define SCHEDKIT_RUNTIME_ENGINE_H_
 
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
@@ -51,9 +52,12 @@ class Engine {
   void Stop();
 
   // REQUIRES: `job` was validated (see service.cc). Assigns id, submit time, defaults.
+  // A job whose idempotency key a stored job has is not stored: that job's id is returned.
   Result<JobId> Submit(JobRecord job);
   Result<JobRecord> Get(JobId id) const;
-  std::vector<JobRecord> List(const std::vector<RunState>& states) const;
+  // Jobs in `states` (all if empty) with ids > `after`, in id order, at most `limit`.
+  std::vector<JobRecord> List(const std::vector<RunState>& states, JobId after = 0,
+                              size_t limit = SIZE_MAX) const;
   // Returns the state the job had.
   Result<RunState> Cancel(JobId id);
   // Drained (true): no new job starts on the node, running ones finish there; false
@@ -86,6 +90,8 @@ class Engine {
   bool Facts(JobId id, JobFacts* facts) const;
   void StopRunning(Live& live, double now_unix);
   void StartJob(Live& live, const StartAction& start, double now_unix);
+  // A start that failed (the job cannot run): FAILED with exit code 127.
+  void FailStart(Live& live, const std::string& message, double now_unix);
   // Re-adopts a job the store says is running, or finishes or requeues it.
   void Readopt(Live& live, double now_unix);
   void Finish(Live& live, RunState state, int exit_code, const std::string& message,
@@ -103,6 +109,7 @@ class Engine {
   std::condition_variable wake_;
   mutable std::condition_variable events_cv_;
   std::map<JobId, std::unique_ptr<Live>> jobs_;  // Every job ever submitted.
+  std::map<std::string, JobId> by_idempotency_key_;
   std::vector<JobId> running_;
   std::vector<JobId> arrived_, finished_;  // Since the last decision.
   DecisionApplier applier_;  // Bookings: what is free, who shares what.

@@ -28,6 +28,7 @@ struct JobRecord {
   double duration_s = 0;
   std::string user, vc, name, checkpoint_dir, working_dir;
   int priority = 0;
+  std::string idempotency_key;  // Empty = none; else unique among the store's jobs.
   // Profile for co-location (Muri): seconds per iteration alone and that iteration's stage
   // times ([0] data + CPU, [1] GPU, [2] network); 0 = unknown.
   double iteration_time_s = 0;

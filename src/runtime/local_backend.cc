@@ -1,8 +1,20 @@
 // The local backend: jobs are processes on this machine, on a configured number of GPU
 // slots. Each job runs under a small monitor process (a fork of the service, in its own
 // session) that waits for it and writes its exit status to jobs/<id>/exit_status, so a
-// restarted service can re-adopt a job and still learn how it ended. Signals go to the
-// monitor's process group, which the job shares; the monitor ignores SIGTERM.
+// restarted service can re-adopt a job and still learn how it ended. The monitor ignores
+// SIGTERM.
+//
+// At most once: Start forks the monitor held at a gate (a pipe); Launch opens the gate
+// after the engine has committed the monitor's id. A monitor whose service died before
+// that reads end-of-file and exits without starting the job. Start leaves the file
+// jobs/<id>/gated and an opened gate the file jobs/<id>/launched, so recovery tells a held
+// monitor (killed; the job is requeued) from a running one (re-adopted, as is the monitor
+// of a service from before the gate, which left no `gated`).
+//
+// The job's processes: every process of the monitor's session whose environment carries
+// the job's SCHEDKIT_JOB_ID (a job that calls setsid or clears its environment escapes).
+// Stop, recovery and the end of the job's main process signal all of them, so no process
+// of a job outlives it.
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,6 +24,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -31,21 +44,51 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Field 22 of /proc/PID/stat (start time in clock ticks): tells a live process from a
-// later one that reuses its pid. Empty if there is no such process or it is a zombie
-// (an adopted monitor's new parent may be slow to reap it).
-std::string StartTimeOf(pid_t pid) {
+// Fields 3.. of /proc/PID/stat (after the command name); empty if there is no such
+// process or it is a zombie (an adopted monitor's new parent may be slow to reap it).
+std::vector<std::string> StatFields(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
-  if (!std::getline(in, line)) return "";
+  if (!std::getline(in, line)) return {};
   const size_t close_paren = line.rfind(')');
-  if (close_paren == std::string::npos) return "";
+  if (close_paren == std::string::npos || close_paren + 2 > line.size()) return {};
   std::istringstream rest(line.substr(close_paren + 2));
-  std::string field;
-  if (!(rest >> field) || field == "Z" || field == "X") return "";  // Field 3: the state.
-  for (int i = 4; i <= 22 && rest >> field; ++i) {
+  std::vector<std::string> fields;
+  for (std::string f; rest >> f;) fields.push_back(f);
+  if (fields.empty() || fields[0] == "Z" || fields[0] == "X") return {};
+  return fields;
+}
+
+// Field 22 of /proc/PID/stat (start time in clock ticks): tells a live process from a
+// later one that reuses its pid. Empty if there is no such process or it is a zombie.
+std::string StartTimeOf(pid_t pid) {
+  const std::vector<std::string> f = StatFields(pid);
+  return f.size() > 19 ? f[19] : "";
+}
+
+// The live processes of session `sid` whose environment holds `marker` ("NAME=VALUE"),
+// except those of process group `skip_group` (0: none).
+std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker, pid_t skip_group) {
+  std::vector<pid_t> out;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
+    const std::vector<std::string> f = StatFields(pid);
+    // Fields 5 and 6: the process group and the session.
+    if (f.size() < 4 || std::atol(f[3].c_str()) != sid || std::atol(f[2].c_str()) == skip_group)
+      continue;
+    std::ifstream env("/proc/" + name + "/environ", std::ios::binary);
+    std::string var;
+    while (std::getline(env, var, '\0')) {
+      if (var == marker) {
+        out.push_back(pid);
+        break;
+      }
+    }
   }
-  return field;
+  return out;
 }
 
 // The shortest text that reads back as `v` ("0.5", not "0.500000").
@@ -83,15 +126,17 @@ size_t FormatInt(long v, char* buf) {
 struct ExecPlan {
   std::string program;
   std::vector<std::string> args, env;
-  std::string dir, stdout_path, stderr_path, exit_path, exit_tmp;
+  std::string dir, stdout_path, stderr_path, exit_path, exit_tmp, gated_path, launched_path;
   double mem_gb = 0;
   std::vector<int> cores;       // CPU ids to pin the job to.
   std::vector<int> core_slots;  // Their indices in LocalBackend::cores_.
 };
 
-Result<std::string> ResolveProgram(const std::string& name) {
+// `name` as execve needs it; a relative path is relative to `dir`, where the job runs.
+Result<std::string> ResolveProgram(const std::string& name, const std::string& dir) {
   if (name.find('/') != std::string::npos) {
-    if (access(name.c_str(), X_OK) != 0)
+    const std::string path = name[0] == '/' || dir.empty() ? name : dir + "/" + name;
+    if (access(path.c_str(), X_OK) != 0)
       return Status::InvalidArgument("'" + name + "': " + std::strerror(errno));
     return name;
   }
@@ -109,21 +154,39 @@ Result<std::string> ResolveProgram(const std::string& name) {
   return Status::InvalidArgument("'" + name + "': not found in PATH");
 }
 
+// What the job's process reports on the exec-error pipe when it cannot start.
+struct StartError {
+  enum Step : int { kLogs, kWorkingDir, kExec } step;
+  int error;
+};
+
+[[noreturn]] void FailStart(int err_fd, StartError::Step step) {
+  const StartError e{step, errno};
+  (void)!write(err_fd, &e, sizeof(e));
+  _exit(127);
+}
+
+// Closes every descriptor from 3 on except `keep_a` < `keep_b` (async-signal-safe).
+void CloseAllBut(int keep_a, int keep_b) {
+  const unsigned a = static_cast<unsigned>(keep_a), b = static_cast<unsigned>(keep_b);
+  if (a > 3) close_range(3, a - 1, 0);
+  if (b > a + 1) close_range(a + 1, b - 1, 0);
+  close_range(b + 1, ~0U, 0);
+}
+
 [[noreturn]] void RunJob(const ExecPlan& plan, char* const* argv, char* const* envp, int err_fd) {
   signal(SIGTERM, SIG_DFL);
   signal(SIGINT, SIG_DFL);
   sigset_t none;  // `schedkit serve` blocks SIGINT/SIGTERM to sigwait them; the job must not.
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
-  const int out = open(plan.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  const int err = open(plan.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  const int in = open("/dev/null", O_RDONLY);
-  if (out < 0 || err < 0 || in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 ||
-      (!plan.dir.empty() && chdir(plan.dir.c_str()) != 0)) {
-    const int e = errno;
-    (void)!write(err_fd, &e, sizeof(e));
-    _exit(127);
-  }
+  // Close-on-exec: the job gets these as 0, 1 and 2 only (dup2 clears the flag).
+  const int out = open(plan.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int err = open(plan.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (out < 0 || err < 0 || in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+    FailStart(err_fd, StartError::kLogs);
+  if (!plan.dir.empty() && chdir(plan.dir.c_str()) != 0) FailStart(err_fd, StartError::kWorkingDir);
   if (plan.mem_gb > 0) {
     const rlim_t bytes = static_cast<rlim_t>(plan.mem_gb * 1024.0 * 1024.0 * 1024.0);
     rlimit lim{bytes, bytes};
@@ -136,16 +199,32 @@ Result<std::string> ResolveProgram(const std::string& name) {
     sched_setaffinity(0, sizeof(set), &set);  // Best effort.
   }
   execve(argv[0], argv, envp);
-  const int e = errno;
-  (void)!write(err_fd, &e, sizeof(e));
-  _exit(127);
+  FailStart(err_fd, StartError::kExec);
 }
 
+// The monitor: waits at the gate (`gate_fd`) for Launch, then runs the job and records
+// how it ended. It keeps none of the service's descriptors (listening socket, store,
+// logs, its lock): its stdio is /dev/null.
 [[noreturn]] void RunMonitor(const ExecPlan& plan, char* const* argv, char* const* envp,
-                             int err_fd) {
+                             int gate_fd, int err_fd) {
   setsid();  // Own session and process group: survives the service, takes group signals.
   signal(SIGTERM, SIG_IGN);
   signal(SIGINT, SIG_IGN);
+  const int null = open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+  }
+  CloseAllBut(std::min(gate_fd, err_fd), std::max(gate_fd, err_fd));
+  char go = 0;
+  ssize_t got;
+  while ((got = read(gate_fd, &go, 1)) < 0 && errno == EINTR) {
+  }
+  if (got != 1) _exit(0);  // The service died before committing the start: never run.
+  close(gate_fd);
+  const int launched = open(plan.launched_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (launched >= 0) close(launched);
   const pid_t job = fork();
   if (job < 0) _exit(127);
   if (job == 0) RunJob(plan, argv, envp, err_fd);
@@ -201,35 +280,53 @@ class LocalBackend final : public Backend {
     argv.push_back(nullptr);
     for (std::string& e : plan->env) envp.push_back(e.data());
     envp.push_back(nullptr);
-    int err_pipe[2];
+    int err_pipe[2], gate[2];
     if (pipe2(err_pipe, O_CLOEXEC) != 0)
       return Status::IoError(std::string("pipe: ") + std::strerror(errno));
-    std::error_code ec;
-    fs::remove(plan->exit_path, ec);
-    const pid_t monitor = fork();
-    if (monitor < 0) {
+    if (pipe2(gate, O_CLOEXEC) != 0) {
       close(err_pipe[0]);
       close(err_pipe[1]);
+      return Status::IoError(std::string("pipe: ") + std::strerror(errno));
+    }
+    std::error_code ec;
+    fs::remove(plan->exit_path, ec);
+    fs::remove(plan->launched_path, ec);
+    std::ofstream(plan->gated_path).flush();
+    const pid_t monitor = fork();
+    if (monitor == 0) RunMonitor(*plan, argv.data(), envp.data(), gate[0], err_pipe[1]);
+    close(gate[0]);
+    close(err_pipe[1]);
+    if (monitor < 0) {
+      close(gate[1]);
+      close(err_pipe[0]);
       return Status::IoError(std::string("fork: ") + std::strerror(errno));
     }
-    if (monitor == 0) {
-      close(err_pipe[0]);
-      RunMonitor(*plan, argv.data(), envp.data(), err_pipe[1]);
-    }
-    close(err_pipe[1]);
-    int exec_errno = 0;
-    ssize_t n;
-    while ((n = read(err_pipe[0], &exec_errno, sizeof(exec_errno))) < 0 && errno == EINTR) {
-    }
-    close(err_pipe[0]);
-    if (n > 0) {
-      Reap(monitor);
-      return Status::InvalidArgument("cannot start '" + plan->program +
-                                     "': " + std::strerror(exec_errno));
-    }
-    cores_of_[job.id] = plan->core_slots;
-    for (int i : plan->core_slots) cores_in_use_[i] = 1;
+    held_[job.id] = Held{monitor, gate[1], err_pipe[0], plan->program, plan->dir,
+                         plan->core_slots};
     return std::to_string(monitor) + ":" + StartTimeOf(monitor);
+  }
+
+  Status Launch(const JobRecord& job) override {
+    auto it = held_.find(job.id);
+    if (it == held_.end())
+      return Status::Internal("job " + std::to_string(job.id) + ": launched without a start");
+    const Held held = std::move(it->second);
+    held_.erase(it);
+    const char go = 1;
+    (void)!write(held.gate_fd, &go, 1);
+    close(held.gate_fd);
+    StartError failed{};
+    ssize_t n;
+    while ((n = read(held.err_fd, &failed, sizeof(failed))) < 0 && errno == EINTR) {
+    }
+    close(held.err_fd);
+    if (n > 0) {
+      Reap(held.monitor);
+      return Status::InvalidArgument(StartErrorText(failed, held));
+    }
+    cores_of_[job.id] = held.core_slots;
+    for (int i : held.core_slots) cores_in_use_[i] = 1;
+    return Status::Ok();
   }
 
   Status Preempt(const JobRecord& job) override { return Stop(job); }
@@ -241,6 +338,7 @@ class LocalBackend final : public Backend {
       pid_t pid;
       std::string start;
       if (!ParseBackendId(j->backend_id, &pid, &start) || Alive(pid, start)) continue;
+      SignalLeftovers(*j, pid, SIGKILL);  // Processes the job left behind end with it.
       out.push_back(ExitOf(*j));
       FreeCores(j->id);
     }
@@ -250,8 +348,14 @@ class LocalBackend final : public Backend {
   Liveness Adopt(const JobRecord& job, JobExit* exit) override {
     pid_t pid;
     std::string start;
-    if (ParseBackendId(job.backend_id, &pid, &start) && Alive(pid, start)) return Liveness::kAlive;
-    if (!fs::exists(JobDir(options_.state_dir, job.id) + "/exit_status")) return Liveness::kLost;
+    if (!ParseBackendId(job.backend_id, &pid, &start)) return Liveness::kLost;
+    const std::string dir = JobDir(options_.state_dir, job.id);
+    const bool held = fs::exists(dir + "/gated") && !fs::exists(dir + "/launched");
+    if (Alive(pid, start) && !held) return Liveness::kAlive;
+    // Held at the gate by a service that died, or the job outlived its monitor: end it all.
+    if (Alive(pid, start)) kill(-pid, SIGKILL);
+    SignalLeftovers(job, pid, SIGKILL);
+    if (!fs::exists(dir + "/exit_status")) return Liveness::kLost;
     *exit = ExitOf(job);
     return Liveness::kEnded;
   }
@@ -268,12 +372,16 @@ class LocalBackend final : public Backend {
     plan.stderr_path = dir + "/stderr.log";
     plan.exit_path = dir + "/exit_status";
     plan.exit_tmp = dir + "/exit_status.tmp";
+    plan.gated_path = dir + "/gated";
+    plan.launched_path = dir + "/launched";
     plan.dir = job.working_dir;
+    if (!plan.dir.empty() && !fs::is_directory(plan.dir, ec))
+      return Status::InvalidArgument("working_dir '" + plan.dir + "': no such directory");
     plan.mem_gb = job.mem_gb;
     if (job.shell) {
       plan.args = {"/bin/sh", "-c", job.command.at(0)};
     } else {
-      Result<std::string> program = ResolveProgram(job.command.at(0));
+      Result<std::string> program = ResolveProgram(job.command.at(0), plan.dir);
       if (!program.ok()) return program.status();
       plan.args = job.command;
       plan.args[0] = *program;
@@ -341,22 +449,47 @@ class LocalBackend final : public Backend {
     return e;
   }
 
-  // SIGTERM to the job's process group, SIGKILL after the grace period.
+  // Held at the gate: closing it ends the monitor, which never starts the job.
+  bool DropHeld(JobId id) {
+    auto it = held_.find(id);
+    if (it == held_.end()) return false;
+    close(it->second.gate_fd);
+    close(it->second.err_fd);
+    Reap(it->second.monitor);
+    held_.erase(it);
+    return true;
+  }
+
+  // The job's processes: all of them, or (`outside_group`) those outside its monitor's
+  // process group, which a signal to the group reaches (no process gets a signal twice).
+  static void SignalLeftovers(const JobRecord& job, pid_t monitor, int sig,
+                              bool outside_group = false) {
+    const std::string marker = "SCHEDKIT_JOB_ID=" + std::to_string(job.id);
+    for (pid_t p : MarkedSessionMembers(monitor, marker, outside_group ? monitor : 0))
+      kill(p, sig);
+  }
+
+  // SIGTERM to the job's processes, SIGKILL after the grace period.
   Status Stop(const JobRecord& job) {
     pid_t pid;
     std::string start;
-    if (!ParseBackendId(job.backend_id, &pid, &start)) return Status::Ok();
+    if (DropHeld(job.id) || !ParseBackendId(job.backend_id, &pid, &start)) return Status::Ok();
     FreeCores(job.id);
-    if (!Alive(pid, start)) return Status::Ok();
+    if (!Alive(pid, start)) {
+      SignalLeftovers(job, pid, SIGKILL);
+      return Status::Ok();
+    }
     kill(-pid, SIGTERM);
+    SignalLeftovers(job, pid, SIGTERM, /*outside_group=*/true);
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(options_.grace_s);
     while (Clock::now() < deadline) {
       // The monitor ignores SIGTERM: the job is gone once the monitor has written its exit.
-      if (!Alive(pid, start)) return Status::Ok();
+      if (!Alive(pid, start)) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     kill(-pid, SIGKILL);
+    SignalLeftovers(job, pid, SIGKILL);
     for (int i = 0; i < 500 && Alive(pid, start); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -372,12 +505,34 @@ class LocalBackend final : public Backend {
     cores_of_.erase(it);
   }
 
+  // A monitor between Start and Launch.
+  struct Held {
+    pid_t monitor;
+    int gate_fd, err_fd;  // Write end of its gate; read end of its exec-error pipe.
+    std::string program, dir;
+    std::vector<int> core_slots;
+  };
+
+  static std::string StartErrorText(const StartError& e, const Held& h) {
+    const std::string why = std::strerror(e.error);
+    switch (e.step) {
+      case StartError::kWorkingDir:
+        return "working_dir '" + h.dir + "': " + why;
+      case StartError::kLogs:
+        return "cannot open the job's logs or /dev/null: " + why;
+      case StartError::kExec:
+        break;
+    }
+    return "cannot start '" + h.program + "': " + why;
+  }
+
   RuntimeOptions options_;
   ClusterSpec cluster_;
   std::vector<std::string> names_;
   std::vector<int> cores_;          // CPU ids the service may run on.
   std::vector<char> cores_in_use_;  // Parallel to cores_.
   std::map<JobId, std::vector<int>> cores_of_;
+  std::map<JobId, Held> held_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // which opens the state directory, the store, the backend and the policy.
 #include <fcntl.h>
 #include <grpcpp/grpcpp.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,6 +43,59 @@ grpc::Status Invalid(const std::string& msg) { return {grpc::StatusCode::INVALID
 
 bool Finite(double v) { return std::isfinite(v); }
 
+// Request limits (docs/runtime.md, "Guarantees"): a request past one is INVALID_ARGUMENT.
+constexpr size_t kMaxCommandBytes = 64 * 1024;  // All of command's elements together.
+constexpr int kMaxCommandArgs = 4096;
+constexpr size_t kMaxLabelBytes = 256;  // user, vc, name, node.
+constexpr size_t kMaxPathBytes = 4096;  // checkpoint_dir, working_dir (PATH_MAX).
+constexpr size_t kMaxKeyBytes = 128;    // idempotency_key.
+constexpr double kMaxMemGb = 1 << 20;   // 1 PiB: far past any machine, far below overflow.
+// ListJobs pages.
+constexpr int kDefaultPageSize = 500;
+constexpr int kMaxPageSize = 1000;
+constexpr size_t kPageBytes = 1 << 20;
+
+// True iff `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF).
+bool IsUtf8(const std::string& s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* end = p + s.size();
+  while (p < end) {
+    const unsigned c = *p++;
+    if (c < 0x80) continue;
+    int more;
+    unsigned cp, min;
+    if ((c & 0xE0) == 0xC0) {
+      more = 1, cp = c & 0x1F, min = 0x80;
+    } else if ((c & 0xF0) == 0xE0) {
+      more = 2, cp = c & 0x0F, min = 0x800;
+    } else if ((c & 0xF8) == 0xF0) {
+      more = 3, cp = c & 0x07, min = 0x10000;
+    } else {
+      return false;
+    }
+    if (end - p < more) return false;
+    for (int i = 0; i < more; ++i, ++p) {
+      if ((*p & 0xC0) != 0x80) return false;
+      cp = cp << 6 | (*p & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+  }
+  return true;
+}
+
+// A text field: UTF-8, at most `max_bytes`, without NUL bytes (SQLite and C strings end
+// there).
+grpc::Status CheckText(const std::string& field, const std::string& value, size_t max_bytes) {
+  if (!IsUtf8(value)) return Invalid(field + ": not valid UTF-8");
+  if (value.size() > max_bytes) {
+    return Invalid(field + ": " + std::to_string(value.size()) + " bytes; at most " +
+                   std::to_string(max_bytes));
+  }
+  if (value.find('\0') != std::string::npos) return Invalid(field + ": contains a NUL byte");
+  return grpc::Status::OK;
+}
+
 // The stored placement text with the backend's node names ("gpu-box-2:0-3").
 std::string PlacementText(const std::string& stored, const std::vector<std::string>& names) {
   Result<Placement> p = ParsePlacement(stored);  // Store::LoadAll and the engine wrote it.
@@ -80,6 +134,7 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     job.name = req->name();
     job.working_dir = req->working_dir();
     job.iteration_time_s = req->iteration_time_s();
+    job.idempotency_key = req->idempotency_key();
     std::copy(req->stage_times_s().begin(), req->stage_times_s().end(), job.stage_times_s.begin());
     Result<JobId> id = engine_->Submit(std::move(job));
     if (!id.ok()) return ToGrpc(id.status());
@@ -97,7 +152,30 @@ class SchedulerImpl final : public pb::Scheduler::Service {
       }
       states.push_back(static_cast<RunState>(s));
     }
-    for (const JobRecord& j : engine_->List(states)) Fill(j, resp->add_jobs());
+    if (req->page_size() < 0)
+      return Invalid("page_size: " + std::to_string(req->page_size()) + " is negative");
+    const size_t page_size = req->page_size() == 0 ? kDefaultPageSize
+                                                   : std::min(req->page_size(), kMaxPageSize);
+    JobId after = 0;
+    if (!req->page_token().empty()) {
+      const std::string& t = req->page_token();
+      if (t.size() > 18 || !std::all_of(t.begin(), t.end(), ::isdigit))
+        return Invalid("page_token: not a next_page_token of ListJobs");
+      after = std::stoll(t);
+    }
+    // One more than a page tells whether another page follows.
+    const std::vector<JobRecord> jobs = engine_->List(states, after, page_size + 1);
+    size_t bytes = 0;
+    for (const JobRecord& j : jobs) {
+      if (static_cast<size_t>(resp->jobs_size()) == page_size ||
+          (resp->jobs_size() > 0 && bytes >= kPageBytes)) {
+        resp->set_next_page_token(std::to_string(resp->jobs(resp->jobs_size() - 1).id()));
+        break;
+      }
+      pb::Job* out = resp->add_jobs();
+      Fill(j, out);
+      bytes += out->ByteSizeLong();
+    }
     return grpc::Status::OK;
   }
 
@@ -169,20 +247,23 @@ class SchedulerImpl final : public pb::Scheduler::Service {
   grpc::Status DrainNode(grpc::ServerContext* ctx, const pb::DrainNodeRequest* req,
                          pb::DrainNodeResponse*) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
-    if (req->node().empty())
-      return Invalid("node: empty; give a node name (see `schedkit status`)");
+    if (auto st = CheckNode(req->node()); !st.ok()) return st;
     return ToGrpc(engine_->SetDrained(req->node(), true));
   }
 
   grpc::Status UndrainNode(grpc::ServerContext* ctx, const pb::UndrainNodeRequest* req,
                            pb::UndrainNodeResponse*) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
-    if (req->node().empty())
-      return Invalid("node: empty; give a node name (see `schedkit status`)");
+    if (auto st = CheckNode(req->node()); !st.ok()) return st;
     return ToGrpc(engine_->SetDrained(req->node(), false));
   }
 
  private:
+  static grpc::Status CheckNode(const std::string& node) {
+    if (node.empty()) return Invalid("node: empty; give a node name (see `schedkit status`)");
+    return CheckText("node", node, kMaxLabelBytes);
+  }
+
   grpc::Status Authorize(grpc::ServerContext* ctx) const {
     const auto& md = ctx->client_metadata();
     auto it = md.find("authorization");
@@ -198,12 +279,33 @@ class SchedulerImpl final : public pb::Scheduler::Service {
 
   grpc::Status Validate(const pb::SubmitRequest& r) const {
     if (r.command().empty()) return Invalid("command: empty; give the program and its arguments");
-    if (r.command(0).empty()) return Invalid("command[0]: empty program name");
-    for (int i = 0; i < r.command().size(); ++i) {
-      if (r.command(i).find('\0') != std::string::npos) {
-        return Invalid("command[" + std::to_string(i) + "]: contains a NUL byte");
-      }
+    if (r.command().size() > kMaxCommandArgs) {
+      return Invalid("command: " + std::to_string(r.command().size()) + " elements; at most " +
+                     std::to_string(kMaxCommandArgs));
     }
+    size_t command_bytes = 0;
+    for (int i = 0; i < r.command().size(); ++i) {
+      if (auto st = CheckText("command[" + std::to_string(i) + "]", r.command(i), SIZE_MAX);
+          !st.ok())
+        return st;
+      command_bytes += r.command(i).size();
+    }
+    if (command_bytes > kMaxCommandBytes) {
+      return Invalid("command: " + std::to_string(command_bytes) + " bytes in all; at most " +
+                     std::to_string(kMaxCommandBytes));
+    }
+    if (r.command(0).empty()) return Invalid("command[0]: empty program name");
+    const std::pair<const char*, const std::string*> labels[] = {
+        {"user", &r.user()}, {"vc", &r.vc()}, {"name", &r.name()}};
+    for (const auto& [field, value] : labels) {
+      if (auto st = CheckText(field, *value, kMaxLabelBytes); !st.ok()) return st;
+    }
+    for (const auto& [field, value] : {std::pair{"checkpoint_dir", &r.checkpoint_dir()},
+                                       std::pair{"working_dir", &r.working_dir()}}) {
+      if (auto st = CheckText(field, *value, kMaxPathBytes); !st.ok()) return st;
+    }
+    if (auto st = CheckText("idempotency_key", r.idempotency_key(), kMaxKeyBytes); !st.ok())
+      return st;
     if (r.shell() && r.command().size() != 1) {
       return Invalid("command: with shell=true give exactly one element, the shell text (got " +
                      std::to_string(r.command().size()) + ")");
@@ -214,8 +316,10 @@ class SchedulerImpl final : public pb::Scheduler::Service {
                      std::to_string(engine_->TotalGpus()));
     }
     if (r.cpus() < 0) return Invalid("cpus: " + std::to_string(r.cpus()) + " is negative");
-    if (!Finite(r.mem_gb()) || r.mem_gb() < 0)
-      return Invalid("mem_gb: must be a finite number >= 0");
+    if (!(r.mem_gb() >= 0 && r.mem_gb() <= kMaxMemGb)) {
+      return Invalid("mem_gb: must be a number from 0 to " + std::to_string(int64_t{1} << 20) +
+                     " (1 PiB)");
+    }
     if (!Finite(r.duration_s()) || r.duration_s() < 0)
       return Invalid("duration_s: must be a finite number >= 0");
     if (!Finite(r.iteration_time_s()) || r.iteration_time_s() < 0)
@@ -286,7 +390,10 @@ class SchedulerImpl final : public pb::Scheduler::Service {
 Result<std::string> LoadOrCreateToken(const std::string& path) {
   std::ifstream in(path);
   std::string token;
-  if (in && std::getline(in, token) && !token.empty()) return token;
+  if (in && std::getline(in, token) && !token.empty()) {
+    SCHEDKIT_RETURN_IF_ERROR(CheckTokenFile(path, token));
+    return token;
+  }
   std::random_device rd;  // /dev/urandom.
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 64; ++i) token += kHex[rd() % 16];
@@ -300,6 +407,37 @@ Result<std::string> LoadOrCreateToken(const std::string& path) {
   return token;
 }
 
+// An exclusive flock on <state-dir>/lock, held while the service runs (the kernel drops
+// it when the process dies; monitors close it): one service per state directory.
+class StateDirLock {
+ public:
+  static Result<std::unique_ptr<StateDirLock>> Take(const std::string& state_dir) {
+    const std::string path = state_dir + "/lock";
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) return Status::IoError(path + ": " + std::strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      char pid[32] = {0};
+      (void)!pread(fd, pid, sizeof(pid) - 1, 0);
+      close(fd);
+      std::string holder(pid);
+      holder.erase(holder.find_last_not_of(" \n") + 1);
+      return Status::AlreadyExists(state_dir + ": another `schedkit serve`" +
+                                   (holder.empty() ? "" : " (pid " + holder + ")") +
+                                   " uses this state directory; stop it or give another "
+                                   "--state-dir");
+    }
+    // Best effort: without the pid, only a refused service's message lacks it.
+    const std::string pid = std::to_string(getpid()) + "\n";
+    if (ftruncate(fd, 0) == 0) (void)!pwrite(fd, pid.data(), pid.size(), 0);
+    return std::unique_ptr<StateDirLock>(new StateDirLock(fd));
+  }
+  ~StateDirLock() { close(fd_); }
+
+ private:
+  explicit StateDirLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
 class ServiceImpl final : public RuntimeService {
  public:
   std::string address() const override { return address_; }
@@ -312,6 +450,7 @@ class ServiceImpl final : public RuntimeService {
     if (server_) Shutdown();
   }
 
+  std::unique_ptr<StateDirLock> lock_;  // Destroyed last.
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<SchedulerImpl> impl_;
   std::unique_ptr<grpc::Server> server_;
@@ -337,6 +476,8 @@ Result<std::unique_ptr<RuntimeService>> RuntimeService::Start(const RuntimeOptio
   options.state_dir = fs::absolute(options.state_dir).lexically_normal().string();
   if (!options.state_dir.empty() && options.state_dir.back() == '/') options.state_dir.pop_back();
   chmod(options.state_dir.c_str(), 0700);
+  Result<std::unique_ptr<StateDirLock>> lock = StateDirLock::Take(options.state_dir);
+  if (!lock.ok()) return lock.status();
   Result<std::string> token = LoadOrCreateToken(options.state_dir + "/token");
   if (!token.ok()) return token.status();
 
@@ -356,6 +497,7 @@ Result<std::unique_ptr<RuntimeService>> RuntimeService::Start(const RuntimeOptio
 
   std::vector<std::string> nodes = (*backend)->NodeNames();
   auto service = std::make_unique<ServiceImpl>();
+  service->lock_ = std::move(lock).value();
   Result<std::unique_ptr<Engine>> engine = Engine::Start(
       options, std::move(store).value(), std::move(backend).value(), std::move(policy).value());
   if (!engine.ok()) return engine.status();

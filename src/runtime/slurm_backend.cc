@@ -1,5 +1,6 @@
 // The Slurm backend: Slurm runs the jobs, schedkit decides. A job is submitted held
-// (sbatch --hold) on the nodes its placement names and released at once; preemption is
+// (sbatch --hold) on the nodes its placement names and released by Launch, once the
+// engine has committed it; preemption is
 // `scontrol requeuehold` (Slurm signals the job and keeps it, held, for the next start,
 // which moves it to the new nodes, clears the requeue delay and releases it). State is
 // read back with squeue, and scontrol show job for jobs that have left the queue.
@@ -65,7 +66,7 @@ class SlurmBackend final : public Backend {
       max_gpus = std::max(max_gpus, s.gpus());
     }
     const std::string n = std::to_string(placement.shares.size());
-    if (!job.backend_id.empty()) {  // Preempted earlier: held in Slurm, move and release it.
+    if (!job.backend_id.empty()) {  // Preempted earlier: held in Slurm; move it, Launch releases.
       const std::string& id = job.backend_id;
       SCHEDKIT_RETURN_IF_ERROR(Check(
           RunCommand({"scontrol", "update", "jobid=" + id, "nodelist=" + nodes, "numnodes=" + n}),
@@ -73,7 +74,6 @@ class SlurmBackend final : public Backend {
       SCHEDKIT_RETURN_IF_ERROR(
           Check(RunCommand({"scontrol", "update", "jobid=" + id, "starttime=now"}),
                 "scontrol update starttime"));
-      SCHEDKIT_RETURN_IF_ERROR(Check(RunCommand({"scontrol", "release", id}), "scontrol release"));
       return id;
     }
     const std::string dir = JobDir(options_.state_dir, job.id);
@@ -117,9 +117,13 @@ class SlurmBackend final : public Backend {
     argv.push_back(script);
     Result<CommandOutput> sub = RunCommand(argv);
     SCHEDKIT_RETURN_IF_ERROR(Check(sub, "sbatch"));
-    const std::string id = Trim(sub->out.substr(0, sub->out.find(';')));
-    SCHEDKIT_RETURN_IF_ERROR(Check(RunCommand({"scontrol", "release", id}), "scontrol release"));
-    return id;
+    return Trim(sub->out.substr(0, sub->out.find(';')));
+  }
+
+  // A held Slurm job whose release the service did not live to send is pending in Slurm:
+  // Adopt cancels it and the job is requeued.
+  Status Launch(const JobRecord& job) override {
+    return Check(RunCommand({"scontrol", "release", job.backend_id}), "scontrol release");
   }
 
   Status Preempt(const JobRecord& job) override {

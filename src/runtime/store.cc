@@ -38,7 +38,14 @@ constexpr std::pair<const char*, const char*> kAddedColumns[] = {
     {"run_group", "INTEGER NOT NULL DEFAULT 0"},     {"group_size", "INTEGER NOT NULL DEFAULT 1"},
     {"rate", "REAL NOT NULL DEFAULT 1"},             {"guest", "INTEGER NOT NULL DEFAULT 0"},
     // -1: an older store's job, whose runs were all at full speed (LoadAll: executed_s).
-    {"work_done_s", "REAL NOT NULL DEFAULT -1"}};
+    {"work_done_s", "REAL NOT NULL DEFAULT -1"},
+    {"idempotency_key", "TEXT"}};  // NULL = none.
+
+// After AddMissingColumns: at most one job per idempotency key, whatever the service does.
+constexpr const char* kIndexes = R"(
+CREATE UNIQUE INDEX IF NOT EXISTS jobs_by_idempotency_key ON jobs(idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+)";
 
 // A prepared statement that finalizes itself.
 class Stmt {
@@ -163,6 +170,7 @@ Result<std::unique_ptr<Store>> Store::Open(const std::string& path) {
   SCHEDKIT_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"));
   SCHEDKIT_RETURN_IF_ERROR(store->Exec(kSchema));
   SCHEDKIT_RETURN_IF_ERROR(store->AddMissingColumns());
+  SCHEDKIT_RETURN_IF_ERROR(store->Exec(kIndexes));
   return store;
 }
 
@@ -206,8 +214,8 @@ Status Store::Insert(JobRecord* j) {
       "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
       "backend_id, exit_code, message, run_group, group_size, rate, guest, work_done_s, "
-      "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -228,6 +236,11 @@ Status Store::Insert(JobRecord* j) {
   int next = BindProgress(s, *j, 14);
   s.Bind(next++, j->iteration_time_s);
   for (double t : j->stage_times_s) s.Bind(next++, t);
+  if (j->idempotency_key.empty()) {
+    sqlite3_bind_null(s.get(), next++);
+  } else {
+    s.Bind(next++, j->idempotency_key);
+  }
   if (sqlite3_step(s.get()) != SQLITE_DONE) {
     Status st = Error("insert job");
     Exec("ROLLBACK");
@@ -275,7 +288,8 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
          "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
-         "stage_data_s, stage_gpu_s, stage_net_s, work_done_s FROM jobs ORDER BY id");
+         "stage_data_s, stage_gpu_s, stage_net_s, work_done_s, idempotency_key FROM jobs "
+         "ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
   int rc;
@@ -327,6 +341,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     for (int k = 0; k < 3; ++k) j.stage_times_s[k] = sqlite3_column_double(q, 30 + k);
     const double work_done_s = sqlite3_column_double(q, 33);
     j.work_done_s = work_done_s < 0 ? j.executed_s : work_done_s;
+    j.idempotency_key = s.Text(34);
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");

@@ -336,6 +336,7 @@ class ExclusiveBackend final : public Backend {
   const std::vector<std::string>& NodeNames() const override { return names_; }
   bool SharesGpus() const override { return false; }
   Result<std::string> Start(const JobRecord&, const Placement&) override { return Unused(); }
+  Status Launch(const JobRecord&) override { return Unused(); }
   Status Preempt(const JobRecord&) override { return Unused(); }
   Status Cancel(const JobRecord&) override { return Unused(); }
   std::vector<JobExit> Poll(const std::vector<const JobRecord*>&) override { return {}; }

@@ -62,19 +62,24 @@ inline int64_t EventCount(const std::string& state_dir, JobId job, const std::st
   return n.ok() ? *n : -1;
 }
 
-// `schedkit serve --state-dir DIR ARGS...` on a free loopback port.
+// The pid of a local job's monitor (its backend id is "pid:starttime").
+inline pid_t MonitorPid(const pb::Job& job) {
+  return static_cast<pid_t>(std::atol(job.backend_id().c_str()));
+}
+
+// `schedkit serve --state-dir DIR ARGS...` on `listen` (default: a free loopback port).
 class Server {
  public:
-  Server(std::string state_dir, std::vector<std::string> args)
-      : state_dir_(std::move(state_dir)), args_(std::move(args)) {
+  Server(std::string state_dir, std::vector<std::string> args,
+         std::string listen = "127.0.0.1:0")
+      : state_dir_(std::move(state_dir)), args_(std::move(args)), listen_(std::move(listen)) {
     Start();
   }
   ~Server() { Kill(SIGTERM); }
 
   void Start() {
     std::filesystem::remove(state_dir_ + "/address");
-    std::vector<std::string> argv = {kCli,       "serve",    "--state-dir",
-                                     state_dir_, "--listen", "127.0.0.1:0"};
+    std::vector<std::string> argv = {kCli, "serve", "--state-dir", state_dir_, "--listen", listen_};
     argv.insert(argv.end(), args_.begin(), args_.end());
     const std::filesystem::path state(state_dir_);
     const std::string log =
@@ -156,9 +161,30 @@ class Server {
  private:
   std::string state_dir_;
   std::vector<std::string> args_;
+  std::string listen_;
   pid_t pid_ = 0;
   Endpoint endpoint_;
   std::unique_ptr<Client> client_;
 };
+
+// A submission made malformed by `edit`, and what the INVALID_ARGUMENT message must say.
+struct BadSubmit {
+  std::function<void(pb::SubmitRequest*)> edit;
+  std::string message;
+};
+
+// Each case, applied to a valid one-GPU `true`, is refused with INVALID_ARGUMENT and its message.
+inline void ExpectInvalidSubmits(Server& server, const std::vector<BadSubmit>& cases) {
+  for (const BadSubmit& c : cases) {
+    pb::SubmitRequest req;
+    req.add_command("true");
+    req.set_gpus(1);
+    c.edit(&req);
+    pb::SubmitResponse resp;
+    grpc::Status s = server.client().stub().Submit(server.client().Context().get(), req, &resp);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.message;
+    EXPECT_NE(s.error_message().find(c.message), std::string::npos) << s.error_message();
+  }
+}
 
 }  // namespace schedkit::runtime::testing

@@ -11,10 +11,6 @@
 namespace schedkit::runtime::testing {
 namespace {
 
-pid_t MonitorPid(const pb::Job& job) {
-  return static_cast<pid_t>(std::atol(job.backend_id().c_str()));
-}
-
 TEST(RuntimeService, FifoRunsJobsInSubmitOrderOnOneSlotWithItsEnvironment) {
   const std::string dir = FreshDir("fifo");
   Server server(dir + "/state", {"--gpus", "1", "--policy", "fifo"});
@@ -212,7 +208,8 @@ TEST(RuntimeService, RejectsAWrongOrMissingTokenAndKeepsTheTokenPrivate) {
                   .ok());
   EXPECT_EQ(jobs.jobs_size(), 0) << "a rejected submission was queued";
   // The CLI with a wrong token file fails with the gRPC status.
-  std::ofstream(dir + "/bad_token") << "nope\n";
+  std::ofstream(dir + "/bad_token") << std::string(64, 'f') << "\n";
+  chmod((dir + "/bad_token").c_str(), 0600);
   EXPECT_NE(std::system((kCli + " jobs --state-dir " + server.state_dir() + " --token-file " + dir +
                          "/bad_token 2> " + dir + "/cli.err")
                             .c_str()),
@@ -223,11 +220,7 @@ TEST(RuntimeService, RejectsAWrongOrMissingTokenAndKeepsTheTokenPrivate) {
 TEST(RuntimeService, MalformedRequestsGetClearErrors) {
   const std::string dir = FreshDir("malformed");
   Server server(dir + "/state", {"--gpus", "1"});
-  struct Case {
-    std::function<void(pb::SubmitRequest*)> edit;
-    std::string field;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<BadSubmit> cases = {
       {[](pb::SubmitRequest* r) { r->clear_command(); }, "command: empty"},
       {[](pb::SubmitRequest* r) { r->set_gpus(-1); }, "gpus: -1 is negative"},
       {[](pb::SubmitRequest* r) { r->set_gpus(2); }, "gpus: 2 requested, the cluster has 1"},
@@ -243,16 +236,7 @@ TEST(RuntimeService, MalformedRequestsGetClearErrors) {
        "checkpoint_dir: 'rel/dir' is not an absolute"},
       {[](pb::SubmitRequest* r) { r->set_command(0, ""); }, "command[0]: empty"},
   };
-  for (const Case& c : cases) {
-    pb::SubmitRequest req;
-    req.add_command("true");
-    req.set_gpus(1);
-    c.edit(&req);
-    pb::SubmitResponse resp;
-    grpc::Status s = server.client().stub().Submit(server.client().Context().get(), req, &resp);
-    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.field;
-    EXPECT_NE(s.error_message().find(c.field), std::string::npos) << s.error_message();
-  }
+  ExpectInvalidSubmits(server, cases);
   pb::GetJobRequest get;
   get.set_job_id(12345);
   pb::Job job;
