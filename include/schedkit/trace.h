@@ -18,9 +18,10 @@ enum class TraceFormat {
   kGavel,        // Gavel 10-column TSV (physical_cluster/*.trace), no header.
   kGavelLegacy,  // Gavel 7-column TSV (msr_legacy_seed0/*.trace), no header.
   kLucid,        // Lucid cluster_full_log / Helios cluster_log CSV (dated submit_time).
+  kPhilly,       // Microsoft Philly cluster_job_log: a JSON list of jobs with attempts.
 };
 
-// "auto", "native", "muri", "gavel", "gavel-legacy", "lucid".
+// "auto", "native", "muri", "gavel", "gavel-legacy", "lucid", "philly".
 Result<TraceFormat> ParseTraceFormat(const std::string& name);
 const char* TraceFormatName(TraceFormat f);
 

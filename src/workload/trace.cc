@@ -27,6 +27,7 @@ constexpr FormatName kFormatNames[] = {
     {TraceFormat::kGavel, "gavel"},
     {TraceFormat::kGavelLegacy, "gavel-legacy"},
     {TraceFormat::kLucid, "lucid"},
+    {TraceFormat::kPhilly, "philly"},
 };
 
 bool Contains(const std::vector<std::string>& v, const char* name) {
@@ -63,6 +64,10 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path) {
     return Status::InvalidArgument(path + ": file is empty, cannot detect the trace format");
   }
   const std::string& first = in.line_text();
+  if (first.find_first_not_of(" \t") != std::string::npos &&
+      first[first.find_first_not_of(" \t")] == '[') {
+    return TraceFormat::kPhilly;  // A JSON list: Philly's cluster_job_log.
+  }
   if (first.find('\t') != std::string::npos) {
     size_t fields = std::count(first.begin(), first.end(), '\t') + 1;
     if (fields == 10) return TraceFormat::kGavel;
@@ -89,7 +94,7 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path) {
       path + ":" + std::to_string(in.line()) + ": unrecognized trace format (first line " +
       Quoted(first) + "); expected a native header (job_id,submit_s,gpus,...), a Muri/Tiresias header "
       "(job_id,num_gpu,submit_time,...), a Lucid/Helios log header (job_id,vc,gpu_num,submit_time,"
-      "duration,...) or a Gavel tab-separated trace");
+      "duration,...), a Gavel tab-separated trace or a Philly JSON job log");
 }
 
 Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
@@ -116,6 +121,8 @@ Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
       return workload::LoadGavelTrace(path, /*legacy=*/true, options);
     case TraceFormat::kLucid:
       return workload::LoadLucidTrace(path, options);
+    case TraceFormat::kPhilly:
+      return workload::LoadPhillyTrace(path);
     case TraceFormat::kAuto:
       break;
   }

@@ -34,6 +34,7 @@ class TraceCollector {
 Result<Trace> LoadMuriTrace(const std::string& path);
 Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options);
 Result<Trace> LoadNativeTrace(const std::string& path);
+Result<Trace> LoadPhillyTrace(const std::string& path);
 // `anchor` (a date, or empty for none) is Lucid's trace preparation: the window is then
 // measured from the first job at or after the anchor as if that job came at the anchor,
 // and earlier jobs are dropped. LoadTrace passes none; the Lucid profile's experiment

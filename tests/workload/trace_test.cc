@@ -69,11 +69,11 @@ TEST(TraceFormatTest, NamesRoundTrip) {
 }
 
 TEST(TraceFormatTest, UnknownNameListsTheKnownOnes) {
-  Result<TraceFormat> parsed = ParseTraceFormat("philly");
+  Result<TraceFormat> parsed = ParseTraceFormat("alibaba");
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.status().message(),
-            "unknown trace format 'philly' (expected one of: auto, native, muri, gavel, "
-            "gavel-legacy, lucid)");
+            "unknown trace format 'alibaba' (expected one of: auto, native, muri, gavel, "
+            "gavel-legacy, lucid, philly)");
 }
 
 TEST(DetectTraceFormatTest, RecognisesEveryShippedAndSharedFormat) {
