@@ -36,6 +36,9 @@ void AddDagCommands(CLI::App& app, std::vector<Subcommand>& out);
 // Fractional GPU sharing: `schedkit fgd run|policies` (cli/fgd_commands.cc, docs/fgd.md).
 void AddFgdCommands(CLI::App& app, std::vector<Subcommand>& out);
 
+// `schedkit trace stats` (cli/trace_commands.cc).
+void AddTraceCommands(CLI::App& app, std::vector<Subcommand>& out);
+
 // `schedkit predict ...` (cli/predict_commands.cc, docs/predict.md).
 void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out);
 

@@ -1,0 +1,75 @@
+#include "schedkit/trace_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "schedkit/metrics.h"
+
+namespace schedkit {
+
+double TraceStats::OfferedLoad(int cluster_gpus) const {
+  if (span_s() <= 0 || cluster_gpus <= 0) return NAN;
+  return gpu_seconds / (static_cast<double>(cluster_gpus) * span_s());
+}
+
+TraceStats ComputeTraceStats(const Trace& trace) {
+  TraceStats s;
+  s.jobs = static_cast<int64_t>(trace.jobs.size());
+  if (trace.jobs.empty()) return s;
+  std::vector<double> runtimes;
+  runtimes.reserve(trace.jobs.size());
+  s.first_submit_s = trace.jobs.front().submit_s;
+  s.last_submit_s = trace.jobs.front().submit_s;
+  for (const JobSpec& j : trace.jobs) {
+    s.first_submit_s = std::min(s.first_submit_s, j.submit_s);
+    s.last_submit_s = std::max(s.last_submit_s, j.submit_s);
+    ++s.jobs_by_gpus[j.gpus];
+    runtimes.push_back(j.SoloRuntime());
+    s.gpu_seconds += j.gpus * j.SoloRuntime();
+  }
+  if (s.span_s() > 0) s.arrivals_per_hour = (s.jobs - 1) / s.span_s() * 3600;
+  s.runtime_p50_s = Percentile(runtimes, 0.50, PercentileRule::kNearestRank);
+  s.runtime_p90_s = Percentile(runtimes, 0.90, PercentileRule::kNearestRank);
+  s.runtime_p99_s = Percentile(runtimes, 0.99, PercentileRule::kNearestRank);
+  s.runtime_max_s = *std::max_element(runtimes.begin(), runtimes.end());
+  return s;
+}
+
+std::string FormatTraceStats(const TraceStats& s, int cluster_gpus) {
+  std::string out;
+  char line[256];
+  auto add = [&](const char* label, const std::string& value) {
+    std::snprintf(line, sizeof line, "  %-40s %s\n", label, value.c_str());
+    out += line;
+  };
+  auto num = [](double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.3f", v);
+    return std::string(b);
+  };
+  add("jobs", std::to_string(s.jobs));
+  add("submissions from / to (s)", num(s.first_submit_s) + " / " + num(s.last_submit_s));
+  add("arrival rate (jobs/h)", s.span_s() > 0 ? num(s.arrivals_per_hour) : "- (all at once)");
+  std::string gpus;
+  for (const auto& [g, n] : s.jobs_by_gpus) {
+    gpus += (gpus.empty() ? "" : ", ") + std::to_string(g) + " GPU: " + std::to_string(n);
+  }
+  add("jobs by GPUs asked", gpus.empty() ? "-" : gpus);
+  add("solo runtime p50 / p90 / p99 / max (s)", num(s.runtime_p50_s) + " / " +
+                                                    num(s.runtime_p90_s) + " / " +
+                                                    num(s.runtime_p99_s) + " / " +
+                                                    num(s.runtime_max_s));
+  add("work (GPU-hours)", num(s.gpu_seconds / 3600));
+  if (cluster_gpus > 0) {
+    const double load = s.OfferedLoad(cluster_gpus);
+    add(("offered load on " + std::to_string(cluster_gpus) + " GPUs").c_str(),
+        std::isnan(load) ? "- (all jobs arrive at once: a batch)"
+                         : num(load) + (load > 1 ? " (over capacity: queues grow while jobs arrive)"
+                                                 : ""));
+  }
+  return out;
+}
+
+}  // namespace schedkit
