@@ -2,17 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
-
-#include "mechanisms/lp.h"
+#include <limits>
 
 namespace schedkit {
 namespace {
 
-// Relative excess over capacity that ends the cuts: above CLP's feasibility tolerance
-// (1e-7), below which new cuts no longer move the solution.
-constexpr double kCutTolerance = 1e-6;
-constexpr int kMaxLpRounds = 500;
+// RhoStar's Newton phase: it stops once the bracket is this narrow (relative), or after
+// so many steps; bisection does the rest either way.
+constexpr double kNewtonBracket = 1e-12;
+constexpr int kMaxNewtonSteps = 60;
+constexpr double kNoUpperEnd = std::numeric_limits<double>::infinity();
 
 double Ratio(const FtfJob& j, double share) {
   return (j.elapsed_s + j.solo_remaining_s / share) / j.isolated_s;
@@ -30,78 +29,78 @@ double LeastGpus(const std::vector<FtfJob>& jobs, double rho) {
   return sum;
 }
 
-// When capacity binds every ratio is tight at the optimum (a job below rho* could give
-// GPUs to the others), so rho* is the root of LeastGpus(rho) = capacity, which falls
-// with rho. The LP's rho is within its tolerance of it; bisection from a bracket around
-// it gives the last digits.
-double RefineRho(const std::vector<FtfJob>& jobs, double capacity, double rho_box,
-                 double rho_lp) {
-  // LeastGpus(rho_box) > capacity (that is why the LP ran).
-  double lo = std::max(rho_box, rho_lp * (1 - 1e-5));
-  if (LeastGpus(jobs, lo) <= capacity) lo = rho_box;
-  double hi = rho_lp * (1 + 1e-5);
-  for (int k = 0; k < 64 && LeastGpus(jobs, hi) > capacity; ++k) hi *= 2;
+// LeastGpus and its slope d/drho (the unclamped terms' -g s iso / (iso rho - e)^2).
+// `gpus` is summed exactly as LeastGpus sums it: it decides, the slope only guides.
+struct LeastGpusAt {
+  double gpus = 0, slope = 0;
+};
+LeastGpusAt LeastGpusWithSlope(const std::vector<FtfJob>& jobs, double rho) {
+  LeastGpusAt out;
+  for (const FtfJob& j : jobs) {
+    const double x = LeastShare(j, rho);
+    out.gpus += j.gpus * x;
+    if (x > 0 && x < 1) {
+      const double d = j.isolated_s * rho - j.elapsed_s;
+      out.slope -= j.gpus * j.solo_remaining_s * j.isolated_s / (d * d);
+    }
+  }
+  return out;
+}
+
+// The optimal worst ratio when capacity binds. Then every ratio is tight at the optimum (a
+// job below rho* could give GPUs to the others), so rho* is the least rho >= rho_box with
+// LeastGpus(rho) <= capacity; LeastGpus falls with rho. The answer is a double: the upper
+// end of the adjacent pair lo < hi with LeastGpus(lo) > capacity >= LeastGpus(hi). That
+// pair is unique because LeastGpus is non-increasing in floating point too (every
+// operation in it rounds monotonically, and iso rho - e > 0 for rho >= rho_box), so
+// bisecting any bracket of it down to adjacent doubles ends there, whatever found the
+// bracket: an LP, or, as here, safeguarded Newton steps (the sum is convex between the
+// kinks where a share reaches 1) that narrow it to ~1e-12 in a few evaluations, each
+// O(jobs). Bisection then gives the last ~13 bits. Before 2026-11-26 the bracket came from
+// a cutting-plane LP with CLP re-solved from scratch at every decision: the same doubles,
+// 10-1000x slower (docs/performance.md, "Themis").
+// REQUIRES: LeastGpus(rho_box) > capacity.
+double RhoStar(const std::vector<FtfJob>& jobs, double capacity, double rho_box,
+               int* evaluations) {
+  double lo = rho_box;
+  double hi = kNoUpperEnd;
+  double x = lo;
+  LeastGpusAt at = LeastGpusWithSlope(jobs, x);
+  *evaluations = 1;
+  auto step_to = [&](double next) {
+    at = LeastGpusWithSlope(jobs, next);
+    ++*evaluations;
+    if (at.gpus > capacity) {
+      lo = next;
+    } else {
+      hi = next;
+    }
+    x = next;
+  };
+  for (int k = 0; k < kMaxNewtonSteps && hi - lo > kNewtonBracket * lo; ++k) {
+    double next = at.slope < 0 ? x - (at.gpus - capacity) / at.slope : lo;
+    if (!(next > lo && next < hi)) next = hi == kNoUpperEnd ? 2 * lo : lo + (hi - lo) / 2;
+    const double before = x;
+    step_to(next);
+    // Newton creeps up on rho* from one side: close the bracket from the other.
+    if (std::abs(next - before) <= kNewtonBracket * next) {
+      const double probe = at.gpus > capacity ? next * (1 + kNewtonBracket / 2)
+                                              : next * (1 - kNewtonBracket / 2);
+      if (probe > lo && probe < hi) step_to(probe);
+    }
+  }
+  for (int k = 0; k < 64 && hi == kNoUpperEnd; ++k) step_to(2 * lo);  // Degenerate slopes.
   for (int k = 0; k < 200; ++k) {
     const double mid = lo + (hi - lo) / 2;
     if (mid <= lo || mid >= hi) break;
+    ++*evaluations;
     if (LeastGpus(jobs, mid) > capacity) {
       lo = mid;
     } else {
       hi = mid;
     }
   }
-  return hi;  // The least shares at hi fit.
-}
-
-// Minimises rho when the capacity constraint binds. Returns rho (a lower bound on the
-// exact optimum within the cut tolerance).
-Result<double> SolveBindingLp(const std::vector<FtfJob>& jobs, double capacity, double rho_box,
-                              int* rounds) {
-  // A cheap estimate of rho*: bisection on the tightness condition (see RefineRho).
-  const double rho_seed = RefineRho(jobs, capacity, rho_box, rho_box);
-  LinearProgram lp;
-  const int rho = lp.AddVariable(rho_box, kLpInfinity, 1.0);
-  std::vector<int> z(jobs.size(), -1), y(jobs.size(), -1);
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (jobs[i].solo_remaining_s <= 0) continue;  // Needs no share: ratio is fixed.
-    z[i] = lp.AddVariable(1.0, kLpInfinity, 0.0);
-    y[i] = lp.AddVariable(0.0, kLpInfinity, 0.0);
-  }
-  auto add_cut = [&](size_t i, double z0) {
-    const double g = jobs[i].gpus;
-    lp.AddRow({{y[i], 1.0}, {z[i], g / (z0 * z0)}}, 2 * g / z0, kLpInfinity);
-  };
-  std::vector<LpTerm> capacity_row;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (z[i] < 0) continue;
-    const FtfJob& j = jobs[i];
-    lp.AddRow({{z[i], j.solo_remaining_s}, {rho, -j.isolated_s}}, -kLpInfinity, -j.elapsed_s);
-    capacity_row.push_back({y[i], 1.0});
-    // Seed the cuts where the optimum should be (tangents at the true optimum make the
-    // LP exact at once); further cuts come only where the LP's solution violates them.
-    add_cut(i, 1.0 / LeastShare(j, rho_seed));
-  }
-  lp.AddRow(capacity_row, -kLpInfinity, capacity);
-  for (*rounds = 1; *rounds <= kMaxLpRounds; ++*rounds) {
-    const LpStatus st = lp.Solve();
-    if (st != LpStatus::kOptimal) {
-      return Status::Internal("finish-time fairness LP: CLP status " +
-                              std::to_string(static_cast<int>(st)));
-    }
-    // The LP may hand one job's slack in y to another, so test the true constraint.
-    double gpu_sum = 0;
-    std::vector<size_t> violated;
-    for (size_t i = 0; i < jobs.size(); ++i) {
-      if (z[i] < 0) continue;
-      const double need = jobs[i].gpus / lp.Value(z[i]);
-      gpu_sum += need;
-      if (need > lp.Value(y[i])) violated.push_back(i);
-    }
-    if (gpu_sum <= capacity * (1 + kCutTolerance)) return RefineRho(jobs, capacity, rho_box, lp.Value(rho));
-    for (size_t i : violated) add_cut(i, lp.Value(z[i]));
-  }
-  return Status::Internal("finish-time fairness LP: no convergence in " +
-                          std::to_string(kMaxLpRounds) + " rounds");
+  return hi;
 }
 
 // The centre of the optimal face when capacity is slack (see FtfSelection::kCentre).
@@ -129,11 +128,14 @@ void CentreShares(const std::vector<FtfJob>& jobs, const std::vector<size_t>& sl
   for (int k = 0; k < 200 && excess(hi) < 0; ++k) hi *= 2;
   for (int k = 0; k < 200; ++k) {
     const double mid = std::sqrt(lo * hi);
+    const double before_lo = lo, before_hi = hi;
     if (excess(mid) < 0) {
       lo = mid;
     } else {
       hi = mid;
     }
+    // A step that changes nothing repeats forever (the loop has no other state): done.
+    if (lo == before_lo && hi == before_hi) break;
   }
   std::vector<double> out = *share;
   for (size_t i : slack) {
@@ -148,8 +150,8 @@ void CentreShares(const std::vector<FtfJob>& jobs, const std::vector<size_t>& sl
 
 }  // namespace
 
-Result<FtfAllocation> SolveFinishTimeFairness(const std::vector<FtfJob>& jobs, double capacity,
-                                              FtfSelection selection) {
+FtfAllocation SolveFinishTimeFairness(const std::vector<FtfJob>& jobs, double capacity,
+                                      FtfSelection selection) {
   FtfAllocation out;
   if (jobs.empty()) return out;
   // Every ratio falls as its share grows, so rho* >= max_i Ratio(i, 1) = rho_box, with
@@ -160,9 +162,7 @@ Result<FtfAllocation> SolveFinishTimeFairness(const std::vector<FtfJob>& jobs, d
   for (const FtfJob& j : jobs) least_gpus += j.gpus * LeastShare(j, rho_box);
   out.share.resize(jobs.size());
   if (least_gpus > capacity) {
-    Result<double> rho = SolveBindingLp(jobs, capacity, rho_box, &out.lp_rounds);
-    if (!rho.ok()) return rho.status();
-    out.rho = *rho;
+    out.rho = RhoStar(jobs, capacity, rho_box, &out.evaluations);
     out.capacity_bound = true;
     for (size_t i = 0; i < jobs.size(); ++i) out.share[i] = LeastShare(jobs[i], out.rho);
     return out;

@@ -7,13 +7,15 @@
 // (elapsed: time since submission; solo_remaining: seconds of work left at full speed;
 // isolated: the finish time the job would have had on its fair share of the cluster).
 //
-// Solved as a linear program with CLP (mechanisms/lp.h): with z_i = 1/x_i (time
-// dilation) the ratio rows are linear, elapsed_i + solo_remaining_i z_i <= isolated_i rho,
-// and the convex capacity constraint sum(gpus_i / z_i) <= capacity is imposed through
-// tangent cuts y_i >= gpus_i (2/z0 - z_i/z0^2), sum(y_i) <= capacity, added where the
-// LP solution violates it (Kelley's cutting planes) until sum(gpus_i / z_i) exceeds the
-// capacity by at most 1e-9 of it. When the capacity constraint is slack at the box optimum (every job at
-// x = 1 except as needed) the optimum is closed-form and no LP is solved.
+// The problem is convex; it used to be solved as an LP with CLP (z_i = 1/x_i, tangent cuts
+// for sum(gpus_i / z_i) <= capacity), but its optimum has a closed characterisation that
+// a one-dimensional search finds exactly. For a target ratio rho, job i needs at least the
+// share least_i(rho) = min(1, solo_remaining_i / (isolated_i rho - elapsed_i)), which
+// falls with rho; rho* is the least rho >= rho_box = max_i rho_i(1) at which those least
+// shares fit the capacity. When they fit at rho_box the capacity is slack and rho* =
+// rho_box; otherwise it binds and rho* is found by safeguarded Newton steps and bisection
+// to the last bit, in O(jobs) per step (finish_time_fairness.cc says why the result is
+// the very double the LP-bracketed bisection gave).
 //
 // The optimal rho* is unique; the shares are not when capacity is slack: then every job
 // whose ratio at x = 1 is below rho* may take any share in [least_i, 1], least_i being
@@ -23,7 +25,6 @@
 
 #include <vector>
 
-#include "schedkit/status.h"
 
 namespace schedkit {
 
@@ -49,11 +50,11 @@ struct FtfAllocation {
   double rho = 0;              // The optimal worst ratio.
   std::vector<double> share;   // x_i, in job order.
   bool capacity_bound = false; // The capacity constraint is binding (shares unique).
-  int lp_rounds = 0;           // LP solves (0 when closed-form).
+  int evaluations = 0;         // O(jobs) evaluations of the least shares' GPUs (0 when slack).
 };
 
-// REQUIRES: jobs non-empty, capacity >= every job's gpus. Fails only if CLP fails.
-Result<FtfAllocation> SolveFinishTimeFairness(const std::vector<FtfJob>& jobs, double capacity,
+// REQUIRES: capacity >= every job's gpus.
+FtfAllocation SolveFinishTimeFairness(const std::vector<FtfJob>& jobs, double capacity,
                                               FtfSelection selection);
 
 }  // namespace schedkit

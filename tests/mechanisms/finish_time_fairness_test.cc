@@ -1,9 +1,10 @@
-// The finish-time-fairness LP on small cases solved by hand.
+// Finish-time fairness on small cases solved by hand, and against the LP it replaced.
 #include "mechanisms/finish_time_fairness.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 #include "mechanisms/lp.h"
 
@@ -54,13 +55,12 @@ TEST(FinishTimeFairness, ThreeJobsCapacityBindingByHand) {
   const std::vector<FtfJob> jobs = {Job(0, 10, 10, 1), Job(0, 20, 10, 1), Job(0, 30, 10, 2)};
   for (FtfSelection sel : {FtfSelection::kLeast, FtfSelection::kCentre}) {
     auto a = SolveFinishTimeFairness(jobs, 2, sel);
-    ASSERT_TRUE(a.ok()) << a.status().message();
-    EXPECT_TRUE(a->capacity_bound);
-    EXPECT_GE(a->lp_rounds, 1);
-    EXPECT_NEAR(a->rho, 4.5, 1e-7);
-    EXPECT_NEAR(a->share[0], 2.0 / 9, 1e-7);
-    EXPECT_NEAR(a->share[1], 4.0 / 9, 1e-7);
-    EXPECT_NEAR(a->share[2], 2.0 / 3, 1e-7);
+    EXPECT_TRUE(a.capacity_bound);
+    EXPECT_GE(a.evaluations, 1);
+    EXPECT_NEAR(a.rho, 4.5, 1e-7);
+    EXPECT_NEAR(a.share[0], 2.0 / 9, 1e-7);
+    EXPECT_NEAR(a.share[1], 4.0 / 9, 1e-7);
+    EXPECT_NEAR(a.share[2], 2.0 / 3, 1e-7);
   }
 }
 
@@ -70,11 +70,10 @@ TEST(FinishTimeFairness, ThreeJobsCapacityBindingByHand) {
 TEST(FinishTimeFairness, TwoJobsWithElapsedTimeByHand) {
   auto a = SolveFinishTimeFairness({Job(100, 900, 1000, 1), Job(0, 10, 10, 1)}, 1,
                                    FtfSelection::kCentre);
-  ASSERT_TRUE(a.ok());
   const double rho = 1 + std::sqrt(0.9);
-  EXPECT_NEAR(a->rho, rho, 1e-7);
-  EXPECT_NEAR(a->share[1], 1 / rho, 1e-7);
-  EXPECT_NEAR(a->share[0], 1 - 1 / rho, 1e-7);
+  EXPECT_NEAR(a.rho, rho, 1e-7);
+  EXPECT_NEAR(a.share[1], 1 / rho, 1e-7);
+  EXPECT_NEAR(a.share[0], 1 - 1 / rho, 1e-7);
 }
 
 // The same three jobs on 4 GPUs: the least shares fit, so rho* = 3 (job 3 at x = 1) and
@@ -83,23 +82,21 @@ TEST(FinishTimeFairness, TwoJobsWithElapsedTimeByHand) {
 TEST(FinishTimeFairness, SlackCapacitySelections) {
   const std::vector<FtfJob> jobs = {Job(0, 10, 10, 1), Job(0, 20, 10, 1), Job(0, 30, 10, 2)};
   auto least = SolveFinishTimeFairness(jobs, 4, FtfSelection::kLeast);
-  ASSERT_TRUE(least.ok());
-  EXPECT_FALSE(least->capacity_bound);
-  EXPECT_EQ(least->lp_rounds, 0);
-  EXPECT_DOUBLE_EQ(least->rho, 3);
-  EXPECT_NEAR(least->share[0], 1.0 / 3, 1e-12);
-  EXPECT_NEAR(least->share[1], 2.0 / 3, 1e-12);
-  EXPECT_EQ(least->share[2], 1);
+  EXPECT_FALSE(least.capacity_bound);
+  EXPECT_EQ(least.evaluations, 0);
+  EXPECT_DOUBLE_EQ(least.rho, 3);
+  EXPECT_NEAR(least.share[0], 1.0 / 3, 1e-12);
+  EXPECT_NEAR(least.share[1], 2.0 / 3, 1e-12);
+  EXPECT_EQ(least.share[2], 1);
 
   auto centre = SolveFinishTimeFairness(jobs, 4, FtfSelection::kCentre);
-  ASSERT_TRUE(centre.ok());
-  EXPECT_DOUBLE_EQ(centre->rho, 3);
-  EXPECT_EQ(centre->share[2], 1);
-  const double slack = 4 - (centre->share[0] + centre->share[1] + 2);
+  EXPECT_DOUBLE_EQ(centre.rho, 3);
+  EXPECT_EQ(centre.share[2], 1);
+  const double slack = 4 - (centre.share[0] + centre.share[1] + 2);
   ASSERT_GT(slack, 0);
   const double l[2] = {1.0 / 3, 2.0 / 3};
   for (int i = 0; i < 2; ++i) {
-    const double x = centre->share[i];
+    const double x = centre.share[i];
     EXPECT_GT(x, l[i]);
     EXPECT_LT(x, 1);
     EXPECT_NEAR(2 / (x - l[i]) - 1 / (1 - x), 1 / slack, 1e-6) << i;
@@ -110,9 +107,93 @@ TEST(FinishTimeFairness, SlackCapacitySelections) {
 TEST(FinishTimeFairness, CentreWithoutCouplingIsTwoThirdsOfTheWay) {
   auto a = SolveFinishTimeFairness({Job(0, 10, 10, 1), Job(0, 30, 10, 1)}, 1e9,
                                    FtfSelection::kCentre);
-  ASSERT_TRUE(a.ok());
-  EXPECT_NEAR(a->share[0], 1.0 / 3 + 2.0 / 3 * (2.0 / 3), 1e-6);
-  EXPECT_EQ(a->share[1], 1);
+  EXPECT_NEAR(a.share[0], 1.0 / 3 + 2.0 / 3 * (2.0 / 3), 1e-6);
+  EXPECT_EQ(a.share[1], 1);
+}
+
+// The convex program as the LP schedkit solved before (z = 1/x, Kelley's tangent cuts for
+// sum(g / z) <= capacity): an independent lower bound on rho*, within its cut tolerance.
+double LpRho(const std::vector<FtfJob>& jobs, double capacity, double rho_box) {
+  LinearProgram lp;
+  const int rho = lp.AddVariable(rho_box, kLpInfinity, 1.0);
+  std::vector<int> z(jobs.size(), -1), y(jobs.size(), -1);
+  std::vector<LpTerm> capacity_row;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].solo_remaining_s <= 0) continue;
+    z[i] = lp.AddVariable(1.0, kLpInfinity, 0.0);
+    y[i] = lp.AddVariable(0.0, kLpInfinity, 0.0);
+  }
+  auto add_cut = [&](size_t i, double z0) {
+    const double g = jobs[i].gpus;
+    lp.AddRow({{y[i], 1.0}, {z[i], g / (z0 * z0)}}, 2 * g / z0, kLpInfinity);
+  };
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (z[i] < 0) continue;
+    lp.AddRow({{z[i], jobs[i].solo_remaining_s}, {rho, -jobs[i].isolated_s}}, -kLpInfinity,
+              -jobs[i].elapsed_s);
+    capacity_row.push_back({y[i], 1.0});
+    add_cut(i, 1.0);
+  }
+  lp.AddRow(capacity_row, -kLpInfinity, capacity);
+  for (int round = 0; round < 500; ++round) {
+    EXPECT_EQ(lp.Solve(), LpStatus::kOptimal);
+    double gpu_sum = 0;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (z[i] < 0) continue;
+      const double need = jobs[i].gpus / lp.Value(z[i]);
+      gpu_sum += need;
+      if (need > lp.Value(y[i])) add_cut(i, lp.Value(z[i]));
+    }
+    if (gpu_sum <= capacity * (1 + 1e-6)) return lp.Value(rho);
+  }
+  ADD_FAILURE() << "LP did not converge";
+  return 0;
+}
+
+double LeastGpus(const std::vector<FtfJob>& jobs, double rho) {
+  double sum = 0;
+  for (const FtfJob& j : jobs) {
+    const double x = j.solo_remaining_s <= 0
+                         ? 0
+                         : std::min(1.0, j.solo_remaining_s / (j.isolated_s * rho - j.elapsed_s));
+    sum += j.gpus * x;
+  }
+  return sum;
+}
+
+// Random busy clusters (capacity binding): rho* agrees with the LP's optimum, and it is
+// exact to the last bit: the least shares fit at rho* and not at the double below it.
+TEST(FinishTimeFairness, BindingOptimumMatchesTheLpAndIsExactToTheLastBit) {
+  std::mt19937_64 rng(20);
+  std::uniform_real_distribution<double> u(0, 1);
+  int binding = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int n = 2 + static_cast<int>(u(rng) * (trial < 40 ? 20 : 300));
+    std::vector<FtfJob> jobs;
+    for (int i = 0; i < n; ++i) {
+      const int gpus = 1 << static_cast<int>(u(rng) * 4);
+      // Some jobs done (no work left), some never run; isolated times around their work.
+      const double remaining = u(rng) < 0.1 ? 0 : 100 + u(rng) * 1e5;
+      const double elapsed = u(rng) * 1e4;
+      jobs.push_back(Job(elapsed, remaining, elapsed + (50 + remaining) * (1 + 2 * u(rng)), gpus));
+    }
+    const double capacity = 8 + std::floor(u(rng) * n);  // Asked: ~3.75 n.
+    auto a = SolveFinishTimeFairness(jobs, capacity, FtfSelection::kLeast);
+    if (!a.capacity_bound) continue;
+    ++binding;
+    double rho_box = 0;
+    for (const FtfJob& j : jobs) {
+      rho_box = std::max(rho_box, (j.elapsed_s + j.solo_remaining_s) / j.isolated_s);
+    }
+    EXPECT_LE(LeastGpus(jobs, a.rho), capacity) << trial;
+    EXPECT_GT(LeastGpus(jobs, std::nextafter(a.rho, 0.0)), capacity) << trial;
+    const double lp = LpRho(jobs, capacity, rho_box);
+    EXPECT_GE(a.rho, lp * (1 - 1e-7)) << trial;
+    EXPECT_LE(a.rho, lp * (1 + 1e-4)) << trial;
+    // O(jobs) work a few dozen times, not a bisection from scratch (~120).
+    EXPECT_LT(a.evaluations, 60) << trial;
+  }
+  EXPECT_GE(binding, 40);
 }
 
 }  // namespace
