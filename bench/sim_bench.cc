@@ -14,9 +14,11 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "mechanisms/finish_time_fairness.h"
 #include "schedkit/run.h"
 #include "schedkit/trace.h"
 
@@ -30,6 +32,8 @@ struct Case {
   std::function<sk::ClusterSpec()> cluster;
   std::string policy;
   sk::CompatMode compat;
+  // Set for cases that time a mechanism rather than a run; returns the exit code.
+  std::function<int(const std::string& name, int repeat)> custom;
 };
 
 const std::string kShared = std::string(SCHEDKIT_SOURCE_DIR) + "/../shared";
@@ -54,6 +58,48 @@ sk::Result<sk::Trace> MillionJobs(double jobs_per_hour) {
   return sk::GenerateTrace(config);
 }
 
+// One finish-time-fairness solve (Themis' decision) on `jobs` unfinished jobs of a busy
+// cluster (capacity binds): the mean time per solve over 200 decisions a minute apart,
+// in which every job's elapsed time grows and the running ones' remaining work shrinks.
+int FtfSolveBench(const std::string& name, int num_jobs, int repeat) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<sk::FtfJob> jobs(num_jobs);
+  for (sk::FtfJob& j : jobs) {
+    j.gpus = 1 << static_cast<int>(u(rng) * 4);
+    j.elapsed_s = u(rng) * 1e5;
+    j.solo_remaining_s = 600 + u(rng) * 2e5;
+    j.isolated_s = j.elapsed_s + j.solo_remaining_s * (1 + 4 * u(rng));
+  }
+  const double capacity = num_jobs / 2.0;  // ~3.75 GPUs asked per job: 7.5x oversubscribed.
+  constexpr int kDecisions = 200;
+  double best = 1e300;
+  long evaluations = 0, bound = 0;
+  for (int r = 0; r < repeat; ++r) {
+    std::vector<sk::FtfJob> now = jobs;
+    evaluations = bound = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (int d = 0; d < kDecisions; ++d) {
+      const sk::FtfAllocation a = sk::SolveFinishTimeFairness(now, capacity, sk::FtfSelection::kCentre);
+      evaluations += a.evaluations;
+      bound += a.capacity_bound;
+      for (size_t i = 0; i < now.size(); ++i) {
+        now[i].elapsed_s += 60;
+        now[i].solo_remaining_s = std::max(0.0, now[i].solo_remaining_s - 60 * a.share[i]);
+      }
+    }
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("%-42s jobs %8d  best %8.4f s  %11.1f us/solve  %5.1f evaluations/solve  %3ld/%d "
+              "binding  peak RSS %7.1f MiB\n",
+              name.c_str(), num_jobs, best, best / kDecisions * 1e6,
+              static_cast<double>(evaluations) / kDecisions, bound, kDecisions,
+              usage.ru_maxrss / 1024.0);
+  return 0;
+}
+
 std::vector<Case> Cases() {
   std::vector<Case> cases;
   for (const char* policy : {"srtf", "srsf", "tiresias"}) {
@@ -63,16 +109,26 @@ std::vector<Case> Cases() {
                        [] { return MuriTrace("trace1"); }, MuriCluster, policy, compat});
     }
   }
-  // Themis solves its finish-time-fairness LP (CLP) at every arrival and completion.
-  for (sk::CompatMode compat : {sk::CompatMode::kMuri, sk::CompatMode::kNone}) {
-    cases.push_back({std::string("muri-trace1/themis") +
-                         (compat == sk::CompatMode::kMuri ? "/compat-muri" : "/clean"),
-                     [] { return MuriTrace("trace1"); }, MuriCluster, "themis", compat});
+  // Themis solves finish-time fairness at every arrival and completion.
+  for (const char* trace : {"trace1", "trace2", "trace4"}) {
+    for (sk::CompatMode compat : {sk::CompatMode::kMuri, sk::CompatMode::kNone}) {
+      const std::string t = trace;
+      cases.push_back({"muri-" + t + "/themis" +
+                           (compat == sk::CompatMode::kMuri ? "/compat-muri" : "/clean"),
+                       [t] { return MuriTrace(t); }, MuriCluster, "themis", compat});
+    }
+  }
+  for (int jobs : {100, 1000, 5000}) {
+    cases.push_back({"ftf-solve/" + std::to_string(jobs) + "-jobs", nullptr, nullptr, "",
+                     sk::CompatMode::kNone,
+                     [jobs](const std::string& name, int repeat) {
+                       return FtfSolveBench(name, jobs, repeat);
+                     }});
   }
   cases.push_back({"muri-trace1/antman/compat-muri", [] { return MuriTrace("trace1"); },
                    MuriCluster, "antman", sk::CompatMode::kMuri});
   // Muri-S / Muri-L (interleaving groups by blossom matching; autopack on, the default).
-  for (const char* trace : {"trace1", "trace2"}) {
+  for (const char* trace : {"trace1", "trace2", "trace4"}) {
     for (const char* policy : {"muri-s", "muri-l"}) {
       for (sk::CompatMode compat : {sk::CompatMode::kMuri, sk::CompatMode::kNone}) {
         const std::string t = trace;
@@ -96,6 +152,7 @@ std::vector<Case> Cases() {
 
 // Runs in the child: prints one result line; returns the exit code.
 int RunCase(const Case& c, int repeat) {
+  if (c.custom) return c.custom(c.name, repeat);
   auto trace = c.trace();
   if (!trace.ok()) {
     std::printf("%-42s skipped: %s\n", c.name.c_str(), trace.status().message().c_str());
