@@ -19,8 +19,9 @@ bool FlatJson::Parse(const std::string& text_in) {
   if (text.size() >= std::numeric_limits<uint32_t>::max()) return false;
   text_ = text;
   nodes_.clear();
-  // About one value per 4 bytes of a numeric file; growing beyond is only slower.
-  nodes_.reserve(text.size() / 4 + 1);
+  // Every value but the last takes at least two bytes ("1,"), so this never reallocates;
+  // only the pages actually written are faulted in.
+  nodes_.reserve(text.size() / 2 + 2);
   nodes_.emplace_back();      // The root, written last.
   std::vector<Node> pending;  // Children of the open containers, innermost last.
   struct Open {
