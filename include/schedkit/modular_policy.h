@@ -64,6 +64,18 @@ struct ModularPolicyConfig {
   bool backfill = true;
   bool replace_all = false;  // Step 5 (PolicyKnobs::list_ordered_replacement).
   QueueDiscipline queue_discipline = QueueDiscipline::kStableByKey;  // Step 5's list.
+  // What the scheduling module's keys promise, which lets the mechanism do less work
+  // for the same decisions; false is always safe.
+  // NextKeyChange(job, now) depends on `now` only (a fixed period, as LAS's quantum):
+  // while nobody waits no key change can reorder anything, so the policy is not woken;
+  // it catches up later from each missed time, so the times it is woken at once someone
+  // waits stay those of a wake-up every period.
+  bool periodic_key_changes = false;
+  // A running job's key never grows while it keeps running (SRTF: remaining work only
+  // falls or stands still). Step 3 then keeps running jobs ordered by keys read earlier,
+  // which bound today's from above, and re-reads and sorts only those at the top, which
+  // pending jobs may push out; the others are chosen whatever their order.
+  bool running_keys_never_grow = false;
 };
 
 // The policy that runs `config`'s modules by the steps above.

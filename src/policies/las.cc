@@ -32,6 +32,7 @@ Status RegisterLas(Registries* r) {
                     "re-examine the order this often while jobs run (0: only on arrivals/ends)"}},
        .default_placement = "best-fit",
        .default_preemption = PreemptionMode::kPriority,
+       .periodic_key_changes = true,  // now + quantum_s, whatever the job.
        .make = [](const PolicyContext& ctx) -> Result<std::unique_ptr<SchedulingModule>> {
          const double q = ctx.options.Double("quantum_s");
          if (q < 0) return Status::InvalidArgument("las: option 'quantum_s' must be >= 0");

@@ -2,11 +2,17 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <map>
 
 namespace schedkit {
 
-ModularPolicy::ModularPolicy(ModularPolicyConfig config) : config_(std::move(config)) {
+ModularPolicy::ModularPolicy(ModularPolicyConfig config)
+    : config_(std::move(config)),
+      keys_never_grow_(config_.running_keys_never_grow && !config_.replace_all &&
+                       config_.preemption == PreemptionMode::kPriority) {
   assert(config_.admission && config_.scheduling && config_.placement);
 }
 ModularPolicy::~ModularPolicy() = default;
@@ -26,11 +32,13 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
     }
     admitted_gpu_demand_ -= view.Spec(id).gpus;
     ForgetWake(id);
+    UntrackRunning(id);
     queue_.Remove(id);
   }
   if (config_.replace_all) list_.Remove(events.finished);
   for (JobId id : events.interrupted) Requeue(view, id);
   AdmitArrivals(view, events, out);
+  if (keys_never_grow_) SyncRunning(view);
   if (config_.replace_all) {
     DecideReplaceAll(view, out);
   } else if (config_.preemption == PreemptionMode::kNever) {
@@ -42,7 +50,7 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
     // Nobody pending outranks anybody running: no preemption, just backfill.
     DecideKeepRunning(view, out);
   } else {
-    DecidePriority(view, RunningInOrder(view), out);
+    DecidePriority(view, keys_never_grow_ ? TopFrontier(view) : FullFrontier(view), out);
   }
   BookDecisions(view, out);
 }
@@ -87,9 +95,13 @@ void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
   queue_.Insert({config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id});
 }
 
-bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) const {
+bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
   if (queue_.empty()) return true;
   const QueueEntry& best_pending = *queue_.begin();
+  if (keys_never_grow_) {
+    auto top = NextExactBelow(view, running_by_key_.end());
+    return top == running_by_key_.end() || *top < best_pending;
+  }
   for (JobId id : view.RunningJobs()) {
     const JobStatus s = view.Status(id);
     const QueueEntry e{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id};
@@ -112,6 +124,113 @@ std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const Cluste
   running.reserve(keys.size());
   for (const QueueEntry& e : keys) running.push_back(Candidate{e, view.Status(e.id)});
   return running;
+}
+
+ModularPolicy::Frontier ModularPolicy::FullFrontier(const ClusterView& view) const {
+  return Frontier{RunningInOrder(view), {}, queue_.begin(), view.Resources().total_gpus()};
+}
+
+// Walking the merged order, the jobs up to a running job r are all chosen if their GPUs
+// together fit the cluster (none is skipped, so the budget never runs out before r). So
+// running jobs are taken from the top down, r_1 > r_2 > ..., until one, r_m, passes that
+// test: then only r_1..r_{m-1} and the pending jobs after r_m need the walk, and the
+// rest of the running jobs need neither a key nor a sort.
+ModularPolicy::Frontier ModularPolicy::TopFrontier(const ClusterView& view) {
+  const int64_t total = view.Resources().total_gpus();
+  std::vector<std::pair<JobQueue::const_iterator, int>> before;  // Pending jobs before r.
+  int64_t before_gpus = 0;
+  auto q = queue_.begin();
+  std::vector<QueueEntry> top;  // r_1, r_2, ...: exact keys, descending.
+  int64_t top_gpus = 0;
+  Frontier f;
+  auto cursor = running_by_key_.end();
+  bool found = false;
+  while (!found) {
+    cursor = NextExactBelow(view, cursor);
+    if (cursor == running_by_key_.end()) break;  // No running job is chosen for sure.
+    const QueueEntry r = *cursor;
+    while (!before.empty() && r < *before.back().first) {
+      before_gpus -= before.back().second;
+      q = before.back().first;
+      before.pop_back();
+    }
+    // Up to r: the running jobs not in `top` (r included) and the pending jobs before r.
+    const int64_t room = total - (running_gpus_ - top_gpus);
+    found = before_gpus <= room;
+    for (; found && q != queue_.end() && *q < r; ++q) {
+      const int gpus = view.Spec(q->id).gpus;
+      if (before_gpus + gpus > room) found = false;
+      if (!found) break;
+      before_gpus += gpus;
+      before.emplace_back(q, gpus);
+    }
+    if (found) {
+      f.budget = room - before_gpus;
+      for (const auto& b : before) f.chosen_pending.push_back(b.first->id);
+      f.next_pending = q;
+    } else {
+      top.push_back(r);
+      top_gpus += view.Spec(r.id).gpus;
+    }
+  }
+  if (!found) {
+    f.budget = total;
+    f.next_pending = queue_.begin();
+  }
+  f.running.reserve(top.size());
+  for (auto it = top.rbegin(); it != top.rend(); ++it) {
+    f.running.push_back(Candidate{*it, view.Status(it->id)});
+  }
+  return f;
+}
+
+std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& view,
+                                                           std::set<QueueEntry>::iterator cursor) {
+  const Time now = view.Now();
+  while (cursor != running_by_key_.begin()) {
+    auto it = std::prev(cursor);
+    ReadKey& read = running_key_.at(it->id);
+    if (read.at == now) return it;
+    const JobStatus s = view.Status(it->id);
+    const QueueEntry exact{config_.scheduling->Key(s, now), s.spec->submit_s, it->id};
+    if (*it < exact) {
+      std::fprintf(stderr,
+                   "schedkit: internal error: policy %s: the key of running job %lld grew, "
+                   "but its policy says running keys never grow\n",
+                   config_.name.c_str(), static_cast<long long>(it->id));
+      std::abort();
+    }
+    running_by_key_.erase(it);
+    running_by_key_.insert(exact);
+    read.entry = exact;
+    read.at = now;
+  }
+  return running_by_key_.end();
+}
+
+void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
+  if (running_key_.count(id)) return;  // Moved: its key read earlier still bounds it.
+  const QueueEntry e{config_.scheduling->Key(running, now), running.spec->submit_s, id};
+  running_by_key_.insert(e);
+  running_key_.emplace(id, ReadKey{e, now, running.spec->gpus});
+  running_gpus_ += running.spec->gpus;
+}
+
+void ModularPolicy::UntrackRunning(JobId id) {
+  auto it = running_key_.find(id);
+  if (it == running_key_.end()) return;
+  running_by_key_.erase(it->second.entry);
+  running_gpus_ -= it->second.gpus;
+  running_key_.erase(it);
+}
+
+void ModularPolicy::SyncRunning(const ClusterView& view) {
+  const std::vector<JobId>& running = view.RunningJobs();
+  if (running.size() == running_key_.size()) return;
+  running_by_key_.clear();
+  running_key_.clear();
+  running_gpus_ = 0;
+  for (JobId id : running) TrackRunning(id, view.Status(id), view.Now());
 }
 
 void ModularPolicy::PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,
@@ -139,14 +258,15 @@ void ModularPolicy::DecideKeepRunning(const ClusterView& view, Decisions* out) {
   PlacePending(view, &free, out);
 }
 
-void ModularPolicy::DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
-                                   Decisions* out) {
-  // Pass 1: choose by GPU count, walking running and queued jobs merged in key order.
-  int budget = view.Resources().total_gpus();
+void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, Decisions* out) {
+  // Pass 1: choose by GPU count, walking running and queued jobs merged in key order
+  // (from the frontier on: what comes before it is chosen).
+  const std::vector<Candidate>& running = frontier.running;
+  int64_t budget = frontier.budget;
   std::vector<char> chosen_running(running.size(), 0);
-  std::vector<JobId> chosen_pending;
+  std::vector<JobId> chosen_pending = std::move(frontier.chosen_pending);
   auto r = running.begin();
-  auto q = queue_.begin();
+  auto q = frontier.next_pending;
   while ((r != running.end() || q != queue_.end()) && budget > 0) {
     const bool take_running = q == queue_.end() || (r != running.end() && r->order < *q);
     const JobId id = take_running ? r->order.id : q->id;
@@ -269,17 +389,29 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
     st.state = JobState::kRunning;
     st.placement = &s.placement;
     SetWake(s.job, config_.scheduling->NextKeyChange(st, now), now);
+    if (keys_never_grow_) TrackRunning(s.job, st, now);
   }
-  // Wake-ups that have come: ask the running job for its next key change.
-  while (!wakes_.empty() && !(wakes_.begin()->first > now)) {
-    const JobId id = wakes_.begin()->second;
-    SetWake(id, config_.scheduling->NextKeyChange(view.Status(id), now), now);
+  // With nobody waiting, a periodic key change reorders nothing: the policy sleeps until
+  // the next arrival, completion or interruption (replace_all keeps everyone in its list),
+  // and the wake-ups that came meanwhile are caught up only once someone waits.
+  const bool periodic = config_.periodic_key_changes;
+  const bool idle = periodic && !config_.replace_all && queue_.empty() && waiting_.empty();
+  // Wake-ups that have come: ask the running job for its next key change. A periodic one
+  // slept through is caught up from the time it was due, so its times are the ones it
+  // would have had: each is the previous one plus the period.
+  while (!idle && !wakes_.empty() && !(wakes_.begin()->first > now)) {
+    const auto [due, id] = *wakes_.begin();
+    const JobStatus s = view.Status(id);
+    Time next = config_.scheduling->NextKeyChange(s, periodic ? due : now);
+    while (periodic && !(next > now)) next = config_.scheduling->NextKeyChange(s, next);
+    SetWake(id, next, now);
   }
-  out->wake_at = wakes_.empty() ? kNever : wakes_.begin()->first;
+  out->wake_at = wakes_.empty() || idle ? kNever : wakes_.begin()->first;
 }
 
 void ModularPolicy::Requeue(const ClusterView& view, JobId id) {
   ForgetWake(id);
+  UntrackRunning(id);
   if (config_.replace_all) return;  // It never left the list.
   JobStatus s = view.Status(id);  // Pending once the stop is carried out.
   s.state = JobState::kPending;

@@ -30,19 +30,51 @@ class ModularPolicy final : public Policy {
     QueueEntry order;
     JobStatus status;
   };
+  // The part of the merged priority walk (step 3) whose order matters: every running
+  // job not in `running` and every pending job in `chosen_pending` comes before it and
+  // is chosen whatever the order, since their GPUs together fit the cluster; `budget` is
+  // what they leave. The walk goes on over `running` (ascending) and the queue from
+  // `next_pending`.
+  struct Frontier {
+    std::vector<Candidate> running;
+    std::vector<JobId> chosen_pending;
+    JobQueue::const_iterator next_pending;
+    int64_t budget = 0;
+  };
+  // A running job's key as last read (running_keys_never_grow: it bounds the key now
+  // from above), when it was read, and the job's GPUs.
+  struct ReadKey {
+    QueueEntry entry;
+    Time at;
+    int gpus;
+  };
 
   void AdmitArrivals(const ClusterView& view, const EventBatch& events, Decisions* out);
   void Enqueue(const JobStatus& pending, Time now);
   std::vector<Candidate> RunningInOrder(const ClusterView& view) const;
+  // The whole walk: every running job re-keyed and sorted. O(running log running).
+  Frontier FullFrontier(const ClusterView& view) const;
+  // running_keys_never_grow only: running jobs re-keyed from the top down until one is
+  // found that the pending jobs ahead of it cannot push out. O(frontier log running).
+  Frontier TopFrontier(const ClusterView& view);
+  // running_keys_never_grow only. The greatest running job below `cursor` in exact key
+  // order at Now(), re-reading stale keys on the way; end() if none.
+  std::set<QueueEntry>::iterator NextExactBelow(const ClusterView& view,
+                                                std::set<QueueEntry>::iterator cursor);
+  void TrackRunning(JobId id, const JobStatus& running, Time now);
+  void UntrackRunning(JobId id);
+  // Rebuilds the index of running jobs if the engine's set differs (a runtime may adopt
+  // running jobs the policy never started).
+  void SyncRunning(const ClusterView& view);
   void DecideKeepRunning(const ClusterView& view, Decisions* out);
   // Places every pending job beside the running ones; false (and `out` untouched) if
   // one does not fit.
   bool PlaceAllPending(const ClusterView& view, Decisions* out);
   // True iff every running job's key is ahead of the best pending job's: then nobody
-  // can be preempted (step 2). O(running), no sort.
-  bool RunningAllAheadOfPending(const ClusterView& view) const;
-  void DecidePriority(const ClusterView& view, const std::vector<Candidate>& running,
-                      Decisions* out);
+  // can be preempted (step 2). O(running), no sort; with running_keys_never_grow, only the
+  // top of the running jobs is re-keyed.
+  bool RunningAllAheadOfPending(const ClusterView& view);
+  void DecidePriority(const ClusterView& view, Frontier frontier, Decisions* out);
   void DecideReplaceAll(const ClusterView& view, Decisions* out);
   // Places pending jobs from the queue, in order, on `free`; stops on the first
   // misfit without backfill. Skips jobs in `skip`.
@@ -65,6 +97,12 @@ class ModularPolicy final : public Policy {
   // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first.
   std::set<std::pair<Time, JobId>> wakes_;
   std::unordered_map<JobId, Time> wake_of_;
+  // running_keys_never_grow only: running jobs by the key last read, and
+  // the GPUs they ask for in all.
+  const bool keys_never_grow_;
+  std::set<QueueEntry> running_by_key_;
+  std::unordered_map<JobId, ReadKey> running_key_;
+  int64_t running_gpus_ = 0;
 };
 
 }  // namespace schedkit

@@ -21,6 +21,9 @@ struct OrderingPolicyInfo {
   PreemptionMode default_preemption = PreemptionMode::kPriority;
   // Order among tied keys in replace_all mode (ModularPolicyConfig::queue_discipline).
   QueueDiscipline queue_discipline = QueueDiscipline::kStableByKey;
+  // What the module's keys promise (ModularPolicyConfig, same names).
+  bool periodic_key_changes = false;
+  bool running_keys_never_grow = false;
   // Builds the ordering module from validated options.
   std::function<Result<std::unique_ptr<SchedulingModule>>(const PolicyContext&)> make;
 };

@@ -36,6 +36,8 @@ Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r) {
     config.replace_all =
         ctx.knobs.list_ordered_replacement && config.preemption == PreemptionMode::kPriority;
     config.queue_discipline = info.queue_discipline;
+    config.periodic_key_changes = info.periodic_key_changes;
+    config.running_keys_never_grow = info.running_keys_never_grow;
     return MakeModularPolicy(std::move(config));
   };
   return r->policies.Register(std::move(entry));

@@ -32,6 +32,9 @@ Status RegisterRemainingWork(Registries* r, bool gpu_weighted) {
        .options = {},
        .default_placement = "yarn",
        .default_preemption = PreemptionMode::kPriority,
+       // Remaining work only falls while a job runs (or stands still while it pays its
+       // restart overhead).
+       .running_keys_never_grow = true,
        .make = [gpu_weighted](const PolicyContext&) -> Result<std::unique_ptr<SchedulingModule>> {
          return std::unique_ptr<SchedulingModule>(std::make_unique<RemainingWorkOrder>(gpu_weighted));
        }},
