@@ -156,7 +156,7 @@ class Loader {
   Result<DagWorkload> LoadTpch(const Json& root) const {
     DagWorkload w;
     w.source = file_;
-    const Json& jobs = root["jobs"];
+    const Json& jobs = MemberOrNull(root, "jobs");
     if (!jobs.is_object()) return Error("jobs", "expected an object {size: {query: dag}}");
     std::vector<std::string> sizes;
     for (auto it = jobs.begin(); it != jobs.end(); ++it) sizes.push_back(it.key());
@@ -190,11 +190,21 @@ class Loader {
     return w;
   }
 
+  // The member `key` of `object`, or null when it has none: nlohmann::json's const
+  // operator[] on a missing key is undefined behaviour (issue 21: a native file without
+  // "dags", found by fuzz/dag_fuzz.cc, read freed memory).
+  static const Json& MemberOrNull(const Json& object, const char* key) {
+    static const Json kNull;
+    auto it = object.find(key);
+    return it == object.end() ? kNull : *it;
+  }
+
   Result<DagWorkload> LoadNative(const Json& root) const {
-    if (!root["schedkit_dag"].is_number_integer() || root["schedkit_dag"].get<int64_t>() != 1) {
+    const Json& version = MemberOrNull(root, "schedkit_dag");
+    if (!version.is_number_integer() || version.get<int64_t>() != 1) {
       return Error("schedkit_dag", "unsupported version (expected 1)");
     }
-    const Json& dags = root["dags"];
+    const Json& dags = MemberOrNull(root, "dags");
     if (!dags.is_array() || dags.empty()) return Error("dags", "expected a non-empty array");
     DagWorkload w;
     w.source = file_;
