@@ -74,20 +74,28 @@ std::string StartTimeOf(pid_t pid) {
   return f.size() > 19 ? f[19] : "";
 }
 
-// The live processes of session `sid` whose environment holds `marker` ("NAME=VALUE"),
-// except those of process group `skip_group` (0: none).
-std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker, pid_t skip_group) {
-  std::vector<pid_t> out;
+// Every pid /proc lists (some may have ended by the time they are read).
+std::vector<pid_t> ProcPids() {
+  std::vector<pid_t> pids;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator("/proc", ec)) {
     const std::string name = e.path().filename().string();
     if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
+    pids.push_back(static_cast<pid_t>(std::atol(name.c_str())));
+  }
+  return pids;
+}
+
+// The live processes of session `sid` whose environment holds `marker` ("NAME=VALUE"),
+// except those of process group `skip_group` (0: none).
+std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker, pid_t skip_group) {
+  std::vector<pid_t> out;
+  for (const pid_t pid : ProcPids()) {
     const std::vector<std::string> f = StatFields(pid);
     // Fields 5 and 6: the process group and the session.
     if (f.size() < 4 || std::atol(f[3].c_str()) != sid || std::atol(f[2].c_str()) == skip_group)
       continue;
-    std::ifstream env("/proc/" + name + "/environ", std::ios::binary);
+    std::ifstream env("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
     std::string var;
     while (std::getline(env, var, '\0')) {
       if (var == marker) {
@@ -102,11 +110,7 @@ std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker, pi
 // The live descendants of `root` (not `root` itself), from the parent links in /proc.
 std::vector<pid_t> Descendants(pid_t root) {
   std::multimap<pid_t, pid_t> children;
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
+  for (const pid_t pid : ProcPids()) {
     const std::vector<std::string> f = StatFields(pid);
     if (f.size() >= 2) children.emplace(static_cast<pid_t>(std::atol(f[1].c_str())), pid);
   }
