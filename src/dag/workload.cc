@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -170,7 +171,7 @@ class Loader {
   Result<DagWorkload> LoadTpch(const Json& root) const {
     DagWorkload w;
     w.source = file_;
-    const Json& jobs = root["jobs"];
+    const Json& jobs = MemberOrNull(root, "jobs");
     if (!jobs.is_object()) return Error("jobs", "expected an object {size: {query: dag}}");
     std::vector<std::string> sizes;
     for (auto it = jobs.begin(); it != jobs.end(); ++it) sizes.push_back(it.key());
@@ -204,11 +205,25 @@ class Loader {
     return w;
   }
 
+  // The member `key` of `object`, or null when it has none: nlohmann::json's const
+  // operator[] on a missing key is undefined behaviour (issue 21: a native file without
+  // "dags", found by fuzz/dag_fuzz.cc, read freed memory). By value for the flat reader's
+  // views (cheap handles that its iterators return by value), by reference for nlohmann.
+  using Member = std::conditional_t<std::is_same_v<Json, FlatJson::View>, Json, const Json&>;
+  static Member MemberOrNull(const Json& object, const char* key) {
+    static const Json kNull;
+    if (!object.is_object()) return kNull;
+    auto it = object.find(key);
+    if (it == object.end()) return kNull;
+    return *it;
+  }
+
   Result<DagWorkload> LoadNative(const Json& root) const {
-    if (!root["schedkit_dag"].is_number_integer() || root["schedkit_dag"].template get<int64_t>() != 1) {
+    const Json& version = MemberOrNull(root, "schedkit_dag");
+    if (!version.is_number_integer() || version.template get<int64_t>() != 1) {
       return Error("schedkit_dag", "unsupported version (expected 1)");
     }
-    const Json& dags = root["dags"];
+    const Json& dags = MemberOrNull(root, "dags");
     if (!dags.is_array() || dags.empty()) return Error("dags", "expected a non-empty array");
     DagWorkload w;
     w.source = file_;

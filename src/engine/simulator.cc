@@ -45,6 +45,21 @@ struct JobRun : Work {
 // the clock) off zero.
 constexpr double kDoneEpsilon = 1e-9;
 
+// The clock is a double of seconds: below 2^32 s (about 136 years) its resolution is
+// 2^-20 s, under the microsecond the invariants and the JCTs rely on. A later submit
+// time, solo runtime or membership change is refused: past it a one-second job could
+// finish in zero seconds (issue 21: submit times of 1e15 s tripped an invariant).
+constexpr double kMaxTimeS = 4294967296.0;
+
+std::string TimeLimitError(const std::string& what, double value) {
+  char text[160];
+  std::snprintf(text, sizeof(text),
+                "%s %.17g s is past %.0f s (2^32 s, about 136 years), the latest time the "
+                "simulator's clock resolves to a microsecond",
+                what.c_str(), value, kMaxTimeS);
+  return text;
+}
+
 }  // namespace
 
 class Simulator::Impl final : public ClusterView {
@@ -66,6 +81,20 @@ class Simulator::Impl final : public ClusterView {
       run.remaining_s = run.work_s;
       run.own_overhead_s = options_.overheads.For(spec.profile.model, spec.gpus);
       run.overhead_s = run.own_overhead_s;
+      if (!input_error_.ok()) continue;
+      const std::string who = "job " + std::to_string(spec.id) + ": ";
+      if (!(spec.submit_s <= kMaxTimeS)) {
+        input_error_ = schedkit::Status::InvalidArgument(TimeLimitError(who + "submit_s", spec.submit_s));
+      } else if (!(run.work_s + run.own_overhead_s <= kMaxTimeS)) {
+        input_error_ = schedkit::Status::InvalidArgument(
+            TimeLimitError(who + "solo runtime (with its restart overhead)", run.work_s + run.own_overhead_s));
+      }
+    }
+    for (const MembershipEvent& e : options_.membership) {
+      if (input_error_.ok() && !(e.time_s <= kMaxTimeS)) {
+        input_error_ = schedkit::Status::InvalidArgument(
+            TimeLimitError("membership change of node " + std::to_string(e.node) + ": time_s", e.time_s));
+      }
     }
     // A node whose first change is a join is absent until then.
     std::vector<bool> seen(cluster->nodes.size(), false);
@@ -153,6 +182,7 @@ class Simulator::Impl final : public ClusterView {
 
   // All or nothing: decisions are validated in full before any is applied.
   schedkit::Status Apply(const Decisions& d) {
+    SCHEDKIT_RETURN_IF_ERROR(input_error_);
     ++stats_.decisions;
     if (d.failed()) return d.error;
     SCHEDKIT_RETURN_IF_ERROR(applier_.Validate(d, now_, lookup_, &plan_));
@@ -167,6 +197,7 @@ class Simulator::Impl final : public ClusterView {
   }
 
   schedkit::Status Run(Policy* policy) {
+    SCHEDKIT_RETURN_IF_ERROR(input_error_);
     EventBatch batch;
     Decisions decisions;
     while (NextDecisionPoint(&batch)) {
@@ -395,6 +426,8 @@ class Simulator::Impl final : public ClusterView {
   const Trace* trace_;
   const ClusterSpec* cluster_;
   SimulatorOptions options_;
+  // Set by the constructor when an input is past kMaxTimeS; Run and Apply return it.
+  schedkit::Status input_error_ = schedkit::Status::Ok();
   std::unique_ptr<ProgressRules> progress_;
   DecisionApplier applier_;  // Bookings and validation.
   DecisionPlan plan_;        // Of the decision being applied; reused.

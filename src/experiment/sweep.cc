@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
+#include "experiment/toml.h"
 
 #include "schedkit/experiment.h"
 #include "workload/csv.h"

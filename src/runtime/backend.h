@@ -5,6 +5,7 @@
 #define SCHEDKIT_RUNTIME_BACKEND_H_
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,13 @@ class Backend {
   // A job that was held (Start without Launch) or whose processes outlived their monitor
   // is ended here, so a lost job has nothing left running when it is started again.
   virtual Liveness Adopt(const JobRecord& job, JobExit* exit) = 0;
+
+  // After recovery: ends whatever the backend prepared for this state directory that no
+  // record names (`recorded`: every backend id the store holds), i.e. a start whose
+  // service died before it could commit the id. Slurm: cancels such held submissions,
+  // which would otherwise stay queued forever. Local: nothing to do (a held monitor's gate
+  // closed with the service, so it exited without starting the job).
+  virtual void EndUnrecorded(const std::set<std::string>& recorded) {}
 };
 
 // Per-job files: <state_dir>/jobs/<id>/{stdout.log,stderr.log,checkpoint/}.

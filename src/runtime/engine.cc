@@ -169,6 +169,11 @@ Status Engine::Recover() {
       Readopt(l, now);
     }
   }
+  std::set<std::string> recorded;
+  for (const auto& [id, live] : jobs_) {
+    if (!live->rec.backend_id.empty()) recorded.insert(live->rec.backend_id);
+  }
+  backend_->EndUnrecorded(recorded);
   // After re-adoption, which books the jobs running on drained nodes.
   const std::vector<std::string>& names = backend_->NodeNames();
   for (size_t i = 0; i < names.size(); ++i) {

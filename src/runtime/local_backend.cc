@@ -11,14 +11,20 @@
 // monitor (killed; the job is requeued) from a running one (re-adopted, as is the monitor
 // of a service from before the gate, which left no `gated`).
 //
-// The job's processes: every process of the monitor's session whose environment carries
-// the job's SCHEDKIT_JOB_ID (a job that calls setsid or clears its environment escapes).
-// Stop, recovery and the end of the job's main process signal all of them, so no process
-// of a job outlives it.
+// The job's processes: the monitor's descendants, and every process of the monitor's
+// session whose environment carries the job's SCHEDKIT_JOB_ID. The monitor is a child
+// subreaper (PR_SET_CHILD_SUBREAPER), so a process of the job stays its descendant even
+// when it calls setsid, clears its environment and loses its parent: orphans reparent to
+// the monitor, not to init. When the job's main process ends, the monitor kills what is
+// left under it before it records the exit; Stop and recovery signal the descendants and
+// the marked session members before the monitor's group. Only a process that escapes the
+// session and whose monitor is killed too (not by schedkit) is out of reach.
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,7 +36,9 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string_view>
 #include <thread>
@@ -66,26 +74,54 @@ std::string StartTimeOf(pid_t pid) {
   return f.size() > 19 ? f[19] : "";
 }
 
-// The live processes of session `sid` whose environment holds `marker` ("NAME=VALUE"),
-// except those of process group `skip_group` (0: none).
-std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker, pid_t skip_group) {
-  std::vector<pid_t> out;
+// Every pid /proc lists (some may have ended by the time they are read).
+std::vector<pid_t> ProcPids() {
+  std::vector<pid_t> pids;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator("/proc", ec)) {
     const std::string name = e.path().filename().string();
     if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
-    const pid_t pid = static_cast<pid_t>(std::atol(name.c_str()));
+    pids.push_back(static_cast<pid_t>(std::atol(name.c_str())));
+  }
+  return pids;
+}
+
+// The live processes of session `sid` whose environment holds `marker` ("NAME=VALUE"),
+// except those of process group `skip_group` (0: none).
+std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker, pid_t skip_group) {
+  std::vector<pid_t> out;
+  for (const pid_t pid : ProcPids()) {
     const std::vector<std::string> f = StatFields(pid);
     // Fields 5 and 6: the process group and the session.
     if (f.size() < 4 || std::atol(f[3].c_str()) != sid || std::atol(f[2].c_str()) == skip_group)
       continue;
-    std::ifstream env("/proc/" + name + "/environ", std::ios::binary);
+    std::ifstream env("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
     std::string var;
     while (std::getline(env, var, '\0')) {
       if (var == marker) {
         out.push_back(pid);
         break;
       }
+    }
+  }
+  return out;
+}
+
+// The live descendants of `root` (not `root` itself), from the parent links in /proc.
+std::vector<pid_t> Descendants(pid_t root) {
+  std::multimap<pid_t, pid_t> children;
+  for (const pid_t pid : ProcPids()) {
+    const std::vector<std::string> f = StatFields(pid);
+    if (f.size() >= 2) children.emplace(static_cast<pid_t>(std::atol(f[1].c_str())), pid);
+  }
+  std::vector<pid_t> out;
+  std::vector<pid_t> todo = {root};
+  while (!todo.empty()) {
+    const pid_t p = todo.back();
+    todo.pop_back();
+    for (auto [it, end] = children.equal_range(p); it != end; ++it) {
+      out.push_back(it->second);
+      todo.push_back(it->second);
     }
   }
   return out;
@@ -166,6 +202,71 @@ struct StartError {
   _exit(127);
 }
 
+// The parent pid in /proc/<pid>/stat, or 0 (no such process, or a zombie). Async-signal-
+// safe: the monitor calls it.
+pid_t LiveParentOf(const char* pid_text) {
+  char path[64] = "/proc/";
+  size_t n = 6;
+  for (const char* c = pid_text; *c != '\0' && n < sizeof(path) - 6; ++c) path[n++] = *c;
+  for (const char* c = "/stat"; *c != '\0'; ++c) path[n++] = *c;
+  path[n] = '\0';
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[512];
+  const ssize_t got = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (got <= 0) return 0;
+  const char* paren = nullptr;  // The command name may hold ')': the last one ends it.
+  for (ssize_t i = 0; i < got; ++i) {
+    if (buf[i] == ')') paren = buf + i;
+  }
+  const char* end = buf + got;
+  if (paren == nullptr || end - paren < 5 || paren[2] == 'Z' || paren[2] == 'X') return 0;
+  pid_t ppid = 0;
+  for (const char* c = paren + 4; c < end && *c >= '0' && *c <= '9'; ++c) ppid = ppid * 10 + (*c - '0');
+  return ppid;
+}
+
+// The monitor, a child subreaper, after the job's main process ended: every process left
+// under it is its child or becomes one when its parent dies. Kills them until none is
+// left. Async-signal-safe (the monitor is a fork of a multithreaded process): raw
+// getdents64 on /proc, no allocation.
+void KillChildren() {
+  struct Dirent64 {
+    uint64_t ino;
+    int64_t off;
+    unsigned short reclen;
+    unsigned char type;
+    char name[1];
+  };
+  const pid_t self = getpid();
+  for (;;) {
+    bool any = false;
+    const int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) return;
+    alignas(8) char buf[8192];
+    long n;
+    while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+      for (long off = 0; off < n;) {
+        const auto* d = reinterpret_cast<const Dirent64*>(buf + off);
+        off += d->reclen;
+        if (d->name[0] < '0' || d->name[0] > '9') continue;
+        if (LiveParentOf(d->name) != self) continue;
+        pid_t pid = 0;
+        for (const char* c = d->name; *c != '\0'; ++c) pid = pid * 10 + (*c - '0');
+        kill(pid, SIGKILL);
+        any = true;
+      }
+    }
+    close(dir);
+    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+    }
+    if (!any) return;
+    const timespec pause{0, 1000000};  // Let the killed die and their children reparent.
+    nanosleep(&pause, nullptr);
+  }
+}
+
 // Closes every descriptor from 3 on except `keep_a` < `keep_b` (async-signal-safe).
 void CloseAllBut(int keep_a, int keep_b) {
   const unsigned a = static_cast<unsigned>(keep_a), b = static_cast<unsigned>(keep_b);
@@ -223,6 +324,8 @@ void CloseAllBut(int keep_a, int keep_b) {
   }
   if (got != 1) _exit(0);  // The service died before committing the start: never run.
   close(gate_fd);
+  // Orphans of the job, in any session, reparent to the monitor (KillChildren ends them).
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   const int launched = open(plan.launched_path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (launched >= 0) close(launched);
   const pid_t job = fork();
@@ -232,6 +335,7 @@ void CloseAllBut(int keep_a, int keep_b) {
   int status = 0;
   while (waitpid(job, &status, 0) < 0 && errno == EINTR) {
   }
+  KillChildren();  // No process of the job outlives its main process.
   const long code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   char buf[32];
   size_t n = FormatInt(code, buf);
@@ -338,7 +442,7 @@ class LocalBackend final : public Backend {
       pid_t pid;
       std::string start;
       if (!ParseBackendId(j->backend_id, &pid, &start) || Alive(pid, start)) continue;
-      SignalLeftovers(*j, pid, SIGKILL);  // Processes the job left behind end with it.
+      SignalLeftovers(*j, pid, false, SIGKILL);  // Processes the job left behind end with it.
       out.push_back(ExitOf(*j));
       FreeCores(j->id);
     }
@@ -353,8 +457,9 @@ class LocalBackend final : public Backend {
     const bool held = fs::exists(dir + "/gated") && !fs::exists(dir + "/launched");
     if (Alive(pid, start) && !held) return Liveness::kAlive;
     // Held at the gate by a service that died, or the job outlived its monitor: end it all.
-    if (Alive(pid, start)) kill(-pid, SIGKILL);
-    SignalLeftovers(job, pid, SIGKILL);
+    const bool alive = Alive(pid, start);
+    SignalLeftovers(job, pid, alive, SIGKILL);
+    if (alive) kill(-pid, SIGKILL);
     if (!fs::exists(dir + "/exit_status")) return Liveness::kLost;
     *exit = ExitOf(job);
     return Liveness::kEnded;
@@ -462,11 +567,20 @@ class LocalBackend final : public Backend {
 
   // The job's processes: all of them, or (`outside_group`) those outside its monitor's
   // process group, which a signal to the group reaches (no process gets a signal twice).
-  static void SignalLeftovers(const JobRecord& job, pid_t monitor, int sig,
+  // `monitor_alive`: the monitor (its start time checked) still runs, so its descendants
+  // are the job's, a setsid'd one included; a dead monitor's pid may be another's now.
+  static void SignalLeftovers(const JobRecord& job, pid_t monitor, bool monitor_alive, int sig,
                               bool outside_group = false) {
     const std::string marker = "SCHEDKIT_JOB_ID=" + std::to_string(job.id);
+    std::set<pid_t> pids;
+    if (monitor_alive) {
+      for (pid_t p : Descendants(monitor)) {
+        if (!outside_group || getpgid(p) != monitor) pids.insert(p);
+      }
+    }
     for (pid_t p : MarkedSessionMembers(monitor, marker, outside_group ? monitor : 0))
-      kill(p, sig);
+      pids.insert(p);
+    for (pid_t p : pids) kill(p, sig);
   }
 
   // SIGTERM to the job's processes, SIGKILL after the grace period.
@@ -476,11 +590,11 @@ class LocalBackend final : public Backend {
     if (DropHeld(job.id) || !ParseBackendId(job.backend_id, &pid, &start)) return Status::Ok();
     FreeCores(job.id);
     if (!Alive(pid, start)) {
-      SignalLeftovers(job, pid, SIGKILL);
+      SignalLeftovers(job, pid, false, SIGKILL);
       return Status::Ok();
     }
     kill(-pid, SIGTERM);
-    SignalLeftovers(job, pid, SIGTERM, /*outside_group=*/true);
+    SignalLeftovers(job, pid, true, SIGTERM, /*outside_group=*/true);
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::duration<double>(options_.grace_s);
     while (Clock::now() < deadline) {
@@ -488,8 +602,9 @@ class LocalBackend final : public Backend {
       if (!Alive(pid, start)) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+    // Before the monitor dies and its orphans go to init.
+    SignalLeftovers(job, pid, Alive(pid, start), SIGKILL);
     kill(-pid, SIGKILL);
-    SignalLeftovers(job, pid, SIGKILL);
     for (int i = 0; i < 500 && Alive(pid, start); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }

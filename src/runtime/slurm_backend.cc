@@ -4,8 +4,13 @@
 // `scontrol requeuehold` (Slurm signals the job and keeps it, held, for the next start,
 // which moves it to the new nodes, clears the requeue delay and releases it). State is
 // read back with squeue, and scontrol show job for jobs that have left the queue.
+// No held job stays queued forever: every submission carries the state directory's tag
+// as its Slurm comment; a start or release that fails cancels its held job, and recovery
+// cancels tagged jobs that no record names (the service died between sbatch and
+// recording the id; EndUnrecorded).
 // Recipe and verified behaviour: ../shared/docs/reference/slurm-single-host.md.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -48,10 +53,26 @@ Status Check(const Result<CommandOutput>& r, const std::string& what) {
   return Status::Ok();
 }
 
+// "schedkit-state-" and the FNV-1a hash of the absolute state directory: names this
+// service's submissions among all of Slurm's (other services, other users), stable across
+// restarts and builds.
+std::string StateTag(const std::string& state_dir) {
+  std::error_code ec;
+  const std::string path = fs::absolute(state_dir, ec).lexically_normal().string();
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : path) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return std::string("schedkit-state-") + hex;
+}
+
 class SlurmBackend final : public Backend {
  public:
   SlurmBackend(const RuntimeOptions& o, ClusterSpec cluster, std::vector<std::string> names)
-      : options_(o), cluster_(std::move(cluster)), names_(std::move(names)) {}
+      : options_(o),
+        cluster_(std::move(cluster)),
+        names_(std::move(names)),
+        tag_(StateTag(o.state_dir)) {}
 
   std::string Name() const override { return "slurm"; }
   bool SharesGpus() const override { return false; }  // --gres books GPUs per job.
@@ -68,12 +89,17 @@ class SlurmBackend final : public Backend {
     const std::string n = std::to_string(placement.shares.size());
     if (!job.backend_id.empty()) {  // Preempted earlier: held in Slurm; move it, Launch releases.
       const std::string& id = job.backend_id;
-      SCHEDKIT_RETURN_IF_ERROR(Check(
+      Status moved = Check(
           RunCommand({"scontrol", "update", "jobid=" + id, "nodelist=" + nodes, "numnodes=" + n}),
-          "scontrol update nodelist"));
-      SCHEDKIT_RETURN_IF_ERROR(
-          Check(RunCommand({"scontrol", "update", "jobid=" + id, "starttime=now"}),
-                "scontrol update starttime"));
+          "scontrol update nodelist");
+      if (moved.ok()) {
+        moved = Check(RunCommand({"scontrol", "update", "jobid=" + id, "starttime=now"}),
+                      "scontrol update starttime");
+      }
+      if (!moved.ok()) {
+        RunCommand({"scancel", id});  // The engine fails the job: nothing of it stays queued.
+        return moved;
+      }
       return id;
     }
     const std::string dir = JobDir(options_.state_dir, job.id);
@@ -101,6 +127,7 @@ class SlurmBackend final : public Backend {
                                      "--hold",
                                      "--parsable",
                                      "--job-name=schedkit-" + std::to_string(job.id),
+                                     "--comment=" + tag_,
                                      "--nodelist=" + nodes,
                                      "--nodes=" + n,
                                      "--open-mode=append",
@@ -122,8 +149,25 @@ class SlurmBackend final : public Backend {
 
   // A held Slurm job whose release the service did not live to send is pending in Slurm:
   // Adopt cancels it and the job is requeued.
+  // A release that fails cancels the held job (Launch's contract: nothing is left).
   Status Launch(const JobRecord& job) override {
-    return Check(RunCommand({"scontrol", "release", job.backend_id}), "scontrol release");
+    Status released =
+        Check(RunCommand({"scontrol", "release", job.backend_id}), "scontrol release");
+    if (!released.ok()) RunCommand({"scancel", job.backend_id});
+    return released;
+  }
+
+  void EndUnrecorded(const std::set<std::string>& recorded) override {
+    Result<CommandOutput> q = RunCommand({"squeue", "-h", "-o", "%i|%k"});
+    if (!q.ok() || q->exit_code != 0) return;  // Slurm is down: Adopt has failed loudly too.
+    std::istringstream lines(q->out);
+    std::string line;
+    while (std::getline(lines, line)) {
+      const size_t bar = line.find('|');
+      if (bar == std::string::npos || Trim(line.substr(bar + 1)) != tag_) continue;
+      const std::string id = line.substr(0, bar);
+      if (!recorded.count(id)) RunCommand({"scancel", id});
+    }
   }
 
   Status Preempt(const JobRecord& job) override {
@@ -199,6 +243,7 @@ class SlurmBackend final : public Backend {
   RuntimeOptions options_;
   ClusterSpec cluster_;
   std::vector<std::string> names_;
+  std::string tag_;  // StateTag(state_dir): every submission's comment.
 };
 
 }  // namespace

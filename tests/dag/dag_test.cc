@@ -158,6 +158,17 @@ TEST(DagWorkloadTest, NativeFormatAndErrorsNameTheField) {
   EXPECT_EQ(LoadDagWorkload("/nonexistent/dag.json").status().code(), Status::Code::kNotFound);
 }
 
+// Issue 21, found by fuzz/dag_fuzz.cc (fuzz/corpus/dag/native_without_dags.json): a native
+// file without "dags" read freed memory (const operator[] on a missing key); it is an
+// error naming the field now.
+TEST(DagWorkloadTest, Issue21NativeFileWithoutDagsNamesTheField) {
+  for (const char* text : {"{\"schedkit_dag\": 1}", "{\"schedkit_dag\": 1, \"dags0\": []}"}) {
+    auto w = LoadDagWorkload(testing::WriteTempFile("dag_no_dags.json", text));
+    ASSERT_FALSE(w.ok()) << text;
+    EXPECT_NE(w.status().message().find("dags"), std::string::npos) << w.status().message();
+  }
+}
+
 // data/dags/example.json's "etl" alone, 10 executors (docs/formats.md). Stage 0 (40 tasks):
 // 2000 moving + 1500 fresh + 3 x 600 rest = 5300. Executors finishing early are committed to
 // stage 1 before stage 0 completes, so they wait idle in the job's pool and start stage 1

@@ -84,6 +84,33 @@ TEST(Simulator, TinyJobsLateInALongTraceComplete) {
   EXPECT_NEAR(r.Jct(0), 30 + 0.957, 1e-6);
 }
 
+// Issue 21 (found again by fuzz/corpus/trace/huge_submit_times.csv): a valid trace with
+// submit times of 1e15-1e16 s aborted on "finished faster than its solo runtime", the
+// clock's resolution there being a second or more. Times past 2^32 s are refused with the
+// reason; up to 2^32 s a one-second job still runs one second.
+TEST(Simulator, Issue21TimesPastTheClocksResolutionAreRefusedNotAborted) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
+  for (double submit : {1e15, 1e16, 4294967296.0 * 1.0000001}) {
+    Trace trace;
+    trace.jobs = {JobBuilder(1).Gpus(1).Submit(submit).Duration(1).Build()};
+    Result<RunOutput> run = RunSimulation(trace, cluster, Request("fifo"), SimulatorOptions());
+    ASSERT_FALSE(run.ok()) << submit;
+    EXPECT_NE(run.status().message().find("job 1: submit_s"), std::string::npos)
+        << run.status().message();
+    EXPECT_NE(run.status().message().find("2^32 s"), std::string::npos);
+  }
+  Trace long_job;
+  long_job.jobs = {JobBuilder(2).Gpus(1).Submit(0).Duration(1e300).Build()};
+  Result<RunOutput> run = RunSimulation(long_job, cluster, Request("fifo"), SimulatorOptions());
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("job 2: solo runtime"), std::string::npos)
+      << run.status().message();
+
+  auto last = RunScenario({JobBuilder(3).Gpus(1).Submit(4294967295.0).Duration(1).Build()},
+                          cluster, Request("fifo"));
+  EXPECT_EQ(last.Jct(3), 1);
+}
+
 TEST(Simulator, StepInterfaceDrivesAPolicyLikeRun) {
   const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 4, 0, 0);
   Trace trace;

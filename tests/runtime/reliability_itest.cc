@@ -176,6 +176,50 @@ TEST(RuntimeReliability, OrphansOfAKilledMonitorAreEndedAndCancelEndsTheWholeTre
   KillAll(all);
 }
 
+// A process that leaves the job's session (setsid) and drops SCHEDKIT_JOB_ID from its
+// environment is still the job's: its monitor is a child subreaper, so the escapee stays
+// its descendant. Cancel ends it, and so does the end of the job's main process.
+constexpr const char* kSetsidEscapee =
+    "import os, sys, time\n"
+    "if os.fork() == 0:\n"
+    "    os.setsid()\n"
+    "    open(sys.argv[1], 'a').write('%d\\n' % os.getpid())\n"
+    "    os.execve('/bin/sleep', ['sleep', '60'], {})\n"
+    "open(sys.argv[1], 'a').write('%d\\n' % os.getpid())\n"
+    "if sys.argv[2] == 'exit':\n"
+    "    while len(open(sys.argv[1]).read().split()) < 2: time.sleep(0.01)\n"
+    "    sys.exit(0)\n"
+    "time.sleep(60)\n";
+
+TEST(RuntimeReliability, SetsidEscapeesEndWithTheirJobOnCancel) {
+  const std::string dir = FreshDir("setsid_cancel");
+  const std::string tree = dir + "/tree";
+  Server server(dir + "/state", {"--gpus", "1", "--grace-s", "1"});
+  const JobId job =
+      server.SubmitArgv({"/usr/bin/python3", "-c", kSetsidEscapee, tree, "stay"});
+  ASSERT_TRUE(WaitFor([&] { return PidsIn(tree).size() == 2; }, 20));
+  const std::vector<pid_t> pids = PidsIn(tree);
+  ASSERT_EQ(CountRunning(pids), 2);
+  ASSERT_TRUE(server.Cancel(job).ok());
+  EXPECT_TRUE(WaitFor([&] { return CountRunning(pids) == 0; }, 5))
+      << "a process that called setsid outlived the cancelled job";
+  KillAll(pids);
+}
+
+TEST(RuntimeReliability, SetsidEscapeesEndWhenTheJobsMainProcessEnds) {
+  const std::string dir = FreshDir("setsid_exit");
+  const std::string tree = dir + "/tree";
+  Server server(dir + "/state", {"--gpus", "1"});
+  const JobId job =
+      server.SubmitArgv({"/usr/bin/python3", "-c", kSetsidEscapee, tree, "exit"});
+  ASSERT_TRUE(WaitFor([&] { return server.InState(job, pb::SUCCEEDED); }, 20));
+  const std::vector<pid_t> pids = PidsIn(tree);
+  ASSERT_EQ(pids.size(), 2u);
+  EXPECT_TRUE(WaitFor([&] { return CountRunning(pids) == 0; }, 5))
+      << "a process that called setsid outlived its job";
+  KillAll(pids);
+}
+
 // Close-on-exec: monitors and jobs hold none of the service's descriptors, so a service
 // restarted on the same port after a SIGKILL is the only one accepting connections there.
 TEST(RuntimeReliability, RestartOnTheSamePortAcceptsEveryConnection) {

@@ -120,5 +120,83 @@ TEST(RuntimeSlurm, PlacesJobsOnTheChosenNodesAndPreemptsByRequeue) {
   }
 }
 
+// A job submitted held (sbatch --hold) never stays queued in Slurm when its start does
+// not complete: a release that fails cancels it, recovery cancels a held submission that
+// the service did not live to record, and leaves the recorded ones (and those of other
+// state directories) alone.
+TEST(RuntimeSlurm, HeldSubmissionsWhoseStartNeverCompletesAreCancelled) {
+  ASSERT_EQ(std::system("command -v slurmctld > /dev/null"), 0)
+      << "slurmctld is not installed: run scripts/setup.sh";
+  const std::string dir = FreshDir("slurm_held");
+  SlurmCluster cluster(dir + "/cluster");
+  ASSERT_TRUE(cluster.ok()) << cluster.log();
+  RuntimeOptions options;
+  options.backend = "slurm";
+  options.state_dir = dir + "/state";
+  RuntimeOptions other = options;
+  other.state_dir = dir + "/other_state";
+  auto backend = MakeSlurmBackend(options);
+  ASSERT_TRUE(backend.ok()) << backend.status().message();
+  auto other_backend = MakeSlurmBackend(other);
+  ASSERT_TRUE(other_backend.ok()) << other_backend.status().message();
+  const Placement on_first_node = *ParsePlacement("n0:0");
+  auto held = [&](Backend& b, JobId id) {
+    JobRecord job;
+    job.id = id;
+    job.command = {"sleep", "60"};
+    Result<std::string> slurm_id = b.Start(job, on_first_node);
+    EXPECT_TRUE(slurm_id.ok()) << slurm_id.status().message();
+    return slurm_id.ok() ? *slurm_id : std::string();
+  };
+  auto state_of = [](const std::string& id) { return SlurmJob(id)["JobState"]; };
+  auto gone = [&](const std::string& id) {
+    return WaitFor([&] { return state_of(id) == "CANCELLED" || state_of(id).empty(); }, 20);
+  };
+
+  // The service died between sbatch and recording: a later service's recovery ends it.
+  const std::string unrecorded = held(**backend, 1);
+  const std::string recorded = held(**backend, 2);
+  const std::string others = held(**other_backend, 1);
+  ASSERT_EQ(state_of(unrecorded), "PENDING");
+  auto restarted = MakeSlurmBackend(options);
+  ASSERT_TRUE(restarted.ok());
+  (*restarted)->EndUnrecorded({recorded});
+  EXPECT_TRUE(gone(unrecorded)) << "an unrecorded held submission stayed queued";
+  EXPECT_EQ(state_of(recorded), "PENDING") << "a recorded held job was cancelled";
+  EXPECT_EQ(state_of(others), "PENDING") << "another state directory's job was cancelled";
+
+  // The same through the service: its recovery ends what no record names.
+  const std::string before_start = held(**backend, 3);
+  {
+    Server server(options.state_dir, {"--backend", "slurm", "--poll-s", "0.5"});
+    EXPECT_TRUE(gone(before_start)) << "serve's recovery left an unrecorded held job queued";
+    EXPECT_TRUE(gone(recorded)) << "no record of the new service names it either";
+  }
+
+  // A release that fails (scontrol refuses it) leaves nothing queued.
+  const std::string shim = dir + "/shim";
+  std::filesystem::create_directories(shim);
+  {
+    std::ofstream out(shim + "/scontrol");
+    out << "#!/bin/sh\n[ \"$1\" = release ] && { echo refused >&2; exit 1; }\n"
+        << "exec /usr/bin/scontrol \"$@\"\n";
+  }
+  std::filesystem::permissions(shim + "/scontrol", std::filesystem::perms::owner_all);
+  JobRecord job;
+  job.id = 4;
+  job.command = {"sleep", "60"};
+  Result<std::string> id = (*backend)->Start(job, on_first_node);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  job.backend_id = *id;
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", (shim + ":" + path).c_str(), 1);
+  const Status launched = (*backend)->Launch(job);
+  setenv("PATH", path.c_str(), 1);
+  EXPECT_FALSE(launched.ok());
+  EXPECT_TRUE(gone(*id)) << "a job whose release failed stayed queued";
+  (*other_backend)->EndUnrecorded({});
+  EXPECT_TRUE(gone(others));
+}
+
 }  // namespace
 }  // namespace schedkit::runtime::testing
