@@ -54,6 +54,18 @@ AllocationPolicyRegistry MakeRegistry() {
       });
   add("fifo_perf", "arrival order, each job on its fastest type with room", {},
       [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> { return MakeFifo(true, 0); });
+  add("allox",
+      "AlloX: oldest jobs matched to (GPU, queue position) at least total completion time; "
+      "queue heads run",
+      {{"alpha", OptionSpec::Type::kDouble, "0.3",
+        "share of waiting jobs considered (at least one per GPU)"}},
+      [](ModuleContext& ctx) -> Result<std::unique_ptr<AllocationPolicy>> {
+        const double alpha = ctx.options.Double("alpha");
+        if (!(alpha > 0 && alpha <= 1)) {
+          return Status::InvalidArgument("allox: option 'alpha' must be in (0, 1]");
+        }
+        return MakeAllox(alpha);
+      });
   return r;
 }
 

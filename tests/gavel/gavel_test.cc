@@ -47,7 +47,9 @@ void ExpectFeasible(const AllocationProblem& p, const Allocation& a) {
     double row = 0;
     for (size_t k = 0; k < p.types.size(); ++k) {
       EXPECT_GE(a.x[j][k], 0.0);
-      if (!p.Runs(static_cast<int>(j), static_cast<int>(k))) EXPECT_EQ(a.x[j][k], 0.0);
+      if (!p.Runs(static_cast<int>(j), static_cast<int>(k))) {
+        EXPECT_EQ(a.x[j][k], 0.0);
+      }
       row += a.x[j][k];
       used[k] += p.jobs[j].scale_factor * a.x[j][k];
     }
@@ -244,6 +246,48 @@ TEST(GavelFifo, AgnosticDrawsTheTypeFromItsSeed) {
     first_types.insert(a.x[0][0] == 1.0 ? 0 : 1);
   }
   EXPECT_EQ(first_types.size(), 2u);  // Both types drawn for a over 20 seeds.
+}
+
+// Two single GPUs. q = steps / throughput: a (100 steps at 1 / 0.5 steps/s) 100 s fast, 200 s
+// slow; b (300 at 1 / 1) 300 s both; c (50 at 1 / 0.25) 50 s fast, 200 s slow. Oldest first:
+// a (30 s waiting), b (20 s), c (10 s).
+AllocationProblem AlloxJobs() {
+  AllocationProblem p = ProblemBuilder()
+                            .Type("fast", 1)
+                            .Type("slow", 1)
+                            .Job("a", {1, 0.5}, 1, 100)
+                            .Job("b", {1, 1}, 1, 300)
+                            .Job("c", {1, 0.25}, 1, 50)
+                            .Get();
+  p.jobs[0].time_since_arrival = 30;
+  p.jobs[1].time_since_arrival = 20;
+  p.jobs[2].time_since_arrival = 10;
+  return p;
+}
+
+TEST(GavelAllox, DefaultAlphaMatchesTheOldestJobsOnePerGpu) {
+  // alpha 0.3: max(2 GPUs, 0.3 x 3) = 2 candidates, a and b. a fast + b slow: 100 + 300 = 400;
+  // a slow + b fast: 500; both on one GPU: at best 100 + 2 x 300 or 300 + 2 x 100 = 500.
+  const Allocation a = Solve("allox", AlloxJobs());
+  EXPECT_NEAR(a.objective, 400, 1e-6);
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{1, 0}, {0, 1}, {0, 0}}));
+}
+
+TEST(GavelAllox, QueueHeadsRunFirst) {
+  // alpha 1: all three. b alone on slow (300) and c then a on fast (c in position 2:
+  // 2 x 50, a in position 1: 100) = 500; every other split costs more (a alone on slow:
+  // 200 + 300 + 2 x 50 = 600; all on fast: 300 + 2 x 100 + 3 x 50 = 650; ...). c heads the
+  // fast queue and b the slow one; a waits.
+  const Allocation a = Solve("allox", AlloxJobs(), {{"alpha", "1"}});
+  EXPECT_NEAR(a.objective, 500, 1e-6);
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{0, 0}, {0, 1}, {1, 0}}));
+  EXPECT_FALSE(Allocate("allox", AlloxJobs(), {{"alpha", "0"}}).ok());
+  AllocationProblem multi = AlloxJobs();
+  multi.types[0].gpus = 2;
+  multi.jobs[0].scale_factor = 2;
+  const Result<Allocation> r = Allocate("allox", multi);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("single-GPU jobs only"), std::string::npos);
 }
 
 TEST(GavelRegistry, UnknownPolicyAndOptionAreRefused) {
