@@ -24,7 +24,8 @@ constexpr double kMaxMakespan = 1e15;
 // `progress` the same steps and times) form one class. Any optimum can be averaged over a
 // class's members without losing feasibility or objective (the constraints are convex and
 // the objectives symmetric in them), so the LPs solve for one allocation per class: a
-// workload drawn from Gavel's table (83 job types) has at most 83 classes at any size.
+// workload drawn from Gavel's table (83 (job type, scale factor) pairs) has at most 83
+// classes at any size.
 std::vector<std::vector<int>> Classes(const AllocationProblem& p, bool progress) {
   using Key = std::tuple<int, double, std::vector<double>, double, double, double>;
   std::map<Key, int> index;
