@@ -14,6 +14,7 @@ struct GavelArgs {
   std::string policy;
   std::string jobs;
   std::string cluster;
+  std::string pairs;
   std::vector<std::string> opts;
 };
 
@@ -24,6 +25,12 @@ int Allocate(const GavelArgs& a) {
   if (!opts.ok()) return Fail(opts.status().message());
   Result<gavel::AllocationProblem> problem = gavel::LoadAllocationProblem(a.jobs, a.cluster);
   if (!problem.ok()) return Fail(problem.status().message());
+  if (!a.pairs.empty()) {
+    if (a.policy != "max_min_fairness_packed") {
+      return Fail("--pairs is read by max_min_fairness_packed only, not " + a.policy);
+    }
+    if (Status s = gavel::LoadJobPairs(a.pairs, &*problem); !s.ok()) return Fail(s.message());
+  }
   Result<gavel::Allocation> alloc = gavel::Allocate(a.policy, *problem, *opts);
   if (!alloc.ok()) return Fail(alloc.status().message());
   std::string out = "job,type,fraction\n";
@@ -33,6 +40,13 @@ int Allocate(const GavelArgs& a) {
              workload::CsvField(problem->types[k].name) + "," +
              workload::FormatDouble(alloc->x[j][k]) + "\n";
     }
+  }
+  // Co-located pairs (max_min_fairness_packed): "a+b" in the pairs file's order.
+  for (size_t i = 0; i < alloc->pair_x.size(); ++i) {
+    const gavel::JobPair& pair = problem->pairs[i];
+    out += workload::CsvField(problem->jobs[pair.a].id + "+" + problem->jobs[pair.b].id) + "," +
+           workload::CsvField(problem->types[pair.type].name) + "," +
+           workload::FormatDouble(alloc->pair_x[i]) + "\n";
   }
   out += "# objective=" + workload::FormatDouble(alloc->objective) +
          " lp_solves=" + std::to_string(alloc->lp_solves) + "\n";
@@ -59,6 +73,8 @@ void AddGavelCommands(CLI::App& app, std::vector<Subcommand>& out) {
       ->required();
   allocate->add_option("--jobs", args->jobs, "jobs CSV (docs/gavel.md)")->required();
   allocate->add_option("--cluster", args->cluster, "GPU types CSV (docs/gavel.md)")->required();
+  allocate->add_option("--pairs", args->pairs,
+                       "co-located pair throughputs CSV (max_min_fairness_packed)");
   allocate->add_option("--opt", args->opts, "policy option key=value, repeatable");
   out.push_back({allocate, [args] { return Allocate(*args); }});
   CLI::App* policies = gavel->add_subcommand("policies", "List the allocation policies");

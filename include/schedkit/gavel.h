@@ -40,10 +40,19 @@ struct AllocJob {
   std::vector<double> throughput;  // T_jk steps/s of the whole job on type k (index of types).
 };
 
+// Two jobs sharing the GPUs of one type (space sharing), with the throughput each gets
+// there (steps/s, measured co-located). Only max_min_fairness_packed reads pairs.
+struct JobPair {
+  int a = 0, b = 0;  // Job indices, a != b, equal scale factors.
+  int type = 0;
+  double throughput_a = 0, throughput_b = 0;
+};
+
 // Jobs are in arrival order (FIFO serves them in that order).
 struct AllocationProblem {
   std::vector<GpuType> types;
   std::vector<AllocJob> jobs;
+  std::vector<JobPair> pairs;
 
   int total_gpus() const;
   // Returns true iff job j may be given time on type k: sf_j <= n_k and T_jk > 0.
@@ -52,7 +61,8 @@ struct AllocationProblem {
 
 // Fails naming the job or type: no types, a type without GPUs, a job whose throughput row
 // does not have one entry per type, a negative or non-finite number, sf < 1, w <= 0, or a job
-// that runs on no type. Allocate checks this first.
+// that runs on no type; a pair naming a missing job or type, a job twice, jobs of different
+// scale factors, or a throughput that is negative or not finite. Allocate checks this first.
 Status Validate(const AllocationProblem& problem);
 
 struct Allocation {
@@ -60,6 +70,9 @@ struct Allocation {
   // What the policy optimised, at the returned allocation (docs/gavel.md names each).
   double objective = 0;
   int lp_solves = 0;  // LPs solved (bisections solve several); 0 for FIFO.
+  // max_min_fairness_packed: the fraction of time pairs[i] runs co-located; x holds each
+  // job's time alone. Empty for the other policies.
+  std::vector<double> pair_x;
 };
 
 // Reference throughputs shared by the policies.
@@ -100,6 +113,9 @@ Result<Allocation> Allocate(const std::string& name, const AllocationProblem& pr
 // isolated_time. Errors name the file, line and field.
 Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
                                                 const std::string& cluster_path);
+// Adds the pairs of a CSV with columns job_a, job_b, type, throughput_a, throughput_b (one
+// line per pair and type; jobs and types named as in `problem`). Errors name file, line, field.
+Status LoadJobPairs(const std::string& path, AllocationProblem* problem);
 
 // --- The pure core of Gavel's round-based mechanism -------------------------------------
 // One round: given each job's allocation x[j][k], the time it has received on each type so

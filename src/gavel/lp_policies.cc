@@ -41,6 +41,12 @@ std::vector<std::vector<int>> Classes(const AllocationProblem& p, bool progress)
   return classes;
 }
 
+std::vector<std::vector<int>> Singletons(const AllocationProblem& p) {
+  std::vector<std::vector<int>> classes(p.jobs.size());
+  for (size_t j = 0; j < p.jobs.size(); ++j) classes[j] = {static_cast<int>(j)};
+  return classes;
+}
+
 // The constraints every policy shares, over classes (x_ck = the allocation of each member of
 // class c), with variables only where the class can run:
 //   x_ck in [0, 1];  sum_k x_ck <= 1 (classes with two or more usable types);
@@ -53,22 +59,38 @@ struct BaseLp {
   std::vector<std::vector<int>> classes;
   std::vector<std::vector<int>> var;  // var[c][k], -1 where the class cannot run.
 
+  std::vector<int> pair_var;           // With `packed`: one per problem.pairs entry.
+
+  // `packed`: every job its own class, plus one variable per pair (its time co-located),
+  // counted in both jobs' rows and once (sf GPUs) on its type.
   template <typename Cost>
-  BaseLp(const AllocationProblem& problem, bool progress, Cost cost)
-      : p(problem), classes(Classes(problem, progress)), var(classes.size()) {
+  BaseLp(const AllocationProblem& problem, bool progress, Cost cost, bool packed = false)
+      : p(problem),
+        classes(packed ? Singletons(problem) : Classes(problem, progress)),
+        var(classes.size()) {
     const int types = static_cast<int>(p.types.size());
-    std::vector<std::vector<LpTerm>> per_type(types);
+    std::vector<std::vector<LpTerm>> per_type(types), rows(classes.size());
     for (size_t c = 0; c < classes.size(); ++c) {
       const int j = classes[c][0];
       const double members = static_cast<double>(classes[c].size());
       var[c].assign(types, -1);
-      std::vector<LpTerm> row;
       for (int k = 0; k < types; ++k) {
         if (!p.Runs(j, k)) continue;
         var[c][k] = lp.AddVariable(0, 1, members * cost(j, k));
-        row.push_back({var[c][k], 1.0});
+        rows[c].push_back({var[c][k], 1.0});
         per_type[k].push_back({var[c][k], members * p.jobs[j].scale_factor});
       }
+    }
+    if (packed) {
+      for (const JobPair& pair : p.pairs) {
+        pair_var.push_back(lp.AddVariable(0, 1, 0));
+        rows[pair.a].push_back({pair_var.back(), 1.0});
+        rows[pair.b].push_back({pair_var.back(), 1.0});
+        per_type[pair.type].push_back(
+            {pair_var.back(), static_cast<double>(p.jobs[pair.a].scale_factor)});
+      }
+    }
+    for (const std::vector<LpTerm>& row : rows) {
       if (row.size() > 1) lp.AddRow(row, -kLpInfinity, 1);
     }
     for (int k = 0; k < types; ++k) {
@@ -172,22 +194,34 @@ class ThroughputFloorLp {
 
 class MaxMinFairness : public AllocationPolicy {
  public:
-  explicit MaxMinFairness(bool perf) : perf_(perf) {}
+  // `packed` (perf only): pairs of jobs may also share GPUs, each at its co-located throughput.
+  MaxMinFairness(bool perf, bool packed) : perf_(perf), packed_(packed) {}
   std::string_view Name() const override {
-    return perf_ ? "max_min_fairness_perf" : "max_min_fairness";
+    return packed_ ? "max_min_fairness_packed"
+                   : perf_ ? "max_min_fairness_perf" : "max_min_fairness";
   }
 
-  // maximise t  s.t.  (sf_j / w_j) sum_k T_jk x_jk / Teq_j >= t  for every job j.
+  // maximise t  s.t.  (sf_j / w_j) R_j / Teq_j >= t  for every job j, where R_j also counts
+  // the time j runs co-located at its pair throughput.
   Result<Allocation> Allocate(const AllocationProblem& problem) const override {
     if (problem.jobs.empty()) return Empty(problem);
     const AllocationProblem p = perf_ ? problem : Agnostic(problem);
     const std::vector<double> teq = EqualSplitThroughputs(p);
-    BaseLp base(p, /*progress=*/false, [](int, int) { return 0.0; });
+    auto scale = [&](int j) {
+      return p.jobs[j].scale_factor / (p.jobs[j].weight * teq[j]);
+    };
+    BaseLp base(p, /*progress=*/false, [](int, int) { return 0.0; }, packed_);
     const int t = base.lp.AddVariable(0, kLpInfinity, -1);
+    std::vector<std::vector<LpTerm>> rows(base.classes.size());
     for (int c = 0; c < static_cast<int>(base.classes.size()); ++c) {
-      std::vector<LpTerm> row = base.ClassTerms(c, [&](int j, int k) {
-        return p.jobs[j].scale_factor * p.jobs[j].throughput[k] / (p.jobs[j].weight * teq[j]);
-      });
+      rows[c] = base.ClassTerms(c, [&](int j, int k) { return scale(j) * p.jobs[j].throughput[k]; });
+    }
+    for (size_t i = 0; i < base.pair_var.size(); ++i) {
+      const JobPair& pair = p.pairs[i];
+      rows[pair.a].push_back({base.pair_var[i], scale(pair.a) * pair.throughput_a});
+      rows[pair.b].push_back({base.pair_var[i], scale(pair.b) * pair.throughput_b});
+    }
+    for (std::vector<LpTerm>& row : rows) {
       row.push_back({t, -1.0});
       base.lp.AddRow(row, 0, kLpInfinity);
     }
@@ -195,6 +229,7 @@ class MaxMinFairness : public AllocationPolicy {
     if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
     Allocation a;
     a.x = base.X();
+    for (int v : base.pair_var) a.pair_x.push_back(std::clamp(base.lp.Value(v), 0.0, 1.0));
     a.objective = base.lp.Value(t);
     a.lp_solves = 1;
     return a;
@@ -202,6 +237,7 @@ class MaxMinFairness : public AllocationPolicy {
 
  private:
   bool perf_;
+  bool packed_;
 };
 
 class FinishTimeFairness : public AllocationPolicy {
@@ -346,7 +382,10 @@ AllocationProblem Agnostic(const AllocationProblem& problem) {
 }
 
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf) {
-  return std::make_unique<MaxMinFairness>(perf);
+  return std::make_unique<MaxMinFairness>(perf, false);
+}
+std::unique_ptr<AllocationPolicy> MakeMaxMinFairnessPacked() {
+  return std::make_unique<MaxMinFairness>(true, true);
 }
 std::unique_ptr<AllocationPolicy> MakeFinishTimeFairness(bool perf) {
   return std::make_unique<FinishTimeFairness>(perf);

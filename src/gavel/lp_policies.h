@@ -11,6 +11,8 @@ namespace schedkit::gavel {
 
 // `perf` false: the heterogeneity-agnostic variant, every usable throughput read as 1.
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf);
+// Heterogeneity-aware max-min fairness that may also co-locate the problem's pairs.
+std::unique_ptr<AllocationPolicy> MakeMaxMinFairnessPacked();
 std::unique_ptr<AllocationPolicy> MakeFinishTimeFairness(bool perf);
 std::unique_ptr<AllocationPolicy> MakeMinMakespan();
 // `per_cost` false: maximise sum T_jk x_jk; true: sum T_jk x_jk / cost_k.

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <tuple>
+#include <type_traits>
 
 #include "schedkit/gavel.h"
 #include "workload/csv.h"
@@ -67,6 +69,25 @@ Status Validate(const AllocationProblem& p) {
       return Status::InvalidArgument(who + " runs on no GPU type (each has fewer than " +
                                      std::to_string(job.scale_factor) +
                                      " GPUs or a zero throughput)");
+    }
+  }
+  const int m = static_cast<int>(p.jobs.size());
+  for (const JobPair& pair : p.pairs) {
+    if (pair.a < 0 || pair.a >= m || pair.b < 0 || pair.b >= m || pair.a == pair.b ||
+        pair.type < 0 || pair.type >= static_cast<int>(p.types.size())) {
+      return Status::InvalidArgument("a pair names a missing job or type, or one job twice");
+    }
+    const std::string who =
+        "pair " + Quoted(p.jobs[pair.a].id) + " + " + Quoted(p.jobs[pair.b].id);
+    if (p.jobs[pair.a].scale_factor != p.jobs[pair.b].scale_factor) {
+      return Status::InvalidArgument(who + ": the jobs' scale factors differ");
+    }
+    if (p.jobs[pair.a].scale_factor > p.types[pair.type].gpus) {
+      return Status::InvalidArgument(who + ": type " + Quoted(p.types[pair.type].name) +
+                                     " has fewer GPUs than the jobs' scale factor");
+    }
+    if (!FiniteNonNegative(pair.throughput_a) || !FiniteNonNegative(pair.throughput_b)) {
+      return Status::InvalidArgument(who + ": throughputs must be finite and >= 0");
     }
   }
   return Status::Ok();
@@ -200,6 +221,51 @@ Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
   if (!in.status().ok()) return in.status();
   if (p.jobs.empty()) return Status::InvalidArgument(jobs_path + ": no jobs");
   return p;
+}
+
+Status LoadJobPairs(const std::string& path, AllocationProblem* p) {
+  using workload::CsvReader;
+  auto r = CsvReader::Open(path);
+  if (!r.ok()) return r.status();
+  CsvReader& in = **r;
+  if (Status s = in.ReadHeader(); !s.ok()) return s;
+  int cols[5];
+  const char* names[5] = {"job_a", "job_b", "type", "throughput_a", "throughput_b"};
+  for (int i = 0; i < 5; ++i) {
+    if (Status s = in.RequireColumn(names[i], &cols[i]); !s.ok()) return s;
+  }
+  auto find = [](const auto& items, const std::string& name) {
+    for (size_t i = 0; i < items.size(); ++i) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(items[0])>, AllocJob>) {
+        if (items[i].id == name) return static_cast<int>(i);
+      } else {
+        if (items[i].name == name) return static_cast<int>(i);
+      }
+    }
+    return -1;
+  };
+  std::set<std::tuple<int, int, int>> seen;
+  while (in.Next()) {
+    JobPair pair;
+    std::string a, b, type;
+    if (Status s = in.ReadString(cols[0], &a); !s.ok()) return s;
+    if (Status s = in.ReadString(cols[1], &b); !s.ok()) return s;
+    if (Status s = in.ReadString(cols[2], &type); !s.ok()) return s;
+    if ((pair.a = find(p->jobs, a)) < 0) return in.FieldError(cols[0], "is not a job of the jobs file");
+    if ((pair.b = find(p->jobs, b)) < 0) return in.FieldError(cols[1], "is not a job of the jobs file");
+    if (pair.a == pair.b) return in.FieldError(cols[1], "pairs a job with itself");
+    if ((pair.type = find(p->types, type)) < 0) return in.FieldError(cols[2], "is not a GPU type of the cluster");
+    if (p->jobs[pair.a].scale_factor != p->jobs[pair.b].scale_factor) {
+      return in.FieldError(cols[1], "has another scale factor than job_a");
+    }
+    if (!seen.insert({std::min(pair.a, pair.b), std::max(pair.a, pair.b), pair.type}).second) {
+      return in.FieldError(cols[1], "this pair is listed twice for the type");
+    }
+    if (Status s = in.ReadDouble(cols[3], &pair.throughput_a, 0); !s.ok()) return s;
+    if (Status s = in.ReadDouble(cols[4], &pair.throughput_b, 0); !s.ok()) return s;
+    p->pairs.push_back(pair);
+  }
+  return in.status();
 }
 
 }  // namespace schedkit::gavel

@@ -38,6 +38,11 @@ AllocationPolicyRegistry MakeRegistry() {
   add("max_min_fairness_perf",
       "LAS, heterogeneity-aware: max-min of throughput over the equal-split throughput", {},
       Fixed(MakeMaxMinFairness, true));
+  add("max_min_fairness_packed",
+      "max_min_fairness_perf where the problem's pairs may also share GPUs (--pairs)", {},
+      [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> {
+        return MakeMaxMinFairnessPacked();
+      });
   add("finish_time_fairness", "minimise the worst finish-time ratio rho (throughputs read as 1)",
       {}, Fixed(MakeFinishTimeFairness, false));
   add("finish_time_fairness_perf", "minimise the worst finish-time ratio rho", {},

@@ -131,6 +131,27 @@ TEST(GavelMaxMin, MultiGpuJobsCountTheirGpus) {
   EXPECT_EQ(a.x[0][1], 0.0);
 }
 
+TEST(GavelMaxMin, PackedCoLocatesAPairThatGainsFromIt) {
+  // One GPU, a and b at 1 step/s alone (Teq = 1). Alone they split it: t = 1/2. Co-located
+  // at 0.8 steps/s each: with pair time p and time alone q each (2q + p <= 1),
+  // t = q + 0.8 p = 1/2 + 0.3 p, so p = 1 and t = 0.8.
+  AllocationProblem p = ProblemBuilder().Type("g", 1).Job("a", {1}).Job("b", {1}).Get();
+  p.pairs.push_back({0, 1, 0, 0.8, 0.8});
+  Allocation a = Solve("max_min_fairness_packed", p);
+  EXPECT_NEAR(a.objective, 0.8, 1e-9);
+  ASSERT_EQ(a.pair_x.size(), 1u);
+  EXPECT_NEAR(a.pair_x[0], 1, 1e-9);
+  // At 0.4 each co-location loses (t = 1/2 - 0.1 p): p = 0, t = 1/2, as unpacked.
+  p.pairs[0].throughput_a = p.pairs[0].throughput_b = 0.4;
+  a = Solve("max_min_fairness_packed", p);
+  EXPECT_NEAR(a.objective, 0.5, 1e-9);
+  EXPECT_NEAR(a.pair_x[0], 0, 1e-9);
+  // Pairs of jobs with different scale factors are refused.
+  p.types[0].gpus = 2;
+  p.jobs[1].scale_factor = 2;
+  EXPECT_FALSE(Validate(p).ok());
+}
+
 TEST(GavelThroughput, MaxThroughputFillsEachTypeWithItsBestJob) {
   // Fast: a or b at 4 steps/s; slow: c at 2. Sum 6.
   const Allocation a = Solve("max_throughput", ThreeJobs());
@@ -345,6 +366,30 @@ TEST(GavelCli, AllocatePrintsTheAllocationAndObjective) {
   EXPECT_EQ(Objective(o.output), "2");
   o = RunCli("gavel policies");
   EXPECT_NE(o.output.find("min_makespan"), std::string::npos);
+}
+
+TEST(GavelCli, PairsFileForThePackedPolicy) {
+  const std::string cluster = WriteTempFile("gavel_cluster_p.csv", "type,gpus\ng,1\n");
+  const std::string jobs = WriteTempFile("gavel_jobs_p.csv", "job,scale_factor,throughput_g\na,1,1\nb,1,1\n");
+  const std::string pairs = WriteTempFile(
+      "gavel_pairs.csv", "job_a,job_b,type,throughput_a,throughput_b\na,b,g,0.8,0.8\n");
+  auto o = RunCli("gavel allocate --policy max_min_fairness_packed --jobs " + jobs + " --cluster " +
+                  cluster + " --pairs " + pairs);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("a+b,g,1\n"), std::string::npos) << o.output;
+  EXPECT_NEAR(std::stod(Objective(o.output)), 0.8, 1e-9);
+  o = RunCli("gavel allocate --policy max_min_fairness --jobs " + jobs + " --cluster " + cluster +
+             " --pairs " + pairs);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("--pairs is read by max_min_fairness_packed only"), std::string::npos);
+  const std::string bad = WriteTempFile(
+      "gavel_bad_pairs.csv", "job_a,job_b,type,throughput_a,throughput_b\na,z,g,0.8,0.8\n");
+  o = RunCli("gavel allocate --policy max_min_fairness_packed --jobs " + jobs + " --cluster " +
+             cluster + " --pairs " + bad);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("gavel_bad_pairs.csv:2: field 'job_b': 'z' is not a job"),
+            std::string::npos)
+      << o.output;
 }
 
 TEST(GavelCli, BadInputNamesFileLineAndField) {

@@ -131,12 +131,31 @@ def write_instance(folder, types, jobs):
     return path, cluster
 
 
-def allocate(policy, jobs_path, cluster_path, m, k):
-    out = subprocess.run([CLI, "gavel", "allocate", "--policy", policy, "--jobs", jobs_path,
-                          "--cluster", cluster_path], capture_output=True, text=True, check=True)
+def make_pairs(rng, types, jobs):
+    """(a, b, type, throughput_a, throughput_b): co-located at 30-90 % of alone, same sf."""
+    pairs = []
+    for a in range(len(jobs)):
+        for b in range(a + 1, len(jobs)):
+            for k, (_, n, _) in enumerate(types):
+                ja, jb = jobs[a], jobs[b]
+                if (ja["sf"] == jb["sf"] <= n and ja["tput"][k] > 0 and jb["tput"][k] > 0
+                        and rng.random() < 0.3):
+                    pairs.append((a, b, k, round(ja["tput"][k] * rng.uniform(0.3, 0.9), 3),
+                                  round(jb["tput"][k] * rng.uniform(0.3, 0.9), 3)))
+    return pairs
+
+
+def allocate(policy, jobs_path, cluster_path, m, k, pairs_path=None, num_pairs=0):
+    cmd = [CLI, "gavel", "allocate", "--policy", policy, "--jobs", jobs_path, "--cluster",
+           cluster_path] + (["--pairs", pairs_path] if pairs_path else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
     lines = out.stdout.splitlines()
     assert lines[0] == "job,type,fraction"
-    x = np.array([float(line.split(",")[2]) for line in lines[1:-1]]).reshape(m, k)
+    values = [float(line.split(",")[2]) for line in lines[1:-1]]
+    x = np.array(values[:m * k]).reshape(m, k)
+    assert len(values) == m * k + num_pairs
+    if pairs_path:
+        return x, np.array(values[m * k:]), float(lines[-1].split()[1].split("=")[1])
     assert lines[-1].startswith("# objective=")
     return x, float(lines[-1].split()[1].split("=")[1])
 
@@ -144,6 +163,7 @@ def allocate(policy, jobs_path, cluster_path, m, k):
 class LinprogTest(unittest.TestCase):
     def test_random_instances(self):
         rng = random.Random(17)
+        self.rng = random.Random(18)
         with tempfile.TemporaryDirectory() as folder:
             for case in range(INSTANCES):
                 types, jobs = make_instance(rng)
@@ -169,6 +189,55 @@ class LinprogTest(unittest.TestCase):
             best = q.max_min(coeff)
             self.assertAlmostEqual(obj, best, delta=1e-6 * max(1, best), msg=policy)
             self.assertGreaterEqual((coeff * x).sum(axis=1).min(), best - 1e-6, policy)
+
+        # Packed max-min: pair variables count in both jobs' rows and once on their type.
+        pairs = make_pairs(self.rng, types, jobs)
+        pairs_path = os.path.join(os.path.dirname(paths[0]), "pairs.csv")
+        with open(pairs_path, "w") as f:
+            f.write("job_a,job_b,type,throughput_a,throughput_b\n")
+            for a, b, kk, ta, tb in pairs:
+                f.write("%s,%s,%s,%r,%r\n" % (jobs[a]["id"], jobs[b]["id"], types[kk][0], ta, tb))
+        teq = (p.T * p.n[None, :] / p.n.sum()).sum(axis=1)
+        scale = p.sf / (p.w * teq)
+        nv = m * k + len(pairs) + 1
+        rows, rhs = [], []
+        for j in range(m):
+            r = np.zeros(nv)
+            r[j * k:(j + 1) * k] = 1
+            for i, (a, b, kk, ta, tb) in enumerate(pairs):
+                if j in (a, b):
+                    r[m * k + i] = 1
+            rows.append(r)
+            rhs.append(1)
+        for kk in range(k):
+            r = np.zeros(nv)
+            for j in range(m):
+                r[j * k + kk] = p.sf[j]
+            for i, (a, b, pk, ta, tb) in enumerate(pairs):
+                if pk == kk:
+                    r[m * k + i] = p.sf[a]
+            rows.append(r)
+            rhs.append(p.n[kk])
+        for j in range(m):
+            r = np.zeros(nv)
+            r[j * k:(j + 1) * k] = -scale[j] * p.T[j]
+            for i, (a, b, kk, ta, tb) in enumerate(pairs):
+                if j == a:
+                    r[m * k + i] = -scale[j] * ta
+                elif j == b:
+                    r[m * k + i] = -scale[j] * tb
+            r[-1] = 1
+            rows.append(r)
+            rhs.append(0)
+        bounds = ([(0, 1 if p.runs[j, kk] else 0) for j in range(m) for kk in range(k)] +
+                  [(0, 1)] * len(pairs) + [(None, None)])
+        c = np.zeros(nv)
+        c[-1] = -1
+        res = linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
+        x, pair_x, obj = allocate("max_min_fairness_packed", *paths, m, k, pairs_path, len(pairs))
+        self.assertAlmostEqual(obj, -res.fun, delta=1e-6 * max(1, -res.fun), msg="packed")
+        self.assertGreaterEqual(obj, Problem(types, jobs).max_min(
+            p.T * scale[:, None]) - 1e-7)  # Packing never loses.
 
         # Max total throughput and throughput per dollar.
         for policy, gain in (("max_throughput", p.T), ("min_cost", p.T / p.cost[None, :])):
