@@ -19,6 +19,8 @@ std::unique_ptr<AllocationPolicy> MakeMinMakespan();
 std::unique_ptr<AllocationPolicy> MakeMaxThroughput(bool per_cost);
 // `perf` false: a seeded random type among those with room; true: the fastest.
 std::unique_ptr<AllocationPolicy> MakeFifo(bool perf, uint64_t seed);
+// Gandiva's random pairing and equal time split (src/gavel/gandiva.cc).
+std::unique_ptr<AllocationPolicy> MakeGandiva(uint64_t seed);
 // AlloX over the oldest max(N, alpha x jobs) jobs (src/gavel/allox.cc).
 std::unique_ptr<AllocationPolicy> MakeAllox(double alpha);
 

@@ -59,6 +59,11 @@ AllocationPolicyRegistry MakeRegistry() {
       });
   add("fifo_perf", "arrival order, each job on its fastest type with room", {},
       [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> { return MakeFifo(true, 0); });
+  add("gandiva",
+      "Gandiva: random pairs (seeded) from --pairs when jobs outnumber GPUs, equal time split",
+      {kSeedOption}, [](ModuleContext& ctx) -> Result<std::unique_ptr<AllocationPolicy>> {
+        return MakeGandiva(static_cast<uint64_t>(ctx.options.Int("seed")));
+      });
   add("allox",
       "AlloX: oldest jobs matched to (GPU, queue position) at least total completion time; "
       "queue heads run",

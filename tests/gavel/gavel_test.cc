@@ -152,6 +152,44 @@ TEST(GavelMaxMin, PackedCoLocatesAPairThatGainsFromIt) {
   EXPECT_FALSE(Validate(p).ok());
 }
 
+TEST(GavelGandiva, PairsOnlyWhenJobsOutnumberGpus) {
+  // One GPU, a and b (1 GPU each) listed as a pair: 2 GPUs asked > 1, so the one draw pairs
+  // them: one combination, x = n / (1 x 1) = 1 co-located.
+  AllocationProblem p = ProblemBuilder().Type("g", 1).Job("a", {1}).Job("b", {1}).Get();
+  p.pairs.push_back({0, 1, 0, 0.8, 0.8});
+  Allocation a = Solve("gandiva", p);
+  EXPECT_EQ(a.objective, 1);
+  EXPECT_EQ(a.pair_x, std::vector<double>{1.0});
+  EXPECT_EQ(a.x[0][0] + a.x[1][0], 0.0);
+  // Two GPUs: the jobs fit, no packing; each gets n / (m sf) = 2 / 2 = 1 alone.
+  p.types[0].gpus = 2;
+  a = Solve("gandiva", p);
+  EXPECT_EQ(a.objective, 0);
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{1.0}, {1.0}}));
+}
+
+TEST(GavelGandiva, TheSeedDrawsThePairs) {
+  // Four jobs on one GPU, every pair listed: the pairs formed depend on the seed only.
+  // Two pairs formed: m = 2 combinations, each 1/2 of the GPU.
+  AllocationProblem p = ProblemBuilder().Type("g", 1).Job("a", {1}).Job("b", {1}).Job("c", {1}).Job("d", {1}).Get();
+  for (int i = 0; i < 4; ++i) {
+    for (int j = i + 1; j < 4; ++j) p.pairs.push_back({i, j, 0, 0.6, 0.6});
+  }
+  std::set<std::vector<double>> seen;
+  for (int seed = 0; seed < 20; ++seed) {
+    const std::map<std::string, std::string> opts = {{"seed", std::to_string(seed)}};
+    const Allocation a = Solve("gandiva", p, opts);
+    EXPECT_EQ(a.pair_x, Solve("gandiva", p, opts).pair_x);
+    if (a.objective == 2) {
+      double total = 0;
+      for (double v : a.pair_x) total += v;
+      EXPECT_NEAR(total, 1.0, 1e-12);  // Two pairs at 1/2 each.
+    }
+    seen.insert(a.pair_x);
+  }
+  EXPECT_GT(seen.size(), 1u);
+}
+
 TEST(GavelThroughput, MaxThroughputFillsEachTypeWithItsBestJob) {
   // Fast: a or b at 4 steps/s; slow: c at 2. Sum 6.
   const Allocation a = Solve("max_throughput", ThreeJobs());
@@ -381,7 +419,7 @@ TEST(GavelCli, PairsFileForThePackedPolicy) {
   o = RunCli("gavel allocate --policy max_min_fairness --jobs " + jobs + " --cluster " + cluster +
              " --pairs " + pairs);
   EXPECT_EQ(o.exit_code, 1);
-  EXPECT_NE(o.output.find("--pairs is read by max_min_fairness_packed only"), std::string::npos);
+  EXPECT_NE(o.output.find("--pairs is read by max_min_fairness_packed and gandiva only"), std::string::npos);
   const std::string bad = WriteTempFile(
       "gavel_bad_pairs.csv", "job_a,job_b,type,throughput_a,throughput_b\na,z,g,0.8,0.8\n");
   o = RunCli("gavel allocate --policy max_min_fairness_packed --jobs " + jobs + " --cluster " +
