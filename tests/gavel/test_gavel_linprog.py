@@ -59,23 +59,30 @@ class Problem:
         self.m, self.k = self.T.shape
         self.runs = (self.T > 0) & (self.sf[:, None] <= self.n[None, :])
 
-    def base(self, extra_vars=0):
-        """A_ub, b_ub and bounds of the shared constraints."""
-        m, k, nv = self.m, self.k, self.m * self.k + extra_vars
+    def base(self, extra_vars=0, pairs=()):
+        """A_ub, b_ub and bounds of the shared constraints. Variables: x, then one per pair
+        (time co-located: in both jobs' rows, sf GPUs on its type), then extra_vars."""
+        m, k, nv = self.m, self.k, self.m * self.k + len(pairs) + extra_vars
         rows, rhs = [], []
         for j in range(m):
             r = np.zeros(nv)
             r[j * k:(j + 1) * k] = 1
+            for i, (a, b, _, _, _) in enumerate(pairs):
+                if j in (a, b):
+                    r[m * k + i] = 1
             rows.append(r)
             rhs.append(1)
         for kk in range(k):
             r = np.zeros(nv)
             for j in range(m):
                 r[j * k + kk] = self.sf[j]
+            for i, (a, _, pk, _, _) in enumerate(pairs):
+                if pk == kk:
+                    r[m * k + i] = self.sf[a]
             rows.append(r)
             rhs.append(self.n[kk])
         bounds = [(0, 1 if self.runs[j, kk] else 0) for j in range(m) for kk in range(k)]
-        return rows, rhs, bounds + [(None, None)] * extra_vars
+        return rows, rhs, bounds + [(0, 1)] * len(pairs) + [(None, None)] * extra_vars
 
     def max_min(self, coeff):
         """max t s.t. sum_k coeff[j, k] x_jk >= t."""
@@ -200,24 +207,7 @@ class LinprogTest(unittest.TestCase):
         teq = (p.T * p.n[None, :] / p.n.sum()).sum(axis=1)
         scale = p.sf / (p.w * teq)
         nv = m * k + len(pairs) + 1
-        rows, rhs = [], []
-        for j in range(m):
-            r = np.zeros(nv)
-            r[j * k:(j + 1) * k] = 1
-            for i, (a, b, kk, ta, tb) in enumerate(pairs):
-                if j in (a, b):
-                    r[m * k + i] = 1
-            rows.append(r)
-            rhs.append(1)
-        for kk in range(k):
-            r = np.zeros(nv)
-            for j in range(m):
-                r[j * k + kk] = p.sf[j]
-            for i, (a, b, pk, ta, tb) in enumerate(pairs):
-                if pk == kk:
-                    r[m * k + i] = p.sf[a]
-            rows.append(r)
-            rhs.append(p.n[kk])
+        rows, rhs, bounds = p.base(1, pairs)
         for j in range(m):
             r = np.zeros(nv)
             r[j * k:(j + 1) * k] = -scale[j] * p.T[j]
@@ -229,8 +219,6 @@ class LinprogTest(unittest.TestCase):
             r[-1] = 1
             rows.append(r)
             rhs.append(0)
-        bounds = ([(0, 1 if p.runs[j, kk] else 0) for j in range(m) for kk in range(k)] +
-                  [(0, 1)] * len(pairs) + [(None, None)])
         c = np.zeros(nv)
         c[-1] = -1
         res = linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
