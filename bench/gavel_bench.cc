@@ -48,7 +48,8 @@ gv::AllocationProblem MakeProblem(int jobs, uint64_t seed, bool table) {
   p.types = {{"v100", per_type, 3.06}, {"p100", per_type, 1.46}, {"k80", per_type, 0.9}};
   for (int j = 0; j < jobs; ++j) {
     gv::AllocJob job;
-    job.id = "j" + std::to_string(j);
+    job.id = "j";  // Appended, not "j" + ...: GCC 12 warns (-Wrestrict) on that falsely.
+    job.id += std::to_string(j);
     const double u = rng.Uniform();
     const int sf_index = u < 0.7 ? 0 : u < 0.8 ? 1 : u < 0.95 ? 2 : 3;
     job.scale_factor = kScaleFactors[sf_index];

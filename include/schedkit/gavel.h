@@ -36,7 +36,8 @@ struct AllocJob {
   double weight = 1;               // w_j > 0 (max-min fairness divides by it).
   double steps_left = 0;           // Needed (> 0) by finish_time_fairness* and min_makespan.
   double time_since_arrival = 0;   // Seconds; finish-time fairness.
-  double isolated_time = 0;        // Seconds the job would have run so far on its isolated share.
+  double isolated_time = 0;        // Seconds the job would have run so far on its isolated
+                                   // share (LoadAllocationProblem: time_since_arrival if absent).
   std::vector<double> throughput;  // T_jk steps/s of the whole job on type k (index of types).
 };
 

@@ -110,7 +110,7 @@ struct BaseLp {
 
   // The solution per job. CLP meets rows within its primal tolerance (1e-7), so a row or a
   // type may be over by that much: such a row, then such a type, is scaled down to fit
-  // exactly (the objective moves by as little).
+  // exactly (the objective moves by as little). Pair variables (packed) are left as solved.
   std::vector<std::vector<double>> X() const {
     const size_t types = p.types.size();
     std::vector<std::vector<double>> xc(classes.size(), std::vector<double>(types, 0.0));
