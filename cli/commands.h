@@ -36,6 +36,10 @@ void AddDagCommands(CLI::App& app, std::vector<Subcommand>& out);
 // Fractional GPU sharing: `schedkit fgd run|policies` (cli/fgd_commands.cc, docs/fgd.md).
 void AddFgdCommands(CLI::App& app, std::vector<Subcommand>& out);
 
+// Gavel's allocation policies: `schedkit gavel allocate|policies` (cli/gavel_commands.cc,
+// docs/gavel.md).
+void AddGavelCommands(CLI::App& app, std::vector<Subcommand>& out);
+
 // `schedkit trace stats` (cli/trace_commands.cc).
 void AddTraceCommands(CLI::App& app, std::vector<Subcommand>& out);
 

@@ -350,6 +350,7 @@ int main(int argc, char** argv) {
   std::vector<sk::cli::Subcommand> area_commands;
   sk::cli::AddDagCommands(app, area_commands);
   sk::cli::AddFgdCommands(app, area_commands);
+  sk::cli::AddGavelCommands(app, area_commands);
   sk::cli::AddTraceCommands(app, area_commands);
   sk::cli::AddPredictCommands(app, area_commands);
   sk::cli::AddRuntimeCommands(app, area_commands);

@@ -68,6 +68,16 @@ void LinearProgram::Flush() {
   }
 }
 
+void LinearProgram::SetRowBounds(int row, double lower, double upper) {
+  const int flushed = model_->numberRows();
+  if (row < flushed) {
+    model_->setRowBounds(row, ToCoin(lower), ToCoin(upper));
+  } else {
+    row_lower_[row - flushed] = ToCoin(lower);
+    row_upper_[row - flushed] = ToCoin(upper);
+  }
+}
+
 LpStatus LinearProgram::Solve() {
   // CLP keeps the basis between calls: after rows are added (new slacks basic) it
   // stays dual feasible, so the dual simplex restarts from it.

@@ -36,6 +36,10 @@ class LinearProgram {
   void AddRow(const std::vector<LpTerm>& terms, double lower, double upper);
 
   LpStatus Solve();
+  // Changes row `row`'s bounds (its index in AddRow order). Allowed before and after
+  // Solve(); the next Solve() warm-starts from the last basis, which stays dual feasible when
+  // only row bounds move (bisections over a right-hand side).
+  void SetRowBounds(int row, double lower, double upper);
   // REQUIRES: the last Solve() returned kOptimal.
   double Value(int var) const;
   double Objective() const;

@@ -1,0 +1,141 @@
+// Gavel's policy family (Narayanan et al., OSDI'20) as allocations over (job, GPU type),
+// issue 17. A policy reads an explicit problem (GPU types with counts and prices, active jobs
+// with their throughput on each type) and returns X[j][k], the fraction of wall time job j
+// should run on type k, with
+//   X >= 0,   sum_k X[j][k] <= 1,   sum_j sf_j X[j][k] <= n_k,
+// and X[j][k] = 0 where the job needs more GPUs than the type has (sf_j > n_k).
+// The LPs are solved with COIN-OR CLP. docs/gavel.md gives every policy's formulation, the
+// input files column by column, and the `schedkit gavel allocate` command.
+//
+// This module knows nothing of the simulator: turning allocations into rounds is
+// SelectRound (the pure core of Gavel's round-based mechanism).
+#ifndef SCHEDKIT_GAVEL_H_
+#define SCHEDKIT_GAVEL_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schedkit/registry.h"
+#include "schedkit/status.h"
+
+namespace schedkit::gavel {
+
+struct GpuType {
+  std::string name;
+  int gpus = 0;                // n_k >= 1.
+  double cost_per_hour = -1;   // Price of one GPU-hour; < 0 = not given (min_cost refuses).
+};
+
+struct AllocJob {
+  std::string id;
+  int scale_factor = 1;            // sf_j: GPUs the job uses at once.
+  double weight = 1;               // w_j > 0 (max-min fairness divides by it).
+  double steps_left = 0;           // Needed (> 0) by finish_time_fairness* and min_makespan.
+  double time_since_arrival = 0;   // Seconds; finish-time fairness.
+  double isolated_time = 0;        // Seconds the job would have run so far on its isolated
+                                   // share (LoadAllocationProblem: time_since_arrival if absent).
+  std::vector<double> throughput;  // T_jk steps/s of the whole job on type k (index of types).
+};
+
+// Two jobs sharing the GPUs of one type (space sharing), with the throughput each gets
+// there (steps/s, measured co-located). Only max_min_fairness_packed reads pairs.
+struct JobPair {
+  int a = 0, b = 0;  // Job indices, a != b, equal scale factors.
+  int type = 0;
+  double throughput_a = 0, throughput_b = 0;
+};
+
+// Jobs are in arrival order (FIFO serves them in that order).
+struct AllocationProblem {
+  std::vector<GpuType> types;
+  std::vector<AllocJob> jobs;
+  std::vector<JobPair> pairs;
+
+  int total_gpus() const;
+  // Returns true iff job j may be given time on type k: sf_j <= n_k and T_jk > 0.
+  bool Runs(int j, int k) const;
+};
+
+// Fails naming the job or type: no types, a type without GPUs, a job whose throughput row
+// does not have one entry per type, a negative or non-finite number, sf < 1, w <= 0, or a job
+// that runs on no type; a pair naming a missing job or type, a job twice, jobs of different
+// scale factors, or a throughput that is negative or not finite. Allocate checks this first.
+Status Validate(const AllocationProblem& problem);
+
+struct Allocation {
+  std::vector<std::vector<double>> x;  // x[j][k], jobs and types in the problem's order.
+  // What the policy optimised, at the returned allocation (docs/gavel.md names each).
+  double objective = 0;
+  int lp_solves = 0;  // LPs solved (bisections solve several); 0 for FIFO.
+  // max_min_fairness_packed: the fraction of time pairs[i] runs co-located; x holds each
+  // job's time alone. Empty for the other policies.
+  std::vector<double> pair_x;
+};
+
+// Reference throughputs shared by the policies.
+// Equal split (Gavel's proportional policy): every job gets n_k / N of its time on type k
+// (N = all GPUs), so Teq_j = sum_k T_jk n_k / N. Max-min fairness "perf" divides by it.
+std::vector<double> EqualSplitThroughputs(const AllocationProblem& problem);
+// Isolated share for finish-time fairness: job j gets 1/m of every type's GPUs (m jobs), as
+// time n_k / (m sf_j) on type k, scaled down when that sums above 1:
+//   xiso_jk = n_k / max(m sf_j, N),  Tiso_j = sum_k T_jk xiso_jk.
+// It is a feasible allocation (IsolatedShare), so the optimum rho is at most its rho.
+std::vector<std::vector<double>> IsolatedShare(const AllocationProblem& problem);
+// rho_j = (time_since_arrival + steps_left / R_j) / (isolated_time + steps_left / Tiso_j),
+// R_j = sum_k T_jk x_jk (infinite where R_j = 0).
+std::vector<double> FinishTimeRatios(const AllocationProblem& problem,
+                                     const std::vector<std::vector<double>>& x);
+
+class AllocationPolicy {
+ public:
+  virtual ~AllocationPolicy() = default;
+  virtual std::string_view Name() const = 0;
+  // REQUIRES: Validate(problem).ok(). Fails when the policy needs a field the problem lacks
+  // (steps, prices) or the solver fails.
+  virtual Result<Allocation> Allocate(const AllocationProblem& problem) const = 0;
+};
+
+using AllocationPolicyRegistry = Registry<AllocationPolicy, ModuleContext>;
+
+// Every built-in (src/gavel/registry.cc lists them).
+const AllocationPolicyRegistry& BuiltinAllocationPolicies();
+
+// Builds `name` with `options` (key=value, validated), validates the problem and allocates.
+Result<Allocation> Allocate(const std::string& name, const AllocationProblem& problem,
+                            const std::map<std::string, std::string>& options = {});
+
+// The files of `schedkit gavel allocate` (docs/gavel.md): a cluster CSV with columns
+// type, gpus[, cost_per_hour] and a jobs CSV with columns job, scale_factor,
+// throughput_<type> for every type, and optionally weight, steps_left, time_since_arrival,
+// isolated_time. Errors name the file, line and field.
+Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
+                                                const std::string& cluster_path);
+// Adds the pairs of a CSV with columns job_a, job_b, type, throughput_a, throughput_b (one
+// line per pair and type; jobs and types named as in `problem`). Errors name file, line, field.
+Status LoadJobPairs(const std::string& path, AllocationProblem* problem);
+
+// --- The pure core of Gavel's round-based mechanism -------------------------------------
+// One round: given each job's allocation x[j][k], the time it has received on each type so
+// far, and the GPUs of each type, which jobs run this round and where. Priority of (j, k) =
+// x_jk / (received_jk / sum_k' received_jk'); a pair with x_jk > 0 never run yet gets
+// x_jk * kNewJobPriority instead (Gavel's boost for new jobs); pairs with x_jk = 0 never run.
+// Pairs are taken by descending priority (ties: larger scale factor first, then larger x_jk,
+// then arrival order, then type order); a job runs on at most one type, and only when its sf
+// GPUs of that type are still free. (Gavel also orders by a deficit; not modelled here.)
+struct RoundInput {
+  std::vector<std::vector<double>> x;         // From an Allocation.
+  std::vector<std::vector<double>> received;  // Seconds job j has run on type k.
+  std::vector<int> scale_factors;             // sf_j.
+  std::vector<int> gpus;                      // n_k.
+};
+inline constexpr double kNewJobPriority = 1e9;
+// Returns, per job, the type it runs on this round or -1. REQUIRES: consistent sizes.
+std::vector<int> SelectRound(const RoundInput& in);
+
+}  // namespace schedkit::gavel
+
+#endif  // SCHEDKIT_GAVEL_H_

@@ -1,0 +1,398 @@
+#include "gavel/lp_policies.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "mechanisms/lp.h"
+#include "workload/csv.h"
+
+namespace schedkit::gavel {
+namespace {
+
+// Bisections stop when the bracket is this small relative to its top.
+constexpr double kRatioTolerance = 1e-6;
+// Gavel's makespan search: T in [100, 1e6] s, stop when 1.05 x lower >= upper; if no T in
+// the window is feasible the window moves up tenfold. We give up past kMaxMakespan.
+constexpr double kMakespanLow = 100;
+constexpr double kMakespanHigh = 1e6;
+constexpr double kMakespanStop = 1.05;
+constexpr double kMaxMakespan = 1e15;
+
+// Jobs that an LP cannot tell apart (same scale factor, weight and throughputs, and with
+// `progress` the same steps and times) form one class. Any optimum can be averaged over a
+// class's members without losing feasibility or objective (the constraints are convex and
+// the objectives symmetric in them), so the LPs solve for one allocation per class: a
+// workload drawn from Gavel's table (83 (job type, scale factor) pairs) has at most 83
+// classes at any size.
+std::vector<std::vector<int>> Classes(const AllocationProblem& p, bool progress) {
+  using Key = std::tuple<int, double, std::vector<double>, double, double, double>;
+  std::map<Key, int> index;
+  std::vector<std::vector<int>> classes;
+  for (int j = 0; j < static_cast<int>(p.jobs.size()); ++j) {
+    const AllocJob& job = p.jobs[j];
+    Key key{job.scale_factor, job.weight, job.throughput, progress ? job.steps_left : 0,
+            progress ? job.time_since_arrival : 0, progress ? job.isolated_time : 0};
+    auto [it, fresh] = index.emplace(std::move(key), static_cast<int>(classes.size()));
+    if (fresh) classes.emplace_back();
+    classes[it->second].push_back(j);
+  }
+  return classes;
+}
+
+std::vector<std::vector<int>> Singletons(const AllocationProblem& p) {
+  std::vector<std::vector<int>> classes(p.jobs.size());
+  for (size_t j = 0; j < p.jobs.size(); ++j) classes[j] = {static_cast<int>(j)};
+  return classes;
+}
+
+// The constraints every policy shares, over classes (x_ck = the allocation of each member of
+// class c), with variables only where the class can run:
+//   x_ck in [0, 1];  sum_k x_ck <= 1 (classes with two or more usable types);
+//   sum_c |c| sf_c x_ck <= n_k.
+// `cost(j, k)` is the objective coefficient of one member j (CLP minimises); the class's
+// variable costs |c| times that.
+struct BaseLp {
+  LinearProgram lp;
+  const AllocationProblem& p;
+  std::vector<std::vector<int>> classes;
+  std::vector<std::vector<int>> var;  // var[c][k], -1 where the class cannot run.
+
+  std::vector<int> pair_var;           // With `packed`: one per problem.pairs entry.
+
+  // `packed`: every job its own class, plus one variable per pair (its time co-located),
+  // counted in both jobs' rows and once (sf GPUs) on its type.
+  template <typename Cost>
+  BaseLp(const AllocationProblem& problem, bool progress, Cost cost, bool packed = false)
+      : p(problem),
+        classes(packed ? Singletons(problem) : Classes(problem, progress)),
+        var(classes.size()) {
+    const int types = static_cast<int>(p.types.size());
+    std::vector<std::vector<LpTerm>> per_type(types), rows(classes.size());
+    for (size_t c = 0; c < classes.size(); ++c) {
+      const int j = classes[c][0];
+      const double members = static_cast<double>(classes[c].size());
+      var[c].assign(types, -1);
+      for (int k = 0; k < types; ++k) {
+        if (!p.Runs(j, k)) continue;
+        var[c][k] = lp.AddVariable(0, 1, members * cost(j, k));
+        rows[c].push_back({var[c][k], 1.0});
+        per_type[k].push_back({var[c][k], members * p.jobs[j].scale_factor});
+      }
+    }
+    if (packed) {
+      for (const JobPair& pair : p.pairs) {
+        pair_var.push_back(lp.AddVariable(0, 1, 0));
+        rows[pair.a].push_back({pair_var.back(), 1.0});
+        rows[pair.b].push_back({pair_var.back(), 1.0});
+        per_type[pair.type].push_back(
+            {pair_var.back(), static_cast<double>(p.jobs[pair.a].scale_factor)});
+      }
+    }
+    for (const std::vector<LpTerm>& row : rows) {
+      if (row.size() > 1) lp.AddRow(row, -kLpInfinity, 1);
+    }
+    for (int k = 0; k < types; ++k) {
+      if (!per_type[k].empty()) lp.AddRow(per_type[k], -kLpInfinity, p.types[k].gpus);
+    }
+  }
+
+  // sum_k coeff(j, k) x_ck as row terms, j = the class's first member.
+  template <typename Coeff>
+  std::vector<LpTerm> ClassTerms(int c, Coeff coeff) const {
+    std::vector<LpTerm> terms;
+    for (int k = 0; k < static_cast<int>(var[c].size()); ++k) {
+      if (var[c][k] >= 0) terms.push_back({var[c][k], coeff(classes[c][0], k)});
+    }
+    return terms;
+  }
+
+  // The solution per job. CLP meets rows within its primal tolerance (1e-7), so a row or a
+  // type may be over by that much: such a row, then such a type, is scaled down to fit
+  // exactly (the objective moves by as little). Pair variables (packed) are left as solved.
+  std::vector<std::vector<double>> X() const {
+    const size_t types = p.types.size();
+    std::vector<std::vector<double>> xc(classes.size(), std::vector<double>(types, 0.0));
+    std::vector<double> used(types, 0.0);
+    for (size_t c = 0; c < classes.size(); ++c) {
+      double row = 0;
+      for (size_t k = 0; k < types; ++k) {
+        if (var[c][k] >= 0) xc[c][k] = std::clamp(lp.Value(var[c][k]), 0.0, 1.0);
+        row += xc[c][k];
+      }
+      if (row > 1) {
+        for (double& v : xc[c]) v /= row;
+      }
+      const double gpus = static_cast<double>(classes[c].size()) * p.jobs[classes[c][0]].scale_factor;
+      for (size_t k = 0; k < types; ++k) used[k] += gpus * xc[c][k];
+    }
+    std::vector<std::vector<double>> x(p.jobs.size());
+    for (size_t c = 0; c < classes.size(); ++c) {
+      for (size_t k = 0; k < types; ++k) {
+        if (used[k] > p.types[k].gpus) xc[c][k] *= p.types[k].gpus / used[k];
+      }
+      for (int j : classes[c]) x[j] = xc[c];
+    }
+    return x;
+  }
+};
+
+Status SolverFailed(std::string_view policy, LpStatus st) {
+  return Status::Internal(std::string(policy) + ": the LP solver did not reach an optimum (status " +
+                          std::to_string(static_cast<int>(st)) + ")");
+}
+
+Status NeedSteps(const AllocationProblem& p, std::string_view policy) {
+  for (const AllocJob& job : p.jobs) {
+    if (!(job.steps_left > 0)) {
+      return Status::InvalidArgument(std::string(policy) + ": job " + Quoted(job.id) +
+                                     ": steps_left must be > 0");
+    }
+  }
+  return Status::Ok();
+}
+
+Allocation Empty(const AllocationProblem& p) {
+  Allocation a;
+  a.x.assign(p.jobs.size(), std::vector<double>(p.types.size(), 0.0));
+  return a;
+}
+
+// Base LP plus one row per job, R_j = sum_k T_jk x_jk >= floor_j, and no objective: the
+// feasibility problem of the makespan and finish-time-fairness bisections. Only the floors
+// move between solves, so each re-solve warm-starts from the last basis.
+class ThroughputFloorLp {
+ public:
+  explicit ThroughputFloorLp(const AllocationProblem& p)
+      : base_(p, /*progress=*/true, [](int, int) { return 0.0; }) {
+    for (int c = 0; c < static_cast<int>(base_.classes.size()); ++c) {
+      rows_.push_back(base_.lp.rows());
+      base_.lp.AddRow(base_.ClassTerms(c, [&](int j, int k) { return p.jobs[j].throughput[k]; }),
+                      0, kLpInfinity);
+    }
+  }
+
+  // Returns true iff an allocation gives every job j at least floors[j] steps/s.
+  // REQUIRES: members of a class have equal floors (floors depend only on the class key).
+  bool Feasible(const std::vector<double>& floors) {
+    for (size_t c = 0; c < rows_.size(); ++c) {
+      base_.lp.SetRowBounds(rows_[c], floors[base_.classes[c][0]], kLpInfinity);
+    }
+    ++solves_;
+    return base_.lp.Solve() == LpStatus::kOptimal;
+  }
+  // REQUIRES: the last Feasible() returned true.
+  std::vector<std::vector<double>> X() const { return base_.X(); }
+  int solves() const { return solves_; }
+
+ private:
+  BaseLp base_;
+  std::vector<int> rows_;
+  int solves_ = 0;
+};
+
+class MaxMinFairness : public AllocationPolicy {
+ public:
+  // `packed` (perf only): pairs of jobs may also share GPUs, each at its co-located throughput.
+  MaxMinFairness(bool perf, bool packed) : perf_(perf), packed_(packed) {}
+  std::string_view Name() const override {
+    return packed_ ? "max_min_fairness_packed"
+                   : perf_ ? "max_min_fairness_perf" : "max_min_fairness";
+  }
+
+  // maximise t  s.t.  (sf_j / w_j) R_j / Teq_j >= t  for every job j, where R_j also counts
+  // the time j runs co-located at its pair throughput.
+  Result<Allocation> Allocate(const AllocationProblem& problem) const override {
+    if (problem.jobs.empty()) return Empty(problem);
+    const AllocationProblem p = perf_ ? problem : Agnostic(problem);
+    const std::vector<double> teq = EqualSplitThroughputs(p);
+    auto scale = [&](int j) {
+      return p.jobs[j].scale_factor / (p.jobs[j].weight * teq[j]);
+    };
+    BaseLp base(p, /*progress=*/false, [](int, int) { return 0.0; }, packed_);
+    const int t = base.lp.AddVariable(0, kLpInfinity, -1);
+    std::vector<std::vector<LpTerm>> rows(base.classes.size());
+    for (int c = 0; c < static_cast<int>(base.classes.size()); ++c) {
+      rows[c] = base.ClassTerms(c, [&](int j, int k) { return scale(j) * p.jobs[j].throughput[k]; });
+    }
+    for (size_t i = 0; i < base.pair_var.size(); ++i) {
+      const JobPair& pair = p.pairs[i];
+      rows[pair.a].push_back({base.pair_var[i], scale(pair.a) * pair.throughput_a});
+      rows[pair.b].push_back({base.pair_var[i], scale(pair.b) * pair.throughput_b});
+    }
+    for (std::vector<LpTerm>& row : rows) {
+      row.push_back({t, -1.0});
+      base.lp.AddRow(row, 0, kLpInfinity);
+    }
+    const LpStatus st = base.lp.Solve();
+    if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
+    Allocation a;
+    a.x = base.X();
+    for (int v : base.pair_var) a.pair_x.push_back(std::clamp(base.lp.Value(v), 0.0, 1.0));
+    a.objective = base.lp.Value(t);
+    a.lp_solves = 1;
+    return a;
+  }
+
+ private:
+  bool perf_;
+  bool packed_;
+};
+
+class FinishTimeFairness : public AllocationPolicy {
+ public:
+  explicit FinishTimeFairness(bool perf) : perf_(perf) {}
+  std::string_view Name() const override {
+    return perf_ ? "finish_time_fairness_perf" : "finish_time_fairness";
+  }
+
+  // minimise max_j rho_j(x). rho_j = (a_j + s_j / R_j) / D_j is linear-fractional in x, and a
+  // maximum of several such ratios is not one LP; but rho_j <= r is the linear row
+  // R_j >= s_j / (r D_j - a_j) once r is fixed, so r is bisected over LP feasibility.
+  Result<Allocation> Allocate(const AllocationProblem& problem) const override {
+    if (Status s = NeedSteps(problem, Name()); !s.ok()) return s;
+    if (problem.jobs.empty()) return Empty(problem);
+    const AllocationProblem p = perf_ ? problem : Agnostic(problem);
+    const size_t m = p.jobs.size();
+    // D_j: the finish time on the isolated share.
+    const std::vector<std::vector<double>> iso = IsolatedShare(p);
+    std::vector<double> d(m);
+    double lo = 0;
+    for (size_t j = 0; j < m; ++j) {
+      const AllocJob& job = p.jobs[j];
+      double iso_rate = 0, best = 0;
+      for (size_t k = 0; k < p.types.size(); ++k) {
+        iso_rate += job.throughput[k] * iso[j][k];
+        if (p.Runs(static_cast<int>(j), static_cast<int>(k))) best = std::max(best, job.throughput[k]);
+      }
+      d[j] = job.isolated_time + job.steps_left / iso_rate;
+      // No allocation beats the job running all the time on its fastest type.
+      lo = std::max(lo, (job.time_since_arrival + job.steps_left / best) / d[j]);
+    }
+    // The isolated share is feasible: the bracket's top.
+    Allocation a;
+    a.x = iso;
+    const std::vector<double> rho_iso = FinishTimeRatios(p, iso);
+    double hi = *std::max_element(rho_iso.begin(), rho_iso.end());
+    ThroughputFloorLp lp(p);
+    std::vector<double> floors(m);
+    while (hi - lo > kRatioTolerance * hi) {
+      const double r = 0.5 * (lo + hi);
+      for (size_t j = 0; j < m; ++j) {
+        floors[j] = p.jobs[j].steps_left / (r * d[j] - p.jobs[j].time_since_arrival);
+      }
+      if (lp.Feasible(floors)) {
+        hi = r;
+        a.x = lp.X();
+      } else {
+        lo = r;
+      }
+    }
+    const std::vector<double> rho = FinishTimeRatios(p, a.x);
+    a.objective = *std::max_element(rho.begin(), rho.end());
+    a.lp_solves = lp.solves();
+    return a;
+  }
+
+ private:
+  bool perf_;
+};
+
+class MinMakespan : public AllocationPolicy {
+ public:
+  std::string_view Name() const override { return "min_makespan"; }
+
+  // The smallest T (Gavel's bisection) such that every job can finish within T:
+  // sum_k T_jk x_jk >= s_j / T.
+  Result<Allocation> Allocate(const AllocationProblem& p) const override {
+    if (Status s = NeedSteps(p, Name()); !s.ok()) return s;
+    if (p.jobs.empty()) return Empty(p);
+    ThroughputFloorLp lp(p);
+    std::vector<double> floors(p.jobs.size());
+    Allocation a;
+    bool found = false;
+    for (double low = kMakespanLow, high = kMakespanHigh; !found; low = high, high *= 10) {
+      if (low >= kMaxMakespan) {
+        return Status::InvalidArgument("min_makespan: no allocation finishes every job within " +
+                                       workload::FormatDouble(kMaxMakespan) + " s");
+      }
+      double lower = low, upper = high;
+      while (kMakespanStop * lower < upper) {
+        const double t = 0.5 * (lower + upper);
+        for (size_t j = 0; j < p.jobs.size(); ++j) floors[j] = p.jobs[j].steps_left / t;
+        if (lp.Feasible(floors)) {
+          a.x = lp.X();
+          a.objective = t;
+          found = true;
+          upper = t;
+        } else {
+          lower = t;
+        }
+      }
+    }
+    a.lp_solves = lp.solves();
+    return a;
+  }
+};
+
+class MaxThroughput : public AllocationPolicy {
+ public:
+  explicit MaxThroughput(bool per_cost) : per_cost_(per_cost) {}
+  std::string_view Name() const override { return per_cost_ ? "min_cost" : "max_throughput"; }
+
+  // maximise sum_jk T_jk x_jk / c_k (c_k = 1 for max_throughput).
+  Result<Allocation> Allocate(const AllocationProblem& p) const override {
+    if (per_cost_) {
+      for (const GpuType& t : p.types) {
+        if (!(t.cost_per_hour > 0)) {
+          return Status::InvalidArgument("min_cost: GPU type " + Quoted(t.name) +
+                                         " needs a cost_per_hour > 0");
+        }
+      }
+    }
+    if (p.jobs.empty()) return Empty(p);
+    auto gain = [&](int j, int k) {
+      return p.jobs[j].throughput[k] / (per_cost_ ? p.types[k].cost_per_hour : 1.0);
+    };
+    BaseLp base(p, /*progress=*/false, [&](int j, int k) { return -gain(j, k); });
+    const LpStatus st = base.lp.Solve();
+    if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
+    Allocation a;
+    a.x = base.X();
+    for (size_t j = 0; j < p.jobs.size(); ++j) {
+      for (size_t k = 0; k < p.types.size(); ++k) a.objective += gain(j, k) * a.x[j][k];
+    }
+    a.lp_solves = 1;
+    return a;
+  }
+
+ private:
+  bool per_cost_;
+};
+
+}  // namespace
+
+AllocationProblem Agnostic(const AllocationProblem& problem) {
+  AllocationProblem p = problem;
+  for (AllocJob& job : p.jobs) {
+    for (double& t : job.throughput) t = t > 0 ? 1.0 : 0.0;
+  }
+  return p;
+}
+
+std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf) {
+  return std::make_unique<MaxMinFairness>(perf, false);
+}
+std::unique_ptr<AllocationPolicy> MakeMaxMinFairnessPacked() {
+  return std::make_unique<MaxMinFairness>(true, true);
+}
+std::unique_ptr<AllocationPolicy> MakeFinishTimeFairness(bool perf) {
+  return std::make_unique<FinishTimeFairness>(perf);
+}
+std::unique_ptr<AllocationPolicy> MakeMinMakespan() { return std::make_unique<MinMakespan>(); }
+std::unique_ptr<AllocationPolicy> MakeMaxThroughput(bool per_cost) {
+  return std::make_unique<MaxThroughput>(per_cost);
+}
+
+}  // namespace schedkit::gavel

@@ -1,0 +1,105 @@
+// Every built-in allocation policy, listed once.
+#include <cstdio>
+#include <cstdlib>
+
+#include "gavel/lp_policies.h"
+
+namespace schedkit::gavel {
+namespace {
+
+using Entry = AllocationPolicyRegistry::Entry;
+using Factory = decltype(Entry::factory);
+
+Factory Fixed(std::unique_ptr<AllocationPolicy> (*make)(bool), bool flag) {
+  return [make, flag](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> {
+    return make(flag);
+  };
+}
+
+const OptionSpec kSeedOption{"seed", OptionSpec::Type::kInt, "0",
+                             "seed of the random type choice"};
+
+AllocationPolicyRegistry MakeRegistry() {
+  AllocationPolicyRegistry r;
+  auto add = [&r](std::string name, std::string description, std::vector<OptionSpec> options,
+                  Factory factory) {
+    Entry e;
+    e.name = std::move(name);
+    e.description = std::move(description);
+    e.options = std::move(options);
+    e.factory = std::move(factory);
+    if (Status s = r.Register(std::move(e)); !s.ok()) {
+      std::fprintf(stderr, "schedkit: %s\n", s.message().c_str());
+      std::abort();
+    }
+  };
+  add("max_min_fairness", "LAS: max-min of scale-factor-weighted time share (throughputs read as 1)",
+      {}, Fixed(MakeMaxMinFairness, false));
+  add("max_min_fairness_perf",
+      "LAS, heterogeneity-aware: max-min of throughput over the equal-split throughput", {},
+      Fixed(MakeMaxMinFairness, true));
+  add("max_min_fairness_packed",
+      "max_min_fairness_perf where the problem's pairs may also share GPUs (--pairs)", {},
+      [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> {
+        return MakeMaxMinFairnessPacked();
+      });
+  add("finish_time_fairness", "minimise the worst finish-time ratio rho (throughputs read as 1)",
+      {}, Fixed(MakeFinishTimeFairness, false));
+  add("finish_time_fairness_perf", "minimise the worst finish-time ratio rho", {},
+      Fixed(MakeFinishTimeFairness, true));
+  add("min_makespan", "smallest T (Gavel's bisection) in which every job can finish", {},
+      [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> { return MakeMinMakespan(); });
+  add("max_throughput", "maximise the summed throughput (steps/s)", {},
+      Fixed(MakeMaxThroughput, false));
+  add("min_cost", "maximise the summed throughput per dollar (throughput / cost_per_hour)", {},
+      Fixed(MakeMaxThroughput, true));
+  add("fifo", "arrival order, each job on a random type with room (seeded)", {kSeedOption},
+      [](ModuleContext& ctx) -> Result<std::unique_ptr<AllocationPolicy>> {
+        return MakeFifo(false, static_cast<uint64_t>(ctx.options.Int("seed")));
+      });
+  add("fifo_perf", "arrival order, each job on its fastest type with room", {},
+      [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> { return MakeFifo(true, 0); });
+  add("gandiva",
+      "Gandiva: random pairs (seeded) from --pairs when jobs outnumber GPUs, equal time split",
+      {kSeedOption}, [](ModuleContext& ctx) -> Result<std::unique_ptr<AllocationPolicy>> {
+        return MakeGandiva(static_cast<uint64_t>(ctx.options.Int("seed")));
+      });
+  add("allox",
+      "AlloX: oldest jobs matched to (GPU, queue position) at least total completion time; "
+      "queue heads run",
+      {{"alpha", OptionSpec::Type::kDouble, "0.3",
+        "share of waiting jobs considered (at least one per GPU)"}},
+      [](ModuleContext& ctx) -> Result<std::unique_ptr<AllocationPolicy>> {
+        const double alpha = ctx.options.Double("alpha");
+        if (!(alpha > 0 && alpha <= 1)) {
+          return Status::InvalidArgument("allox: option 'alpha' must be in (0, 1]");
+        }
+        return MakeAllox(alpha);
+      });
+  return r;
+}
+
+}  // namespace
+
+const AllocationPolicyRegistry& BuiltinAllocationPolicies() {
+  static const AllocationPolicyRegistry* registry = new AllocationPolicyRegistry(MakeRegistry());
+  return *registry;
+}
+
+Result<Allocation> Allocate(const std::string& name, const AllocationProblem& problem,
+                            const std::map<std::string, std::string>& options) {
+  const Entry* entry = BuiltinAllocationPolicies().Find(name);
+  if (entry == nullptr) {
+    return Status::NotFound("unknown allocation policy " + Quoted(name) + " (known: " +
+                            BuiltinAllocationPolicies().Names() + ")");
+  }
+  Result<OptionValues> values = OptionValues::Parse(name, entry->options, options);
+  if (!values.ok()) return values.status();
+  ModuleContext ctx{*values};
+  Result<std::unique_ptr<AllocationPolicy>> policy = entry->factory(ctx);
+  if (!policy.ok()) return policy.status();
+  if (Status s = Validate(problem); !s.ok()) return s;
+  return (*policy)->Allocate(problem);
+}
+
+}  // namespace schedkit::gavel

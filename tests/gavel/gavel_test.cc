@@ -1,0 +1,510 @@
+// Gavel's allocation policies on small cases whose optimum is worked out by hand (issue 17),
+// the `schedkit gavel allocate` command on the same cases, bad input, and the round
+// selection core.
+#include "schedkit/gavel.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "cli_runner.h"
+#include "test_files.h"
+
+namespace schedkit::gavel {
+namespace {
+
+using schedkit::testing::Lines;
+using schedkit::testing::RunCli;
+using schedkit::testing::WriteTempFile;
+
+// Fluent builders for problems.
+struct ProblemBuilder {
+  AllocationProblem p;
+  ProblemBuilder& Type(std::string name, int gpus, double cost = -1) {
+    p.types.push_back({std::move(name), gpus, cost});
+    return *this;
+  }
+  ProblemBuilder& Job(std::string id, std::vector<double> tput, int sf = 1, double steps = 0,
+                      double weight = 1) {
+    AllocJob j;
+    j.id = std::move(id);
+    j.throughput = std::move(tput);
+    j.scale_factor = sf;
+    j.steps_left = steps;
+    j.weight = weight;
+    p.jobs.push_back(std::move(j));
+    return *this;
+  }
+  AllocationProblem Get() const { return p; }
+};
+
+// The constraints every allocation must meet.
+void ExpectFeasible(const AllocationProblem& p, const Allocation& a) {
+  ASSERT_EQ(a.x.size(), p.jobs.size());
+  std::vector<double> used(p.types.size(), 0.0);
+  for (size_t j = 0; j < p.jobs.size(); ++j) {
+    double row = 0;
+    for (size_t k = 0; k < p.types.size(); ++k) {
+      EXPECT_GE(a.x[j][k], 0.0);
+      if (!p.Runs(static_cast<int>(j), static_cast<int>(k))) {
+        EXPECT_EQ(a.x[j][k], 0.0);
+      }
+      row += a.x[j][k];
+      used[k] += p.jobs[j].scale_factor * a.x[j][k];
+    }
+    EXPECT_LE(row, 1 + 1e-9) << p.jobs[j].id;
+  }
+  for (size_t k = 0; k < p.types.size(); ++k) EXPECT_LE(used[k], p.types[k].gpus + 1e-9);
+}
+
+Allocation Solve(const std::string& policy, const AllocationProblem& p,
+               const std::map<std::string, std::string>& opts = {}) {
+  Result<Allocation> a = Allocate(policy, p, opts);
+  EXPECT_TRUE(a.ok()) << policy << ": " << (a.ok() ? "" : a.status().message());
+  if (!a.ok()) return {};
+  ExpectFeasible(p, *a);
+  return *a;
+}
+
+// Two single GPUs, fast and slow; a and b run 4x faster on fast, c the same on both.
+//   Teq (equal split n_k/N = 1/2 each): a, b: (4+1)/2 = 2.5; c: (2+2)/2 = 2.
+AllocationProblem ThreeJobs(double steps = 1000) {
+  return ProblemBuilder()
+      .Type("fast", 1, 3)
+      .Type("slow", 1, 1)
+      .Job("a", {4, 1}, 1, steps)
+      .Job("b", {4, 1}, 1, steps)
+      .Job("c", {2, 2}, 1, steps)
+      .Get();
+}
+
+TEST(GavelMaxMin, AgnosticSharesTimeEqually) {
+  // All throughputs read as 1: maximise t with each job's total time >= t and two GPUs of
+  // time in all, so 3t <= 2: t = 2/3.
+  const Allocation a = Solve("max_min_fairness", ThreeJobs());
+  EXPECT_NEAR(a.objective, 2.0 / 3, 1e-9);
+  for (int j = 0; j < 3; ++j) EXPECT_NEAR(a.x[j][0] + a.x[j][1], 2.0 / 3, 1e-9);
+}
+
+TEST(GavelMaxMin, WeightsDivideTheShare) {
+  // c has weight 2: maximise min(ta, tb, tc / 2) with ta + tb + tc <= 2: ta = tb = t,
+  // tc = 2t, 4t = 2: t = 1/2 (and c's full time, 1, respects its row).
+  AllocationProblem p = ThreeJobs();
+  p.jobs[2].weight = 2;
+  const Allocation a = Solve("max_min_fairness", p);
+  EXPECT_NEAR(a.objective, 0.5, 1e-9);
+  EXPECT_NEAR(a.x[2][0] + a.x[2][1], 1.0, 1e-9);
+}
+
+TEST(GavelMaxMin, PerfSendsEachJobWhereItGainsMost) {
+  // v_a = (4 xa_f + xa_s) / 2.5, v_b alike, v_c = xc_f + xc_s. a and b gain 4x on fast, c
+  // nothing, so a and b split fast (1/2 each) and also take u of slow, c the rest of slow:
+  //   (2 + u) / 2.5 = 1 - 2u  ->  u = 1/12,  t = 5/6.
+  // Dual check: weights 5/12 on a and b, 1/6 on c, prices fast 1.6 x 5/12 = 2/3 and slow
+  // 1/6 bound the optimum by 2/3 + 1/6 = 5/6.
+  const Allocation a = Solve("max_min_fairness_perf", ThreeJobs());
+  EXPECT_NEAR(a.objective, 5.0 / 6, 1e-9);
+  EXPECT_NEAR(a.x[0][0] + a.x[1][0], 1.0, 1e-9);  // Fast is all a and b.
+  EXPECT_NEAR(a.x[2][1], 5.0 / 6, 1e-9);           // c: 1 - 2u of slow.
+  EXPECT_NEAR(a.x[2][0], 0.0, 1e-9);
+  // a and b cannot be told apart: they are solved as one class and get the same share.
+  EXPECT_EQ(a.x[0], a.x[1]);
+  EXPECT_NEAR(a.x[0][0], 0.5, 1e-9);
+  EXPECT_NEAR(a.x[0][1], 1.0 / 12, 1e-9);
+}
+
+TEST(GavelMaxMin, MultiGpuJobsCountTheirGpus) {
+  // Types big (2 GPUs) and one (1 GPU); d needs 2 GPUs so runs on big only (x_d,one = 0
+  // though the capacity row alone would allow 0.5). Agnostic objective (sf/w) * time:
+  // v_d = 2 x_d, v_e = t_e, v_f = t_f. e and f can take one GPU each (t = 1, their rows'
+  // cap), leaving big with 1 free GPU of time for d: 2 x_d <= 1, v_d = 1. Optimum 1.
+  const AllocationProblem p = ProblemBuilder()
+                                  .Type("big", 2)
+                                  .Type("one", 1)
+                                  .Job("d", {1, 1}, 2)
+                                  .Job("e", {1, 1})
+                                  .Job("f", {1, 1})
+                                  .Get();
+  const Allocation a = Solve("max_min_fairness", p);
+  EXPECT_NEAR(a.objective, 1.0, 1e-9);
+  EXPECT_EQ(a.x[0][1], 0.0);
+}
+
+TEST(GavelMaxMin, PackedCoLocatesAPairThatGainsFromIt) {
+  // One GPU, a and b at 1 step/s alone (Teq = 1). Alone they split it: t = 1/2. Co-located
+  // at 0.8 steps/s each: with pair time p and time alone q each (2q + p <= 1),
+  // t = q + 0.8 p = 1/2 + 0.3 p, so p = 1 and t = 0.8.
+  AllocationProblem p = ProblemBuilder().Type("g", 1).Job("a", {1}).Job("b", {1}).Get();
+  p.pairs.push_back({0, 1, 0, 0.8, 0.8});
+  Allocation a = Solve("max_min_fairness_packed", p);
+  EXPECT_NEAR(a.objective, 0.8, 1e-9);
+  ASSERT_EQ(a.pair_x.size(), 1u);
+  EXPECT_NEAR(a.pair_x[0], 1, 1e-9);
+  // At 0.4 each co-location loses (t = 1/2 - 0.1 p): p = 0, t = 1/2, as unpacked.
+  p.pairs[0].throughput_a = p.pairs[0].throughput_b = 0.4;
+  a = Solve("max_min_fairness_packed", p);
+  EXPECT_NEAR(a.objective, 0.5, 1e-9);
+  EXPECT_NEAR(a.pair_x[0], 0, 1e-9);
+  // Pairs of jobs with different scale factors are refused.
+  p.types[0].gpus = 2;
+  p.jobs[1].scale_factor = 2;
+  EXPECT_FALSE(Validate(p).ok());
+}
+
+TEST(GavelGandiva, PairsOnlyWhenJobsOutnumberGpus) {
+  // One GPU, a and b (1 GPU each) listed as a pair: 2 GPUs asked > 1, so the one draw pairs
+  // them: one combination, x = n / (1 x 1) = 1 co-located.
+  AllocationProblem p = ProblemBuilder().Type("g", 1).Job("a", {1}).Job("b", {1}).Get();
+  p.pairs.push_back({0, 1, 0, 0.8, 0.8});
+  Allocation a = Solve("gandiva", p);
+  EXPECT_EQ(a.objective, 1);
+  EXPECT_EQ(a.pair_x, std::vector<double>{1.0});
+  EXPECT_EQ(a.x[0][0] + a.x[1][0], 0.0);
+  // Two GPUs: the jobs fit, no packing; each gets n / (m sf) = 2 / 2 = 1 alone.
+  p.types[0].gpus = 2;
+  a = Solve("gandiva", p);
+  EXPECT_EQ(a.objective, 0);
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{1.0}, {1.0}}));
+}
+
+TEST(GavelGandiva, TheSeedDrawsThePairs) {
+  // Four jobs on one GPU, every pair listed: the pairs formed depend on the seed only.
+  // Two pairs formed: m = 2 combinations, each 1/2 of the GPU.
+  AllocationProblem p = ProblemBuilder().Type("g", 1).Job("a", {1}).Job("b", {1}).Job("c", {1}).Job("d", {1}).Get();
+  for (int i = 0; i < 4; ++i) {
+    for (int j = i + 1; j < 4; ++j) p.pairs.push_back({i, j, 0, 0.6, 0.6});
+  }
+  std::set<std::vector<double>> seen;
+  for (int seed = 0; seed < 20; ++seed) {
+    const std::map<std::string, std::string> opts = {{"seed", std::to_string(seed)}};
+    const Allocation a = Solve("gandiva", p, opts);
+    EXPECT_EQ(a.pair_x, Solve("gandiva", p, opts).pair_x);
+    if (a.objective == 2) {
+      double total = 0;
+      for (double v : a.pair_x) total += v;
+      EXPECT_NEAR(total, 1.0, 1e-12);  // Two pairs at 1/2 each.
+    }
+    seen.insert(a.pair_x);
+  }
+  EXPECT_GT(seen.size(), 1u);
+}
+
+TEST(GavelThroughput, MaxThroughputFillsEachTypeWithItsBestJob) {
+  // Fast: a or b at 4 steps/s; slow: c at 2. Sum 6.
+  const Allocation a = Solve("max_throughput", ThreeJobs());
+  EXPECT_NEAR(a.objective, 6, 1e-9);
+  EXPECT_NEAR(a.x[2][1], 1, 1e-9);
+}
+
+TEST(GavelThroughput, MinCostDividesByThePrice) {
+  // Gains T / cost (fast costs 3, slow 1): fast: a, b 4/3, c 2/3; slow: a, b 1, c 2.
+  // Fast to a or b (4/3), slow to c (2): 10/3.
+  const Allocation a = Solve("min_cost", ThreeJobs());
+  EXPECT_NEAR(a.objective, 10.0 / 3, 1e-9);
+  EXPECT_NEAR(a.x[2][1], 1, 1e-9);
+  // Without prices min_cost refuses.
+  AllocationProblem p = ThreeJobs();
+  p.types[0].cost_per_hour = -1;
+  const Result<Allocation> r = Allocate("min_cost", p);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cost_per_hour"), std::string::npos);
+}
+
+TEST(GavelFinishTime, IsolatedShareHasRhoOne) {
+  // With isolated_time = time_since_arrival every job's rho on the isolated share is 1.
+  AllocationProblem p = ThreeJobs();
+  for (AllocJob& j : p.jobs) j.time_since_arrival = j.isolated_time = 500;
+  for (double rho : FinishTimeRatios(p, IsolatedShare(p))) EXPECT_NEAR(rho, 1, 1e-12);
+  // m = 3 jobs > N = 2 GPUs: xiso = n_k / 3 on each type.
+  EXPECT_NEAR(IsolatedShare(p)[0][0], 1.0 / 3, 1e-12);
+}
+
+TEST(GavelFinishTime, PerfMinimisesTheWorstRatio) {
+  // Steps 1000 each, nothing run yet. xiso = 1/3 per type: Tiso_a = 5/3, Tiso_c = 4/3,
+  // D_a = 600 s, D_c = 750 s; rho_a = (5/3) / R_a, rho_c = (4/3) / R_c. Minimising the
+  // worst rho = maximising min(0.6 R_a, 0.6 R_b, 0.75 R_c): with the max-min structure
+  // above, R_a = 2 + u, R_c = 2 (1 - 2u): 0.6 (2 + u) = 0.75 (2 - 4u) -> u = 1/12,
+  // value 1.25, rho* = 0.8.
+  const Allocation a = Solve("finish_time_fairness_perf", ThreeJobs());
+  EXPECT_NEAR(a.objective, 0.8, 1e-5);
+  EXPECT_GE(a.objective, 0.8 - 1e-9);
+  EXPECT_GT(a.lp_solves, 5);  // A bisection.
+}
+
+TEST(GavelFinishTime, AgnosticReadsThroughputsAsOne) {
+  // T = 1: Tiso = 2/3, D = 1500 s, rho = (2/3) / R_j, and 3 R <= 2: rho* = 1.
+  const Allocation a = Solve("finish_time_fairness", ThreeJobs());
+  EXPECT_NEAR(a.objective, 1, 1e-5);
+}
+
+TEST(GavelFinishTime, NeedsSteps) {
+  const Result<Allocation> r = Allocate("finish_time_fairness_perf", ThreeJobs(0));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("steps_left must be > 0"), std::string::npos);
+}
+
+// a: 7200 steps at 2/s on fast; b: 3600 steps at 1/s anywhere. The optimum makespan is 3600 s
+// (a's fastest rate bounds it; a on fast and b on slow meet it).
+AllocationProblem TwoJobs() {
+  return ProblemBuilder().Type("fast", 1).Type("slow", 1).Job("a", {2, 1}, 1, 7200).Job("b", {1, 1}, 1, 3600).Get();
+}
+
+TEST(GavelMakespan, GavelsBisection) {
+  // Feasible iff T >= 3600. Midpoints from [100, 1e6]: 500050, 250075, ..., 4005.859375
+  // feasible, 2052.9..., 3029.39..., 3517.62... infeasible, 3761.74... and 3639.68505859375
+  // feasible; then 1.05 x 3517.62 >= 3639.69 stops it.
+  const Allocation a = Solve("min_makespan", TwoJobs());
+  EXPECT_DOUBLE_EQ(a.objective, 3639.68505859375);
+  EXPECT_GE(2 * a.x[0][0] + a.x[0][1], 7200 / a.objective - 1e-9);
+  EXPECT_GE(a.x[1][0] + a.x[1][1], 3600 / a.objective - 1e-9);
+}
+
+TEST(GavelMakespan, WindowMovesUpWhenNothingFits) {
+  // 9e6 steps at 1 step/s: nothing in [100, 1e6] is feasible, so the window moves to
+  // [1e6, 1e7]: 5.5e6, 7.75e6, 8.875e6 infeasible, 9.4375e6 and 9.15625e6 feasible, then
+  // 1.05 x 8.875e6 >= 9.15625e6 stops it.
+  const AllocationProblem p = ProblemBuilder().Type("g", 1).Job("z", {1}, 1, 9e6).Get();
+  const Allocation a = Solve("min_makespan", p);
+  EXPECT_DOUBLE_EQ(a.objective, 9.15625e6);
+}
+
+TEST(GavelFifo, PerfTakesTheFastestTypeInArrivalOrder) {
+  // a takes fast (4 > 1), b the slow GPU left, c finds no room.
+  const Allocation a = Solve("fifo_perf", ThreeJobs());
+  EXPECT_EQ(a.x[0][0], 1.0);
+  EXPECT_EQ(a.x[1][1], 1.0);
+  EXPECT_EQ(a.x[2][0] + a.x[2][1], 0.0);
+  EXPECT_EQ(a.objective, 2);
+}
+
+TEST(GavelFifo, HeadOfLineBlocks) {
+  // x (2 GPUs) takes A; y (2 GPUs) fits nowhere and stops the queue, so z (1 GPU) is not
+  // placed though B has room.
+  const AllocationProblem p = ProblemBuilder()
+                                  .Type("A", 2)
+                                  .Type("B", 1)
+                                  .Job("x", {1, 1}, 2)
+                                  .Job("y", {1, 1}, 2)
+                                  .Job("z", {1, 1}, 1)
+                                  .Get();
+  for (const char* policy : {"fifo", "fifo_perf"}) {
+    const Allocation a = Solve(policy, p);
+    EXPECT_EQ(a.x[0][0], 1.0) << policy;
+    EXPECT_EQ(a.x[2][0] + a.x[2][1], 0.0) << policy;
+  }
+}
+
+TEST(GavelFifo, AgnosticDrawsTheTypeFromItsSeed) {
+  std::set<int> first_types;
+  for (int seed = 0; seed < 20; ++seed) {
+    const std::map<std::string, std::string> opts = {{"seed", std::to_string(seed)}};
+    const Allocation a = Solve("fifo", ThreeJobs(), opts);
+    EXPECT_EQ(a.x, Solve("fifo", ThreeJobs(), opts).x);  // Same seed, same allocation.
+    EXPECT_EQ(a.objective, 2);
+    first_types.insert(a.x[0][0] == 1.0 ? 0 : 1);
+  }
+  EXPECT_EQ(first_types.size(), 2u);  // Both types drawn for a over 20 seeds.
+}
+
+// Two single GPUs. q = steps / throughput: a (100 steps at 1 / 0.5 steps/s) 100 s fast, 200 s
+// slow; b (300 at 1 / 1) 300 s both; c (50 at 1 / 0.25) 50 s fast, 200 s slow. Oldest first:
+// a (30 s waiting), b (20 s), c (10 s).
+AllocationProblem AlloxJobs() {
+  AllocationProblem p = ProblemBuilder()
+                            .Type("fast", 1)
+                            .Type("slow", 1)
+                            .Job("a", {1, 0.5}, 1, 100)
+                            .Job("b", {1, 1}, 1, 300)
+                            .Job("c", {1, 0.25}, 1, 50)
+                            .Get();
+  p.jobs[0].time_since_arrival = 30;
+  p.jobs[1].time_since_arrival = 20;
+  p.jobs[2].time_since_arrival = 10;
+  return p;
+}
+
+TEST(GavelAllox, DefaultAlphaMatchesTheOldestJobsOnePerGpu) {
+  // alpha 0.3: max(2 GPUs, 0.3 x 3) = 2 candidates, a and b. a fast + b slow: 100 + 300 = 400;
+  // a slow + b fast: 500; both on one GPU: at best 100 + 2 x 300 or 300 + 2 x 100 = 500.
+  const Allocation a = Solve("allox", AlloxJobs());
+  EXPECT_NEAR(a.objective, 400, 1e-6);
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{1, 0}, {0, 1}, {0, 0}}));
+}
+
+TEST(GavelAllox, QueueHeadsRunFirst) {
+  // alpha 1: all three. b alone on slow (300) and c then a on fast (c in position 2:
+  // 2 x 50, a in position 1: 100) = 500; every other split costs more (a alone on slow:
+  // 200 + 300 + 2 x 50 = 600; all on fast: 300 + 2 x 100 + 3 x 50 = 650; ...). c heads the
+  // fast queue and b the slow one; a waits.
+  const Allocation a = Solve("allox", AlloxJobs(), {{"alpha", "1"}});
+  EXPECT_NEAR(a.objective, 500, 1e-6);
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{0, 0}, {0, 1}, {1, 0}}));
+  EXPECT_FALSE(Allocate("allox", AlloxJobs(), {{"alpha", "0"}}).ok());
+  AllocationProblem multi = AlloxJobs();
+  multi.types[0].gpus = 2;
+  multi.jobs[0].scale_factor = 2;
+  const Result<Allocation> r = Allocate("allox", multi);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("single-GPU jobs only"), std::string::npos);
+}
+
+TEST(GavelRegistry, UnknownPolicyAndOptionAreRefused) {
+  Result<Allocation> r = Allocate("lottery", ThreeJobs());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("max_min_fairness_perf"), std::string::npos);
+  r = Allocate("fifo", ThreeJobs(), {{"sede", "1"}});
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(GavelValidate, RefusesJobsThatRunNowhere) {
+  const AllocationProblem p = ProblemBuilder().Type("g", 1).Job("big", {1}, 2).Get();
+  const Status s = Validate(p);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("job 'big' runs on no GPU type"), std::string::npos);
+}
+
+// --- The command --------------------------------------------------------------------
+
+const char kCluster[] = "type,gpus,cost_per_hour\nfast,1,3\nslow,1,1\n";
+const char kJobs[] =
+    "job,scale_factor,steps_left,throughput_fast,throughput_slow\n"
+    "a,1,1000,4,1\nb,1,1000,4,1\nc,1,1000,2,2\n";
+
+std::string Objective(const std::string& output) {
+  for (const std::string& line : Lines(output)) {
+    if (line.rfind("# objective=", 0) == 0) return line.substr(12, line.find(' ', 12) - 12);
+  }
+  return "";
+}
+
+TEST(GavelCli, AllocatePrintsTheAllocationAndObjective) {
+  const std::string cluster = WriteTempFile("gavel_cluster.csv", kCluster);
+  const std::string jobs = WriteTempFile("gavel_jobs.csv", kJobs);
+  const auto run = [&](const std::string& policy) {
+    return RunCli("gavel allocate --policy " + policy + " --jobs " + jobs + " --cluster " + cluster);
+  };
+  auto o = run("max_min_fairness_perf");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const std::vector<std::string> lines = Lines(o.output);
+  ASSERT_EQ(lines.size(), 8u);  // Header, 3 jobs x 2 types, objective.
+  EXPECT_EQ(lines[0], "job,type,fraction");
+  EXPECT_EQ(lines[6].substr(0, 7), "c,slow,");
+  EXPECT_NEAR(std::stod(lines[6].substr(7)), 5.0 / 6, 1e-9);
+  EXPECT_NEAR(std::stod(Objective(o.output)), 5.0 / 6, 1e-9);
+  o = run("max_min_fairness");
+  EXPECT_NEAR(std::stod(Objective(o.output)), 2.0 / 3, 1e-9);
+  o = run("max_throughput");
+  EXPECT_NEAR(std::stod(Objective(o.output)), 6, 1e-9);
+  o = run("min_cost");
+  EXPECT_NEAR(std::stod(Objective(o.output)), 10.0 / 3, 1e-9);
+  o = run("finish_time_fairness_perf");
+  EXPECT_NEAR(std::stod(Objective(o.output)), 0.8, 1e-5);
+  o = run("fifo_perf");
+  EXPECT_EQ(Objective(o.output), "2");
+  o = RunCli("gavel policies");
+  EXPECT_NE(o.output.find("min_makespan"), std::string::npos);
+}
+
+TEST(GavelCli, PairsFileForThePackedPolicy) {
+  const std::string cluster = WriteTempFile("gavel_cluster_p.csv", "type,gpus\ng,1\n");
+  const std::string jobs = WriteTempFile("gavel_jobs_p.csv", "job,scale_factor,throughput_g\na,1,1\nb,1,1\n");
+  const std::string pairs = WriteTempFile(
+      "gavel_pairs.csv", "job_a,job_b,type,throughput_a,throughput_b\na,b,g,0.8,0.8\n");
+  auto o = RunCli("gavel allocate --policy max_min_fairness_packed --jobs " + jobs + " --cluster " +
+                  cluster + " --pairs " + pairs);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("a+b,g,1\n"), std::string::npos) << o.output;
+  EXPECT_NEAR(std::stod(Objective(o.output)), 0.8, 1e-9);
+  o = RunCli("gavel allocate --policy max_min_fairness --jobs " + jobs + " --cluster " + cluster +
+             " --pairs " + pairs);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("--pairs is read by max_min_fairness_packed and gandiva only"), std::string::npos);
+  const std::string bad = WriteTempFile(
+      "gavel_bad_pairs.csv", "job_a,job_b,type,throughput_a,throughput_b\na,z,g,0.8,0.8\n");
+  o = RunCli("gavel allocate --policy max_min_fairness_packed --jobs " + jobs + " --cluster " +
+             cluster + " --pairs " + bad);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("gavel_bad_pairs.csv:2: field 'job_b': 'z' is not a job"),
+            std::string::npos)
+      << o.output;
+}
+
+TEST(GavelCli, BadInputNamesFileLineAndField) {
+  const std::string cluster = WriteTempFile("gavel_cluster2.csv", kCluster);
+  const auto run = [&](const std::string& jobs_text, const std::string& cluster_path) {
+    const std::string jobs = WriteTempFile("gavel_bad_jobs.csv", jobs_text);
+    return RunCli("gavel allocate --policy max_min_fairness --jobs " + jobs + " --cluster " +
+                  cluster_path);
+  };
+  struct Case {
+    std::string jobs;
+    std::string expect;
+  };
+  const std::vector<Case> cases = {
+      {"job,scale_factor,throughput_fast,throughput_slow\na,1,4,x\n",
+       "gavel_bad_jobs.csv:2: field 'throughput_slow': 'x'"},
+      {"job,scale_factor,throughput_fast\na,1,4\n", "missing column 'throughput_slow'"},
+      {"job,scale_factor,throughput_fast,throughput_slow,throughput_k80\na,1,4,1,1\n",
+       "column 'throughput_k80': no GPU type 'k80'"},
+      {"job,scale_factor,throughput_fast,throughput_slow\na,0,4,1\n",
+       "gavel_bad_jobs.csv:2: field 'scale_factor'"},
+      {"job,scale_factor,throughput_fast,throughput_slow\na,2,4,1\n",
+       "gavel_bad_jobs.csv:2: field 'scale_factor': '2' the job runs on no GPU type"},
+      {"job,scale_factor,throughput_fast,throughput_slow\na,1,4,1\na,1,4,1\n",
+       "gavel_bad_jobs.csv:3: field 'job': 'a' is listed twice"},
+      {"job,scale_factor,weight,throughput_fast,throughput_slow\na,1,0,4,1\n",
+       "gavel_bad_jobs.csv:2: field 'weight'"},
+      {"job,scale_factor,throughput_fast,throughput_slow\n", "no jobs"},
+  };
+  for (const Case& c : cases) {
+    const auto o = run(c.jobs, cluster);
+    EXPECT_EQ(o.exit_code, 1) << c.jobs;
+    EXPECT_NE(o.output.find(c.expect), std::string::npos) << o.output;
+    EXPECT_EQ(Lines(o.output).size(), 1u) << o.output;
+  }
+  const std::string bad_cluster = WriteTempFile("gavel_bad_cluster.csv", "type,gpus\nfast,0\n");
+  auto o = run(kJobs, bad_cluster);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("gavel_bad_cluster.csv:2: field 'gpus'"), std::string::npos) << o.output;
+  o = run(kJobs, "/nonexistent/cluster.csv");
+  EXPECT_EQ(o.exit_code, 1);
+  // A policy that needs steps on a file without them.
+  const std::string no_steps = WriteTempFile(
+      "gavel_no_steps.csv", "job,scale_factor,throughput_fast,throughput_slow\na,1,4,1\n");
+  o = RunCli("gavel allocate --policy min_makespan --jobs " + no_steps + " --cluster " + cluster);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("min_makespan: job 'a': steps_left must be > 0"), std::string::npos);
+}
+
+// --- The round selection core -------------------------------------------------------
+
+TEST(GavelRound, NewJobsFirstThenRatioOfAllocationToTimeReceived) {
+  // One fast, one slow GPU. a (x_fast 0.5) has run 100 s on fast: priority 0.5 / 1 = 0.5;
+  // b (x_fast 0.5) never ran: 0.5e9; c (x_slow 1) ran 300 s on slow: 1 / 1 = 1.
+  // b takes fast, c slow, a waits.
+  RoundInput in;
+  in.x = {{0.5, 0}, {0.5, 0}, {0, 1}};
+  in.received = {{100, 0}, {0, 0}, {0, 300}};
+  in.scale_factors = {1, 1, 1};
+  in.gpus = {1, 1};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{-1, 0, 1}));
+  // Once b has run as long as a, a's lower received share wins: a 0.5 / (100/400) = 2 vs b
+  // 0.5 / (400/400) = 0.5.
+  in.received = {{100, 300}, {400, 0}, {0, 300}};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{0, -1, 1}));
+}
+
+TEST(GavelRound, LargerScaleFactorWinsTies) {
+  // Two GPUs; d (2 GPUs) and e (1 GPU) both new with x = 1: equal priority 1e9, d first
+  // takes both GPUs, e waits. In arrival order e first, the tie still goes to d.
+  RoundInput in;
+  in.x = {{1}, {1}};
+  in.received = {{0}, {0}};
+  in.scale_factors = {1, 2};
+  in.gpus = {2};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{-1, 0}));
+}
+
+}  // namespace
+}  // namespace schedkit::gavel
