@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "schedkit/throughput.h"
 
 namespace schedkit {
 
@@ -44,6 +47,30 @@ Placement TakeInOrder(const ClusterState& free, const JobSpec& job, const std::v
   std::sort(p.shares.begin(), p.shares.end(),
             [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
   return p;
+}
+
+Placement PlaceWithinOneType(const JobSpec& job, const ClusterState& free,
+                             const std::function<Placement(const ClusterState&)>& place) {
+  if (free.one_gpu_type()) return place(free);
+  const ClusterSpec& spec = free.spec();
+  std::vector<std::string> types = spec.GpuTypes();
+  std::vector<double> speed(types.size());
+  for (size_t t = 0; t < types.size(); ++t) speed[t] = SpeedOn(job, types[t]);
+  std::vector<size_t> order(types.size());
+  for (size_t t = 0; t < order.size(); ++t) order[t] = t;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return speed[a] > speed[b]; });
+  for (size_t t : order) {
+    if (!(speed[t] > 0)) break;
+    ClusterState only = free;
+    for (int node = 0; node < free.num_nodes(); ++node) {
+      if (spec.nodes[node].gpu_type != types[t]) only.SetHeld(node, true);
+    }
+    if (only.total_free_gpus() < job.gpus) continue;
+    Placement p = place(only);
+    if (!p.empty()) return p;
+  }
+  return Placement();
 }
 
 }  // namespace schedkit
