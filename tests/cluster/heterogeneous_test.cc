@@ -173,7 +173,7 @@ TEST(HeterogeneousProgress, AStartOnATypeTheJobCannotRunOnIsRefused) {
   d.start.push_back(s);
   Status st = sim.Apply(d);
   EXPECT_EQ(st.message(),
-            "decision at t=0: job 0 placed on n0:0, a GPU type it has no speed for "
+            "decision at t=0.000000: job 0 placed on n0:0, a GPU type it has no speed for "
             "(schedkit/throughput.h)");
 }
 
