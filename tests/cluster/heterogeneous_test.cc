@@ -10,6 +10,7 @@
 #include "schedkit/simulator.h"
 #include "schedkit/throughput.h"
 #include "schedkit/trace.h"
+#include "gavel_test_util.h"
 #include "sim_test_util.h"
 #include "workload/workload_test_util.h"
 
@@ -194,14 +195,7 @@ class TypeSpanChecker final : public SimulationObserver {
 };
 
 TEST(HeterogeneousPlacement, NoJobSpansTwoTypesUnderTheBuiltInPlacements) {
-  GeneratorConfig gen;
-  gen.durations = GeneratorConfig::Durations::kGavel;
-  gen.gavel_throughputs_path = TablePath();
-  gen.gavel_multi_gpu = true;
-  gen.num_jobs = 60;
-  gen.jobs_per_hour = 30;
-  gen.seed = 5;
-  Result<Trace> trace = GenerateTrace(gen);
+  Result<Trace> trace = GenerateTrace(GavelGeneratorConfig(5, /*multi_gpu=*/true, 60, 30));
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   // 3 types x 3 nodes of 4 GPUs: an 8-GPU job fits in one type only across nodes.
   const ClusterSpec cluster = TypedCluster({{"v100", 3}, {"p100", 3}, {"k80", 3}}, 4);

@@ -9,6 +9,7 @@
 #include "schedkit/cluster.h"
 #include "schedkit/throughput.h"
 #include "schedkit/trace.h"
+#include "gavel_test_util.h"
 #include "workload_test_util.h"
 
 namespace schedkit {
@@ -19,7 +20,7 @@ using testing::SharedPath;
 using testing::SourcePath;
 using testing::TempFile;
 
-std::string TablePath() { return SourcePath("data/gavel/simulation_throughputs.json"); }
+std::string TablePath() { return testing::GavelTablePath(); }
 
 // --- Cluster specs -------------------------------------------------------------------
 
@@ -134,14 +135,7 @@ TEST(NativeTraceSpeeds, RoundTripAndErrors) {
 // --- Gavel's generator ---------------------------------------------------------------
 
 GeneratorConfig GavelConfig(uint64_t seed, bool multi_gpu) {
-  GeneratorConfig c;
-  c.durations = GeneratorConfig::Durations::kGavel;
-  c.gavel_throughputs_path = TablePath();
-  c.gavel_multi_gpu = multi_gpu;
-  c.num_jobs = 2000;
-  c.jobs_per_hour = 4.8;
-  c.seed = seed;
-  return c;
+  return testing::GavelGeneratorConfig(seed, multi_gpu, 2000, 4.8);
 }
 
 TEST(GavelGenerator, IsDeterministicPerSeed) {
