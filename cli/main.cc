@@ -293,8 +293,14 @@ int Generate(GenerateArgs a) {
     if (a.config.philly_distribution_path.empty()) {
       a.config.philly_distribution_path = sk::DataDir() + "/gavel/philly_job_distribution.csv";
     }
+  } else if (a.durations == "gavel" || a.durations == "gavel-multi") {
+    a.config.durations = sk::GeneratorConfig::Durations::kGavel;
+    a.config.gavel_multi_gpu = a.durations == "gavel-multi";
+    if (a.config.gavel_throughputs_path.empty()) {
+      a.config.gavel_throughputs_path = sk::DataDir() + "/gavel/simulation_throughputs.json";
+    }
   } else if (a.durations != "blox") {
-    return Fail("--durations '" + a.durations + "': expected blox or philly");
+    return Fail("--durations '" + a.durations + "': expected blox, philly, gavel or gavel-multi");
   }
   sk::Result<sk::Trace> trace = sk::GenerateTrace(a.config);
   if (!trace.ok()) return Fail(trace.status().message());
@@ -340,7 +346,13 @@ int main(int argc, char** argv) {
   CLI::App* generate = app.add_subcommand("generate", "Write a synthetic trace (native format)");
   generate->add_option("--jobs", gen.config.num_jobs, "number of jobs");
   generate->add_option("--jobs-per-hour", gen.config.jobs_per_hour, "Poisson arrival rate");
-  generate->add_option("--durations", gen.durations, "blox (log-uniform) or philly (sampled)");
+  generate->add_option("--durations", gen.durations,
+                       "blox (log-uniform), philly (sampled), gavel (Gavel's generator: 1 GPU, "
+                       "steps and per-type speeds from the throughput table) or gavel-multi "
+                       "(the same, scale factors 1/2/4/8)");
+  generate->add_option("--throughputs", gen.config.gavel_throughputs_path,
+                       "Gavel throughput table for --durations gavel (default: <data "
+                       "dir>/gavel/simulation_throughputs.json)");
   generate->add_option("--philly-distribution", gen.config.philly_distribution_path,
                        "Philly (duration_s,num_gpus) CSV");
   generate->add_option("--seed", gen.config.seed, "random seed");

@@ -2,10 +2,13 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <memory>
 #include <initializer_list>
 
 #include "commands.h"
 #include "schedkit/run.h"
+#include "schedkit/throughput.h"
 #include "schedkit/trace.h"
 
 namespace schedkit::cli {
@@ -92,9 +95,30 @@ Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
                      {{"--threads", "one simulation runs on one thread"}});
 }
 
+// An existing file, or, for a Gavel JSON spec, an existing file followed by "#NAME[/I]".
+CLI::Validator ClusterSpecFile() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(path, ec)) return "";
+        const size_t hash = path.rfind('#');
+        if (hash != std::string::npos &&
+            std::filesystem::is_regular_file(path.substr(0, hash), ec)) {
+          return "";
+        }
+        return "File does not exist: " + path;
+      },
+      "FILE");
+}
+
 Result<SimulatorOptions> EngineOptions(const RunArgs& args) {
   SimulatorOptions options;
   options.runtime_factor = args.runtime_factor;
+  if (!args.throughputs.empty()) {
+    Result<ThroughputTable> table = ThroughputTable::LoadGavel(args.throughputs);
+    if (!table.ok()) return table.status();
+    options.throughputs = std::make_shared<const ThroughputTable>(std::move(table).value());
+  }
   if (args.overhead_s) {
     options.overheads = RestartOverheads(*args.overhead_s);
     return options;
@@ -170,7 +194,15 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
                       "dated logs (lucid format): keep jobs submitted up to this time "
                       "(default: to the end of the data; see --window-begin)");
   command
-      ->add_option("--cluster", args->cluster, "cluster spec (default: the shipped 8x8-GPU spec)")
+      ->add_option("--cluster", args->cluster,
+                   "cluster spec (default: the shipped 8x8-GPU spec); a Gavel JSON file may "
+                   "end in #NAME or #NAME/I (docs/formats.md)")
+      ->check(ClusterSpecFile());
+  command
+      ->add_option("--throughputs", args->throughputs,
+                   "Gavel's throughput table (simulation_throughputs.json): read by Gavel "
+                   "traces and seen by policies (docs/heterogeneous.md); default for traces: "
+                   "the shipped one")
       ->check(CLI::ExistingFile);
   if (simulate) {
     command->add_option("--policy", args->policies, "policy name (see `schedkit policies`)")
@@ -246,6 +278,7 @@ Result<RunSetup> ResolveRunArgs(RunCommand which, const RunArgs& args) {
   setup.trace_options.format = *format;
   setup.trace_options.window_begin = args.window_begin;
   setup.trace_options.window_end = args.window_end;
+  setup.trace_options.gavel_throughputs_path = args.throughputs;
   auto opts = ParseOpts(args.opts);
   if (!opts.ok()) return opts.status();
   setup.opts = std::move(opts).value();

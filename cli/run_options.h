@@ -30,6 +30,7 @@ struct RunArgs {
   std::string overhead_table;
   std::optional<double> runtime_factor;
   std::string membership;  // Nodes joining, draining, failing, recovering (membership.h).
+  std::string throughputs;  // Gavel's throughput table (throughput.h); empty: none.
   std::string vc_config;  // simulate only.
   int threads = 0;
   std::string out;

@@ -13,13 +13,17 @@
 namespace schedkit {
 
 inline constexpr int kMaxGpusPerNode = 64;  // GPUs of a node are bits of a uint64_t mask.
+// The GPU type of a node whose spec names none. Every job runs on it at its solo speed
+// (schedkit/throughput.h), so clusters that never name a type behave as before types
+// existed.
+inline constexpr char kGenericGpuType[] = "generic";
 
 struct NodeSpec {
   int switch_id = 0;
   int gpus = 8;
   int cpus = 0;
   double mem_gb = 0;
-  std::string gpu_type = "generic";
+  std::string gpu_type = kGenericGpuType;  // e.g. "v100"; the keys of job speeds.
 };
 
 struct ClusterSpec {
@@ -28,18 +32,25 @@ struct ClusterSpec {
 
   int num_switches() const { return nodes.empty() ? 0 : nodes.back().switch_id + 1; }
   int TotalGpus() const;
+  // The distinct GPU types of the nodes, in order of first appearance.
+  std::vector<std::string> GpuTypes() const;
 
   // `switches` x `nodes_per_switch` identical nodes.
   static ClusterSpec Uniform(int switches, int nodes_per_switch, int gpus_per_node,
                              int cpus_per_node, double mem_gb_per_node,
-                             std::string gpu_type = "generic");
+                             std::string gpu_type = kGenericGpuType);
 };
 
-// Reads a cluster spec file. Two formats, told apart by the header line:
+// Reads a cluster spec file. Three formats:
 //  - Muri/Tiresias: num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node
-//    (one row; every node identical).
+//    (one row; every node identical; GPU type "generic").
 //  - schedkit: switch,nodes,gpus_per_node,cpus_per_node,mem_gb_per_node,gpu_type
 //    (one row per group of identical nodes; see docs/formats.md).
+//  - Gavel (a file whose first character is '{', e.g. msr_cluster_specs.json):
+//    {"NAME": ["V:P:K", ...]}, V, P and K the numbers of v100, p100 and k80 GPUs. Each
+//    GPU is a node of its own (Gavel's simulator places GPUs, not servers), one switch
+//    per type. The file must hold one spec, or `path` ends in "#NAME" (its first spec)
+//    or "#NAME/I" (its I-th, from 0).
 // Errors name the file, line and field.
 Result<ClusterSpec> LoadClusterSpec(const std::string& path);
 
@@ -91,6 +102,8 @@ class ClusterState {
   double free_mem_gb(int node) const { return free_mem_gb_[node]; }
   int total_free_gpus() const { return total_free_gpus_; }
   int total_gpus() const { return total_gpus_; }  // Free or not: the cluster's size.
+  // True iff every node has the same GPU type (placements need not choose one).
+  bool one_gpu_type() const { return one_gpu_type_; }
 
   // Returns true iff the shares name distinct nodes in ascending order and every share's
   // GPUs are free and its CPUs and memory fit.
@@ -115,6 +128,7 @@ class ClusterState {
   std::vector<double> free_mem_gb_;
   int total_free_gpus_ = 0;
   int total_gpus_ = 0;
+  bool one_gpu_type_ = true;
   // Per node, sized on the first SetHeld (empty while no node was ever held): whether it
   // is held, and the GPUs the hold books.
   std::vector<char> held_;

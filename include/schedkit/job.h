@@ -6,6 +6,7 @@
 #ifndef SCHEDKIT_JOB_H_
 #define SCHEDKIT_JOB_H_
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -23,6 +24,16 @@ inline constexpr Time kNever = std::numeric_limits<double>::infinity();
 // [0] storage I/O + CPU preprocessing, [1] GPU compute, [2] network (0 on one GPU).
 using StageTimes = std::array<double, 3>;
 
+// A job's speed on one GPU type: seconds of its solo work (JobSpec::SoloRuntime) it does
+// per wall second when it runs alone there. 1 on the type its solo runtime was measured
+// on (the reference type: v100 for Gavel's traces and generator).
+struct TypeSpeed {
+  std::string gpu_type;
+  double speed = 1;  // > 0.
+
+  bool operator==(const TypeSpeed&) const = default;
+};
+
 // What keys the profiled-performance tables for a job (JobSpec::profile). Which system
 // reads each field is said beside it.
 struct WorkloadProfile {
@@ -39,6 +50,12 @@ struct WorkloadProfile {
   bool amp = false;     // Mixed precision.
   double gmem_mb = 0;   // GPU memory the job uses, MB.
   double gpu_util = 0;  // Measured GPU utilisation, percent.
+
+  // Heterogeneous clusters (schedkit/throughput.h, docs/heterogeneous.md): the job's speed
+  // per GPU type, sorted by type name, types distinct. Empty = the job runs at its solo
+  // speed on every type (a type-agnostic job). A job that lists speeds cannot run on a
+  // named type it does not list; every job runs at speed 1 on kGenericGpuType nodes.
+  std::vector<TypeSpeed> type_speeds;
 };
 
 // The static description of one job. Immutable once the workload is loaded.
@@ -112,6 +129,12 @@ class JobBuilder {
   JobBuilder& BatchSize(int b) { spec_.profile.batch_size = b; return *this; }
   JobBuilder& Amp(bool a) { spec_.profile.amp = a; return *this; }
   JobBuilder& GmemMb(double m) { spec_.profile.gmem_mb = m; return *this; }
+  JobBuilder& Speed(std::string gpu_type, double speed) {
+    spec_.profile.type_speeds.push_back({std::move(gpu_type), speed});
+    std::sort(spec_.profile.type_speeds.begin(), spec_.profile.type_speeds.end(),
+              [](const TypeSpeed& a, const TypeSpeed& b) { return a.gpu_type < b.gpu_type; });
+    return *this;
+  }
   JobBuilder& Priority(int p) { spec_.priority = p; return *this; }
   JobBuilder& Cpus(int c) { spec_.cpus = c; return *this; }
   JobBuilder& MemGb(double m) { spec_.mem_gb = m; return *this; }

@@ -21,6 +21,7 @@
 #include "schedkit/cluster.h"
 #include "schedkit/decision.h"
 #include "schedkit/job.h"
+#include "schedkit/throughput.h"
 #include "schedkit/membership.h"
 #include "schedkit/policy.h"
 #include "schedkit/registry.h"
@@ -61,6 +62,9 @@ struct SimulatorOptions {
   // REQUIRES: ValidateMembership accepts them for the cluster.
   std::vector<MembershipEvent> membership;
   bool check_invariants = true;  // Abort on a violated engine invariant.
+  // The measured throughput table policies see through ClusterView::Throughputs() (Gavel's
+  // co-located pairs); null for none. Job speeds per type come from the jobs themselves.
+  std::shared_ptr<const ThroughputTable> throughputs;
 };
 
 // Engine signals, for metrics recorders, invariant checkers, experience writers.

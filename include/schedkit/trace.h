@@ -31,7 +31,9 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path);
 struct TraceOptions {
   TraceFormat format = TraceFormat::kAuto;
   // Gavel traces give steps, not times: a job's iteration time is 1 / its isolated
-  // throughput (steps/s) on `gavel_gpu_type` in Gavel's simulation_throughputs.json.
+  // throughput (steps/s) on `gavel_gpu_type` (its reference type) in Gavel's
+  // simulation_throughputs.json, and its speed on every type of the table is its
+  // throughput there over that one (JobSpec::profile.type_speeds, schedkit/throughput.h).
   // Empty path: <data dir>/gavel/simulation_throughputs.json (see DataDir()).
   std::string gavel_throughputs_path;
   std::string gavel_gpu_type = "v100";
@@ -78,8 +80,15 @@ struct GeneratorConfig {
     kBlox,    // GPUs 1/2/4/8 at 70/10/15/5 %; durations log-uniform, 80 % in
               // 10^1.5..10^3 min and 20 % in 10^3..10^4 min (Blox/Gavel).
     kPhilly,  // (duration, GPUs) pairs sampled from Gavel's Philly distribution file.
+    // Gavel's generator: durations as kBlox; GPUs (scale factor) 1, or 1/2/4/8 at
+    // 70/10/15/5 % with gavel_multi_gpu; a job type drawn uniformly from those the table
+    // measured on a V100 at that scale factor; steps = floor(duration x V100 steps/s);
+    // iteration time 1 / V100 steps/s; speeds per type from the table.
+    kGavel,
   } durations = Durations::kBlox;
   std::string philly_distribution_path;  // Required for kPhilly.
+  std::string gavel_throughputs_path;    // Required for kGavel.
+  bool gavel_multi_gpu = false;          // kGavel: scale factors 1/2/4/8, else all 1.
   uint64_t seed = 0;
 };
 

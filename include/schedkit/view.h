@@ -4,10 +4,12 @@
 #define SCHEDKIT_VIEW_H_
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "schedkit/cluster.h"
 #include "schedkit/job.h"
+#include "schedkit/throughput.h"
 
 namespace schedkit {
 
@@ -57,6 +59,16 @@ class ClusterView {
   virtual JobStatus Status(JobId id) const = 0;
   // The job's static description; cheaper than Status(id).spec. REQUIRES: `id` has arrived.
   virtual const JobSpec& Spec(JobId id) const = 0;
+
+  // Heterogeneous clusters (schedkit/throughput.h): `id`'s speed alone on `gpu_type`, in
+  // seconds of its solo work per wall second (0: it cannot run there). The engines
+  // progress jobs by this same rule. REQUIRES: `id` has arrived.
+  double SpeedOn(JobId id, const std::string& gpu_type) const {
+    return schedkit::SpeedOn(Spec(id), gpu_type);
+  }
+  // The run's measured throughput table (co-located pairs: ThroughputTable::ColocatedRate),
+  // or null when the run has none.
+  virtual const ThroughputTable* Throughputs() const { return nullptr; }
 };
 
 }  // namespace schedkit

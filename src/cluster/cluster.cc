@@ -1,5 +1,6 @@
 #include "schedkit/cluster.h"
 
+#include <algorithm>
 #include <bit>
 
 #include <cstdio>
@@ -13,6 +14,16 @@ int ClusterSpec::TotalGpus() const {
   int total = 0;
   for (const NodeSpec& n : nodes) total += n.gpus;
   return total;
+}
+
+std::vector<std::string> ClusterSpec::GpuTypes() const {
+  std::vector<std::string> types;
+  for (const NodeSpec& n : nodes) {
+    if (std::find(types.begin(), types.end(), n.gpu_type) == types.end()) {
+      types.push_back(n.gpu_type);
+    }
+  }
+  return types;
 }
 
 ClusterSpec ClusterSpec::Uniform(int switches, int nodes_per_switch, int gpus_per_node,
@@ -184,6 +195,7 @@ ClusterState::ClusterState(const ClusterSpec* spec) : spec_(spec) {
     free_cpus_.push_back(n.cpus);
     free_mem_gb_.push_back(n.mem_gb);
     total_free_gpus_ += n.gpus;
+    one_gpu_type_ = one_gpu_type_ && n.gpu_type == spec->nodes[0].gpu_type;
   }
   total_gpus_ = total_free_gpus_;
 }

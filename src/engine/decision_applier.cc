@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <unordered_set>
 
+#include "schedkit/throughput.h"
+
 namespace schedkit {
 
 void DecisionPlan::Clear() {
@@ -52,7 +54,9 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
   }
   if (d.start.empty()) return Status::Ok();
   std::vector<int> gpus;  // Of each start's job.
+  std::vector<const JobSpec*> specs;
   gpus.reserve(d.start.size());
+  specs.reserve(d.start.size());
   for (const StartDecision& s : d.start) {
     if (!look_up(s.job) ||
         (facts.state != JobState::kPending && facts.state != JobState::kRunning)) {
@@ -60,6 +64,7 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
     }
     if (facts.state == JobState::kRunning) plan->stop.push_back(s.job);  // A move.
     gpus.push_back(facts.gpus);
+    specs.push_back(facts.spec);
   }
   // Resources as they will be after the stops. A shared booking is freed only when all
   // its holders stop.
@@ -77,6 +82,11 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
   for (size_t i = 0; i < d.start.size(); ++i) {
     const StartDecision& s = d.start[i];
     SCHEDKIT_RETURN_IF_ERROR(CheckStart(s, gpus[i], &after, &group_placement, at));
+    if (specs[i] != nullptr && PlacementSpeed(*specs[i], s.placement, *cluster_) == 0) {
+      return Status::InvalidArgument(at + "job " + std::to_string(s.job) + " placed on " +
+                                     s.placement.ToString() +
+                                     ", a GPU type it has no speed for (schedkit/throughput.h)");
+    }
     StartAction action{&s, -1, 1};
     if (s.group != 0 && !s.guest) {
       auto [it, first] = group_index.emplace(s.group, static_cast<int>(plan->groups.size()));

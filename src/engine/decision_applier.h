@@ -31,6 +31,9 @@ namespace schedkit {
 struct JobFacts {
   JobState state = JobState::kPending;
   int gpus = 0;
+  // Its spec, when the engine has one: a start on a placement where the job cannot run
+  // (PlacementSpeed 0: a GPU type it lists no speed for) is then refused.
+  const JobSpec* spec = nullptr;
 };
 // Fills `facts` and returns true iff the job has arrived (the policy may name it).
 using JobLookup = std::function<bool(JobId, JobFacts*)>;

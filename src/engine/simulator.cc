@@ -122,6 +122,7 @@ class Simulator::Impl final : public ClusterView {
     return out;
   }
   const JobSpec& Spec(JobId id) const override { return *jobs_[index_.At(id)].spec; }
+  const ThroughputTable* Throughputs() const override { return options_.throughputs.get(); }
   JobStatus Status(JobId id) const override {
     const JobRun& j = jobs_[index_.At(id)];
     JobStatus s;
@@ -336,8 +337,10 @@ class Simulator::Impl final : public ClusterView {
     for (const StartAction& a : plan.start) {
       const StartDecision& s = *a.decision;
       JobRun& j = jobs_[index_.At(s.job)];
-      j.rate = s.rate;
-      j.max_rate = std::max(j.max_rate, s.rate);
+      // The one throughput model: the policy's rate (co-location) times the speed of the
+      // GPU type it runs on (1 on one-type clusters of type-agnostic jobs, exactly).
+      j.rate = s.rate * PlacementSpeed(*j.spec, s.placement, *cluster_);
+      j.max_rate = std::max(j.max_rate, j.rate);
       j.overhead_s = j.own_overhead_s;
       if (a.group >= 0) {
         j.overhead_s =
@@ -434,7 +437,7 @@ class Simulator::Impl final : public ClusterView {
   const JobLookup lookup_ = [this](JobId id, JobFacts* facts) {
     const int32_t i = index_.Find(id);
     if (i < 0 || !jobs_[i].arrived) return false;
-    *facts = JobFacts{jobs_[i].state, jobs_[i].spec->gpus};
+    *facts = JobFacts{jobs_[i].state, jobs_[i].spec->gpus, jobs_[i].spec};
     return true;
   };
   std::vector<JobRun> jobs_;  // In trace order.

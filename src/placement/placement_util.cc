@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+
+#include "schedkit/throughput.h"
 
 namespace schedkit {
 
@@ -44,6 +47,51 @@ Placement TakeInOrder(const ClusterState& free, const JobSpec& job, const std::v
   std::sort(p.shares.begin(), p.shares.end(),
             [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
   return p;
+}
+
+Placement PlaceWithinOneType(const JobSpec& job, const ClusterState& free,
+                             const std::function<Placement(const ClusterState&)>& place) {
+  if (free.one_gpu_type()) return place(free);
+  // No module can place more GPUs than are free: most calls (pending jobs in a busy
+  // cluster) end here, before any per-type work.
+  if (free.total_free_gpus() < job.gpus) return Placement();
+  // One pass over the nodes finds the types (as pointers to a node's name, no copies; a
+  // node usually has its predecessor's type) and their free GPUs; a type is tried (a copy
+  // of the state) only if it has enough free GPUs for the job.
+  const std::vector<NodeSpec>& nodes = free.spec().nodes;
+  struct Type {
+    const std::string* name;
+    int free_gpus;
+    double speed;
+  };
+  std::vector<Type> types;
+  std::vector<int> type_of(nodes.size());
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    size_t t = 0;
+    if (n > 0 && *types[type_of[n - 1]].name == nodes[n].gpu_type) {
+      t = type_of[n - 1];
+    } else {
+      while (t < types.size() && *types[t].name != nodes[n].gpu_type) ++t;
+      if (t == types.size()) types.push_back({&nodes[n].gpu_type, 0, 0});
+    }
+    types[t].free_gpus += free.free_gpus(static_cast<int>(n));
+    type_of[n] = static_cast<int>(t);
+  }
+  for (Type& t : types) t.speed = t.free_gpus >= job.gpus ? SpeedOn(job, *t.name) : 0;
+  std::vector<int> order(types.size());
+  for (size_t t = 0; t < order.size(); ++t) order[t] = static_cast<int>(t);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return types[a].speed > types[b].speed; });
+  for (int t : order) {
+    if (!(types[t].speed > 0)) break;  // The rest cannot run the job or lack GPUs.
+    ClusterState only = free;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      if (type_of[n] != t) only.SetHeld(static_cast<int>(n), true);
+    }
+    Placement p = place(only);
+    if (!p.empty()) return p;
+  }
+  return Placement();
 }
 
 }  // namespace schedkit

@@ -2,6 +2,7 @@
 #ifndef SCHEDKIT_PLACEMENT_PLACEMENT_UTIL_H_
 #define SCHEDKIT_PLACEMENT_PLACEMENT_UTIL_H_
 
+#include <functional>
 #include <vector>
 
 #include "schedkit/cluster.h"
@@ -21,6 +22,15 @@ bool FitsOn(const ClusterState& free, const JobSpec& job, int node, int gpus_her
 // Takes GPUs from `nodes` in the given order, as many as each node can hold (CPU and
 // memory permitting), until the job's demand is met. Empty if it cannot be met.
 Placement TakeInOrder(const ClusterState& free, const JobSpec& job, const std::vector<int>& nodes);
+
+// Heterogeneous clusters: places `job` with `place` on nodes of one GPU type only. On a
+// one-type cluster that is `place(free)` itself. Else `place` sees, for each type the job
+// can run on (SpeedOn > 0; the fastest for the job first, ties in the cluster's order), a
+// copy of `free` in which the other types' nodes look fully booked; the first non-empty
+// placement wins. Every built-in placement module goes through this (placements.cc); a
+// policy that wants a job to span types calls a module's placement on its own view.
+Placement PlaceWithinOneType(const JobSpec& job, const ClusterState& free,
+                             const std::function<Placement(const ClusterState&)>& place);
 
 }  // namespace schedkit
 

@@ -122,13 +122,27 @@ class FirstFitPlacement final : public PlacementModule {
   }
 };
 
+// A built-in module that keeps each job within one GPU type (PlaceWithinOneType).
+template <typename T>
+class OneGpuType final : public PlacementModule {
+ public:
+  std::string_view Name() const override { return inner_.Name(); }
+  Placement Place(const JobSpec& job, const ClusterState& free) const override {
+    return PlaceWithinOneType(job, free,
+                              [&](const ClusterState& f) { return inner_.Place(job, f); });
+  }
+
+ private:
+  T inner_;
+};
+
 template <typename T>
 PlacementRegistry::Entry Entry(std::string name, std::string description) {
   PlacementRegistry::Entry e;
   e.name = std::move(name);
   e.description = std::move(description);
   e.factory = [](ModuleContext&) -> Result<std::unique_ptr<PlacementModule>> {
-    return std::unique_ptr<PlacementModule>(std::make_unique<T>());
+    return std::unique_ptr<PlacementModule>(std::make_unique<OneGpuType<T>>());
   };
   return e;
 }

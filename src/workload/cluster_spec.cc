@@ -1,5 +1,11 @@
 // LoadClusterSpec: Muri/Tiresias and native cluster spec files (see docs/formats.md).
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "schedkit/cluster.h"
 #include "workload/csv.h"
@@ -79,9 +85,122 @@ Status LoadNativeSpec(workload::CsvReader& in, ClusterSpec* spec) {
   return Status::Ok();
 }
 
+// Gavel's cluster specs (msr_cluster_specs.json): {"NAME": ["V:P:K", ...]}, the numbers
+// of v100, p100 and k80 GPUs, the order of Gavel's --cluster_spec. Gavel's simulator
+// assigns GPUs, not servers, so each GPU is a node of its own; one switch per type.
+constexpr const char* kGavelTypes[] = {"v100", "p100", "k80"};
+
+Status LoadGavelSpec(const std::string& file, const std::string& selector, ClusterSpec* spec) {
+  std::ifstream f(file, std::ios::binary);
+  if (!f) return Status::NotFound(file + ": cannot open");
+  nlohmann::json root = nlohmann::json::parse(f, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded() || !root.is_object()) {
+    return Status::InvalidArgument(file + ": not a JSON object of Gavel cluster specs");
+  }
+  std::string names;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    names += (names.empty() ? "" : ", ") + it.key();
+  }
+  std::string name = selector;
+  int64_t index = 0;
+  if (const size_t slash = selector.find('/'); slash != std::string::npos) {
+    name = selector.substr(0, slash);
+    if (!workload::ParseInt64(std::string_view(selector).substr(slash + 1), &index) ||
+        index < 0) {
+      return Status::InvalidArgument(file + ": '#" + selector +
+                                     "': the index after '/' is not an integer >= 0");
+    }
+  }
+  if (name.empty()) {
+    if (root.size() != 1) {
+      return Status::InvalidArgument(file + ": holds " + std::to_string(root.size()) +
+                                     " cluster specs (" + names + "); name one as " + file +
+                                     "#NAME");
+    }
+    name = root.begin().key();
+  }
+  auto entry = root.find(name);
+  if (entry == root.end()) {
+    return Status::InvalidArgument(file + ": no cluster spec '" + name + "' (has: " + names + ")");
+  }
+  if (!entry->is_array() || entry->empty()) {
+    return Status::InvalidArgument(file + ": '" + name + "' is not a list of \"V:P:K\" specs");
+  }
+  if (selector.find('/') == std::string::npos && entry->size() != 1) {
+    return Status::InvalidArgument(file + ": '" + name + "' holds " +
+                                   std::to_string(entry->size()) + " specs; name one as " + file +
+                                   "#" + name + "/INDEX");
+  }
+  if (index >= static_cast<int64_t>(entry->size())) {
+    return Status::InvalidArgument(file + ": '" + name + "' has " +
+                                   std::to_string(entry->size()) + " specs, no index " +
+                                   std::to_string(index));
+  }
+  const nlohmann::json& value = (*entry)[static_cast<size_t>(index)];
+  const std::string at = file + ": '" + name + "'[" + std::to_string(index) + "]";
+  if (!value.is_string()) return Status::InvalidArgument(at + " is not a \"V:P:K\" string");
+  const std::string text = value.get<std::string>();
+  std::vector<int64_t> counts;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = std::min(text.find(':', begin), text.size());
+    int64_t n = 0;
+    if (!workload::ParseInt64(std::string_view(text).substr(begin, end - begin), &n) || n < 0 ||
+        n > kMaxNodes) {
+      return Status::InvalidArgument(at + ": '" + text +
+                                     "' is not V100:P100:K80 GPU counts (integers >= 0)");
+    }
+    counts.push_back(n);
+    if (end == text.size()) break;
+    begin = end + 1;
+  }
+  if (counts.size() != std::size(kGavelTypes)) {
+    return Status::InvalidArgument(at + ": '" + text + "' has " + std::to_string(counts.size()) +
+                                   " counts, expected 3 (V100:P100:K80)");
+  }
+  int switch_id = 0;
+  for (size_t t = 0; t < counts.size(); ++t) {
+    if (counts[t] == 0) continue;
+    if (static_cast<int64_t>(spec->nodes.size()) + counts[t] > kMaxNodes) {
+      return Status::InvalidArgument(at + ": makes more than " + std::to_string(kMaxNodes) +
+                                     " nodes");
+    }
+    NodeSpec node;
+    node.switch_id = switch_id++;
+    node.gpus = 1;
+    node.gpu_type = kGavelTypes[t];
+    spec->nodes.insert(spec->nodes.end(), static_cast<size_t>(counts[t]), node);
+  }
+  if (spec->nodes.empty()) return Status::InvalidArgument(at + ": '" + text + "' has no GPU");
+  return Status::Ok();
+}
+
+// True iff the file's first non-blank character is '{' (a JSON object).
+bool LooksLikeJson(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char c = 0;
+  while (f.get(c)) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return c == '{';
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<ClusterSpec> LoadClusterSpec(const std::string& path) {
+  // "FILE#NAME[/I]" selects one of a Gavel JSON file's specs.
+  if (const size_t hash = path.rfind('#'); hash != std::string::npos && LooksLikeJson(path.substr(0, hash))) {
+    ClusterSpec spec;
+    spec.source = path;
+    SCHEDKIT_RETURN_IF_ERROR(LoadGavelSpec(path.substr(0, hash), path.substr(hash + 1), &spec));
+    return spec;
+  }
+  if (LooksLikeJson(path)) {
+    ClusterSpec spec;
+    spec.source = path;
+    SCHEDKIT_RETURN_IF_ERROR(LoadGavelSpec(path, "", &spec));
+    return spec;
+  }
   auto opened = workload::CsvReader::Open(path);
   if (!opened.ok()) return opened.status();
   workload::CsvReader& in = **opened;

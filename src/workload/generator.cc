@@ -1,12 +1,15 @@
 // Synthetic workloads, drawn from a PortableRng (mechanisms/portable_rng.h) so that a seed
 // gives the same trace on every standard library.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "schedkit/throughput.h"
 #include "schedkit/trace.h"
 #include "mechanisms/portable_rng.h"
 #include "workload/csv.h"
@@ -56,6 +59,52 @@ Result<std::vector<PhillyJob>> LoadPhillyDistribution(const std::string& path) {
   return rows;
 }
 
+// Gavel's generator's reference type: steps = duration x throughput on a V100.
+constexpr const char kGavelReferenceType[] = "v100";
+
+// The job types the table measured on the reference type, per scale factor 1/2/4/8.
+struct GavelJobTypes {
+  ThroughputTable table;
+  std::map<int, std::vector<std::string>> by_scale_factor;
+};
+
+Result<GavelJobTypes> LoadGavelJobTypes(const std::string& path, bool multi_gpu) {
+  if (path.empty()) {
+    return Status::InvalidArgument(
+        "generator: Gavel durations need gavel_throughputs_path (e.g. "
+        "<data dir>/gavel/simulation_throughputs.json)");
+  }
+  Result<ThroughputTable> table = ThroughputTable::LoadGavel(path);
+  if (!table.ok()) return table.status();
+  GavelJobTypes out{std::move(table).value(), {}};
+  for (int sf : multi_gpu ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1}) {
+    out.by_scale_factor[sf] = out.table.JobTypes(kGavelReferenceType, sf);
+    if (out.by_scale_factor[sf].empty()) {
+      return Status::InvalidArgument(path + ": no job type measured on GPU type '" +
+                                     std::string(kGavelReferenceType) + "' at scale factor " +
+                                     std::to_string(sf));
+    }
+  }
+  return out;
+}
+
+// Draws a Gavel job: duration, scale factor, then job type; work in V100 steps.
+Status DrawGavelJob(PortableRng& rng, const GavelJobTypes& types, bool multi_gpu, JobSpec* job) {
+  const double duration_s = BloxDurationSeconds(rng);
+  job->gpus = multi_gpu ? BloxGpus(rng) : 1;
+  const std::vector<std::string>& candidates = types.by_scale_factor.at(job->gpus);
+  const std::string& job_type = candidates[rng.Index(candidates.size())];
+  ThroughputTable::SplitJobType(job_type, &job->profile.model, &job->profile.batch_size);
+  const double ref = *types.table.Isolated(kGavelReferenceType, job_type, job->gpus);
+  job->iterations = std::max<int64_t>(1, static_cast<int64_t>(duration_s * ref));
+  job->iteration_time_s = 1.0 / ref;
+  Result<std::vector<TypeSpeed>> speeds =
+      types.table.Speeds(job_type, job->gpus, kGavelReferenceType);
+  if (!speeds.ok()) return speeds.status();
+  job->profile.type_speeds = std::move(speeds).value();
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<Trace> GenerateTrace(const GeneratorConfig& config) {
@@ -81,8 +130,17 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
     philly = std::move(loaded).value();
   }
 
+  const bool is_gavel = config.durations == GeneratorConfig::Durations::kGavel;
+  GavelJobTypes gavel;
+  if (is_gavel) {
+    auto loaded = LoadGavelJobTypes(config.gavel_throughputs_path, config.gavel_multi_gpu);
+    if (!loaded.ok()) return loaded.status();
+    gavel = std::move(loaded).value();
+  }
+
   Trace trace;
-  trace.source = std::string("generated(durations=") + (is_philly ? "philly" : "blox") +
+  trace.source = std::string("generated(durations=") +
+                 (is_philly ? "philly" : is_gavel ? (config.gavel_multi_gpu ? "gavel-multi" : "gavel") : "blox") +
                  ", jobs=" + std::to_string(config.num_jobs) +
                  ", jobs_per_hour=" + workload::FormatDouble(config.jobs_per_hour) +
                  ", seed=" + std::to_string(config.seed) + ")";
@@ -101,6 +159,8 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
       const PhillyJob& row = philly[rng.Index(philly.size())];
       job.gpus = row.gpus;
       job.duration_s = row.duration_s;
+    } else if (is_gavel) {
+      SCHEDKIT_RETURN_IF_ERROR(DrawGavelJob(rng, gavel, config.gavel_multi_gpu, &job));
     } else {
       job.gpus = BloxGpus(rng);
       job.duration_s = BloxDurationSeconds(rng);

@@ -1,4 +1,6 @@
 // The native schedkit trace format: reader and writer (see docs/formats.md).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -9,6 +11,48 @@
 
 namespace schedkit {
 namespace workload {
+namespace {
+
+// "k80=0.25;v100=1" -> speeds sorted by type; empty text -> none.
+Status ReadTypeSpeeds(const CsvReader& in, int col, std::vector<TypeSpeed>* out) {
+  out->clear();
+  if (col < 0 || in.field(col).empty()) return Status::Ok();
+  const std::string& text = in.field(col);
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find(';', begin);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(begin, end - begin);
+    const size_t eq = item.find('=');
+    double speed = 0;
+    if (eq == std::string::npos || eq == 0 || !ParseFiniteDouble(item.substr(eq + 1), &speed)) {
+      return in.FieldError(col, "has entry '" + item + "', not GPU_TYPE=SPEED");
+    }
+    if (!(speed > 0)) {
+      return in.FieldError(col, "gives GPU type '" + item.substr(0, eq) + "' a speed that is not > 0");
+    }
+    out->push_back({item.substr(0, eq), speed});
+    begin = end + 1;
+  }
+  std::sort(out->begin(), out->end(),
+            [](const TypeSpeed& a, const TypeSpeed& b) { return a.gpu_type < b.gpu_type; });
+  for (size_t i = 1; i < out->size(); ++i) {
+    if ((*out)[i].gpu_type == (*out)[i - 1].gpu_type) {
+      return in.FieldError(col, "names GPU type '" + (*out)[i].gpu_type + "' twice");
+    }
+  }
+  return Status::Ok();
+}
+
+std::string TypeSpeedsText(const std::vector<TypeSpeed>& speeds) {
+  std::string out;
+  for (const TypeSpeed& s : speeds) {
+    out += (out.empty() ? "" : ";") + s.gpu_type + '=' + FormatDouble(s.speed);
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<Trace> LoadNativeTrace(const std::string& path) {
   auto opened = CsvReader::Open(path);
@@ -22,6 +66,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     bool known = false;
     for (const char* c : kNativeColumns) known = known || name == c;
     for (const char* c : kNativeLucidColumns) known = known || name == c;
+    known = known || name == kNativeSpeedColumn;
     if (!known) {
       return Status::InvalidArgument(path + ":" + std::to_string(in.header_line()) +
                                      ": unknown column " + Quoted(name));
@@ -53,6 +98,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
   const int amp_col = in.ColumnIndex("amp");
   const int gmem_col = in.ColumnIndex("gmem_mb");
   const int util_col = in.ColumnIndex("gpu_util");
+  const int speeds_col = in.ColumnIndex(kNativeSpeedColumn);
 
   TraceCollector jobs(path);
   while (in.Next()) {
@@ -81,6 +127,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     job.profile.amp = amp != 0;
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.profile.gmem_mb, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.profile.gpu_util, 0));
+    SCHEDKIT_RETURN_IF_ERROR(ReadTypeSpeeds(in, speeds_col, &job.profile.type_speeds));
     if (!(job.SoloRuntime() > 0)) {
       return in.FieldError(duration_col >= 0 ? duration_col : iteration_time_col,
                            "gives the job no work (need duration_s > 0, or iterations > 0 and "
@@ -98,7 +145,9 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
   using workload::CsvField;
   using workload::FormatDouble;
   bool lucid = false;
+  bool speeds = false;
   for (const JobSpec& j : trace.jobs) {
+    speeds = speeds || !j.profile.type_speeds.empty();
     lucid = lucid || !j.name.empty() || !j.profile.dataset.empty() || j.profile.amp ||
             j.profile.gmem_mb != 0 || j.profile.gpu_util != 0;
   }
@@ -110,6 +159,7 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
   if (lucid) {
     for (const char* c : workload::kNativeLucidColumns) out += std::string(",") + c;
   }
+  if (speeds) out += std::string(",") + workload::kNativeSpeedColumn;
   out += '\n';
   for (const JobSpec& j : trace.jobs) {
     for (const std::string* s : {&j.profile.model, &j.user, &j.vc, &j.name, &j.profile.dataset}) {
@@ -131,6 +181,17 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
       out += ',' + CsvField(j.name) + ',' + CsvField(j.profile.dataset) + ',' +
              (j.profile.amp ? "1" : "0") + ',' + FormatDouble(j.profile.gmem_mb) + ',' +
              FormatDouble(j.profile.gpu_util);
+    }
+    if (speeds) {
+      for (const TypeSpeed& s : j.profile.type_speeds) {
+        if (s.gpu_type.find_first_of(",;=\"\r\n") != std::string::npos || s.gpu_type.empty()) {
+          return Status::InvalidArgument(path + ": job " + std::to_string(j.id) +
+                                         ": GPU type '" + s.gpu_type +
+                                         "' cannot be written (empty, or holds , ; = \" or a "
+                                         "line break)");
+        }
+      }
+      out += ',' + workload::TypeSpeedsText(j.profile.type_speeds);
     }
     out += '\n';
   }

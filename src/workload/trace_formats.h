@@ -51,6 +51,9 @@ inline constexpr const char* kNativeColumns[] = {
 // co-location keys). The writer adds them only when a job sets one.
 inline constexpr const char* kNativeLucidColumns[] = {"name", "dataset", "amp", "gmem_mb",
                                                       "gpu_util"};
+// Optional, last: the job's speed per GPU type ("k80=0.25;v100=1", JobSpec::profile.
+// type_speeds). The writer adds it only when a job has speeds.
+inline constexpr const char* kNativeSpeedColumn = "type_speeds";
 
 }  // namespace schedkit::workload
 

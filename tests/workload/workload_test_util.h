@@ -62,6 +62,7 @@ inline void ExpectSameJob(const JobSpec& a, const JobSpec& b) {
   EXPECT_EQ(a.profile.model, b.profile.model);
   EXPECT_EQ(a.profile.batch_size, b.profile.batch_size);
   EXPECT_EQ(a.profile.stage_times_s, b.profile.stage_times_s);
+  EXPECT_TRUE(a.profile.type_speeds == b.profile.type_speeds);
   EXPECT_EQ(a.user, b.user);
   EXPECT_EQ(a.vc, b.vc);
   EXPECT_EQ(a.priority, b.priority);
