@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+import hash_manifest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MANIFEST = os.path.join(ROOT, "tests", "golden", "identical.sha256")
 MURI = "../shared/data/muri"
@@ -102,16 +104,6 @@ def run_all(cli, tmp, selected):
     return hashes
 
 
-def read_manifest():
-    out = {}
-    with open(MANIFEST) as f:
-        for line in f:
-            if line.strip() and not line.startswith("#"):
-                h, rel = line.split(None, 1)
-                out[rel.strip()] = h
-    return out
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "schedkit"))
@@ -132,25 +124,15 @@ def main():
         got = run_all(os.path.abspath(args.cli), tmp, selected)
     if args.update:
         if args.only:
-            got = {**read_manifest(), **got}
-        with open(MANIFEST, "w") as f:
-            f.write("# sha256 of every fidelity run's outputs (wall_s removed); scripts/check_identical.py\n")
-            for rel in sorted(got):
-                f.write(f"{got[rel]}  {rel}\n")
+            got = {**hash_manifest.read(MANIFEST), **got}
+        hash_manifest.write(MANIFEST, "sha256 of every fidelity run's outputs (wall_s removed); "
+                            "scripts/check_identical.py", got)
         print(f"check_identical: wrote {len(got)} hashes to {os.path.relpath(MANIFEST, ROOT)}")
         return 0
-    want = read_manifest()
+    want = hash_manifest.read(MANIFEST)
     if args.only:
         want = {k: v for k, v in want.items() if k.split("/")[0] in {n for n, _ in selected}}
-    changed = sorted(k for k in want if got.get(k) != want[k])
-    added = sorted(k for k in got if k not in want)
-    for k in changed:
-        print(f"CHANGED {k}" if k in got else f"MISSING {k}")
-    for k in added:
-        print(f"NEW     {k}")
-    if changed or added:
-        print(f"check_identical: {len(changed) + len(added)} of {len(want)} outputs differ from "
-              f"{os.path.relpath(MANIFEST, ROOT)}")
+    if hash_manifest.compare("check_identical", MANIFEST, want, got):
         return 1
     print(f"check_identical: {len(want)} outputs of {len(selected)} runs byte-identical")
     return 0

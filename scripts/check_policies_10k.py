@@ -23,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 
+import hash_manifest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MANIFEST = os.path.join(ROOT, "tests", "golden", "policies_10k.sha256")
 GENERATE = ["generate", "--jobs", "10000", "--jobs-per-hour", "1.8", "--seed", "1"]
@@ -62,16 +64,6 @@ def cases(cli, quick):
     return out
 
 
-def read_manifest():
-    out = {}
-    with open(MANIFEST) as f:
-        for line in f:
-            if line.strip() and not line.startswith("#"):
-                h, name = line.split(None, 1)
-                out[name.strip()] = h
-    return out
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "schedkit"))
@@ -105,25 +97,14 @@ def main():
             with open(os.path.join(out_dir, "jobs.csv"), "rb") as f:
                 got[name] = hashlib.sha256(f.read()).hexdigest()
     if args.update:
-        with open(MANIFEST, "w") as f:
-            f.write("# sha256 of each policy's jobs.csv on a generated 10,000-job trace; "
-                    "scripts/check_policies_10k.py\n")
-            for name in sorted(got):
-                f.write(f"{got[name]}  {name}\n")
+        hash_manifest.write(MANIFEST, "sha256 of each policy's jobs.csv on a generated 10,000-job trace; "
+                            "scripts/check_policies_10k.py", got)
         print(f"check_policies_10k: wrote {len(got)} hashes to {os.path.relpath(MANIFEST, ROOT)}")
         return 0
-    want = read_manifest()
+    want = hash_manifest.read(MANIFEST)
     if args.quick:
         want = {k: v for k, v in want.items() if k in got}
-    changed = sorted(k for k in want if got.get(k) != want[k])
-    added = sorted(k for k in got if k not in want)
-    for k in changed:
-        print(f"CHANGED {k}" if k in got else f"MISSING {k}")
-    for k in added:
-        print(f"NEW     {k}")
-    if changed or added:
-        print(f"check_policies_10k: {len(changed) + len(added)} of {len(want)} runs differ from "
-              f"{os.path.relpath(MANIFEST, ROOT)}")
+    if hash_manifest.compare("check_policies_10k", MANIFEST, want, got):
         return 1
     print(f"check_policies_10k: jobs.csv of {len(want)} runs on 10,000 jobs byte-identical")
     return 0
