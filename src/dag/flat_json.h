@@ -47,6 +47,7 @@ class FlatJson {
   // Parses `text`, which must outlive this object. False: not in the subset (see above).
   // (A std::string: its terminating NUL ends the scanning loops without bounds checks.)
   bool Parse(const std::string& text);
+  bool Parse(std::string&&) = delete;  // A temporary would not outlive the views.
   View root() const;
 
  private:

@@ -52,7 +52,7 @@ TEST(FlatJson, SameValuesAsNlohmann) {
   FlatJson flat;
   ASSERT_TRUE(flat.Parse(text));
   ExpectSame(flat.root(), Json::parse(text), "");
-  for (const char* scalar : {"42", "-7.5", "\"s\"", "true", "null", "[]"}) {
+  for (const std::string scalar : {"42", "-7.5", "\"s\"", "true", "null", "[]"}) {
     ASSERT_TRUE(flat.Parse(scalar)) << scalar;
     ExpectSame(flat.root(), Json::parse(scalar), scalar);
   }
@@ -61,7 +61,7 @@ TEST(FlatJson, SameValuesAsNlohmann) {
 // Outside the subset, valid JSON or not: declined, never a different reading.
 TEST(FlatJson, DeclinesWhatItDoesNotReadExactly) {
   FlatJson flat;
-  for (const char* text : {"{\"a\": \"\\u0041\"}",   // escapes
+  for (const std::string text : {"{\"a\": \"\\u0041\"}",   // escapes
                            "\xEF\xBB\xBF{}",         // BOM (nlohmann skips it)
                            "[1234567890123456789]",  // 19 digits (nlohmann: unsigned)
                            "{\"a\": 1, \"a\": 2}",   // duplicate key (nlohmann: last wins)
@@ -88,8 +88,9 @@ TEST(FlatJson, DeclinesWhatItDoesNotReadExactly) {
   // Duplicate keys among many (the sorted check).
   std::string many = "{";
   for (int i = 0; i < 40; ++i) many += "\"k" + std::to_string(i) + "\": " + std::to_string(i) + ",";
-  EXPECT_TRUE(flat.Parse(many + "\"z\": 0}"));
-  EXPECT_FALSE(flat.Parse(many + "\"k17\": 0}"));
+  const std::string distinct = many + "\"z\": 0}", duplicate = many + "\"k17\": 0}";
+  EXPECT_TRUE(flat.Parse(distinct));
+  EXPECT_FALSE(flat.Parse(duplicate));
 }
 
 // A DAG file the fast path declines (an escaped key) loads exactly as the same file it takes.
