@@ -1,6 +1,7 @@
 // LAS re-examines a running job's place every quantum, but only while someone waits:
 // with nobody waiting no key change can reorder anything (issue 21: three jobs of 1e12 s
-// used to cost 1e10 wake-ups). The times it is woken at once someone waits are still
+// used to cost 1e10 wake-ups; such times are now refused as past the clock's 2^32 s, so the
+// test runs 4e9 s jobs, which cost 4e7 wake-ups before the fix). The times it is woken at once someone waits are still
 // those of a wake-up every quantum since the job started.
 #include <gtest/gtest.h>
 
@@ -10,13 +11,13 @@ namespace schedkit::testing {
 namespace {
 
 TEST(LasWakeups, Issue21VeryLongJobsWithNobodyWaitingCostNoWakeups) {
-  // Four GPUs, three 1-GPU jobs of 1e12 s: all run at once and nobody ever waits, so the
+  // Four GPUs, three 1-GPU jobs of 4e9 s: all run at once and nobody ever waits, so the
   // only events are the three arrivals and the three completions.
-  auto r = RunScenario({JobBuilder(1).Gpus(1).Submit(0).Duration(1e12).Build(),
-                        JobBuilder(2).Gpus(1).Submit(1).Duration(1e12).Build(),
-                        JobBuilder(3).Gpus(1).Submit(2).Duration(1e12).Build()},
+  auto r = RunScenario({JobBuilder(1).Gpus(1).Submit(0).Duration(4e9).Build(),
+                        JobBuilder(2).Gpus(1).Submit(1).Duration(4e9).Build(),
+                        JobBuilder(3).Gpus(1).Submit(2).Duration(4e9).Build()},
                        ClusterSpec::Uniform(1, 1, 4, 0, 0), Request("las"));
-  for (JobId id : {1, 2, 3}) EXPECT_DOUBLE_EQ(r.Jct(id), 1e12) << "job " << id;
+  for (JobId id : {1, 2, 3}) EXPECT_DOUBLE_EQ(r.Jct(id), 4e9) << "job " << id;
   EXPECT_EQ(r.summary.events, 6);
   EXPECT_EQ(r.summary.preemptions, 0);
 }
