@@ -188,7 +188,10 @@ class CacheTest(unittest.TestCase):
         context = TrainingContext(DIGITS, "cnn2", cache.scenario, seed=1)
         outcome = run_sequence(context, [2, 0, 3])
         self.assertEqual(outcome["time_left"], cache.sequences[(2, 0, 3)]["time_left"])
-        self.assertEqual(outcome["accuracy"], cache.sequences[(2, 0, 3)]["accuracy"])
+        # Exact on the machine that made the cache; elsewhere torch's CPU kernels (AVX2 against
+        # AVX-512) round differently, training drifts in the last bits and a test image or two
+        # can flip: 0.9176 against 0.9154 (one image of ~450) on an AVX2-only machine.
+        self.assertAlmostEqual(outcome["accuracy"], cache.sequences[(2, 0, 3)]["accuracy"], delta=0.01)
 
 
 def hand_made_cache(directory, best, time_left=(60.0, 50.0, 40.0)):
