@@ -22,6 +22,7 @@ struct RecordedJob {
   Time first_start_s = kNever;  // kNever if it never ran.
   Time end_s = kNever;          // kNever unless finished.
   double executed_s = 0;        // Wall seconds it ran, overheads included; finished jobs only.
+  double solo_s = 0;            // Its solo runtime as the run models it (trace x runtime factor).
   int preemptions = 0;          // Times it was stopped (moves included).
   std::string placement;        // Last placement it ran on (Placement::ToString).
   std::string vc;               // The job's virtual cluster; empty if none.
@@ -29,6 +30,9 @@ struct RecordedJob {
 
   double jct_s() const { return end_s - submit_s; }
   double queue_s() const { return first_start_s - submit_s; }
+  // JCT over the solo runtime: 1 for a job that started at once and ran alone on its
+  // reference GPU type; 0 when the job has no solo runtime (no slowdown is defined).
+  double slowdown() const { return solo_s > 0 ? jct_s() / solo_s : 0; }
 };
 
 struct ClusterSample {
@@ -43,7 +47,9 @@ double Percentile(std::vector<double> values, double p, PercentileRule rule);
 
 class MetricsRecorder final : public SimulationObserver {
  public:
-  explicit MetricsRecorder(const Trace* trace);
+  // `runtime_factor` is the run's (SimulatorOptions::runtime_factor): a job's solo
+  // runtime is its trace runtime times it, as the simulator models the job.
+  explicit MetricsRecorder(const Trace* trace, double runtime_factor = 1.0);
 
   void OnJobStart(const JobSpec& job, Time now, const Placement& placement) override;
   void OnJobPreempt(const JobSpec& job, Time now) override;
@@ -73,6 +79,8 @@ struct Summary {
   double avg_jct_s = 0, p50_jct_s = 0, p95_jct_s = 0, p99_jct_s = 0;
   double makespan_s = 0;   // Last end - first submit.
   double avg_queue_s = 0, p999_queue_s = 0;  // Queueing delay = first start - submit.
+  // Slowdown = JCT / solo runtime, over finished jobs with a solo runtime (RecordedJob).
+  double avg_slowdown = 0, p99_slowdown = 0;
   double gpu_utilization = 0;  // Busy GPU-seconds / (GPUs x makespan).
   int64_t preemptions = 0;  // Over all jobs, finished or not.
   double wall_s = 0;       // Simulator run time (the only non-deterministic field).

@@ -18,7 +18,8 @@ class ReportError(Exception):
 PARAM_COLUMNS = ("run_id", "policy", "policy_name", "placement", "admission", "options", "cluster",
                  "trace", "jobs_per_hour", "seed", "compat")
 METRIC_COLUMNS = ("jobs", "rejected", "unfinished", "avg_jct_s", "p50_jct_s", "p95_jct_s",
-                  "p99_jct_s", "makespan_s", "avg_queue_s", "p999_queue_s", "gpu_utilization",
+                  "p99_jct_s", "makespan_s", "avg_queue_s", "p999_queue_s", "avg_slowdown",
+                  "p99_slowdown", "gpu_utilization",
                   "preemptions", "events", "wall_s")
 JOB_COLUMNS = ("job_id", "gpus", "submit_s", "first_start_s", "end_s", "jct_s", "queue_s",
                "executed_s", "preemptions", "outcome", "placement", "vc")

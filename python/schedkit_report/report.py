@@ -20,6 +20,8 @@ from .stats import Estimate, PairedRatio, format_estimate, format_ratio, mean_ci
 TABLE_METRICS = (("avg_jct_s", "Avg JCT (h)", HOUR),
                  ("p99_jct_s", "p99 JCT (h)", HOUR),
                  ("makespan_s", "Makespan (h)", HOUR),
+                 ("avg_slowdown", "Avg slowdown", 1),
+                 ("p99_slowdown", "p99 slowdown", 1),
                  ("gpu_utilization", "GPU utilisation (%)", 0.01))
 
 
@@ -67,7 +69,8 @@ def write_aggregate_csv(rows: list[Aggregate], path: Path) -> None:
 
 
 # Statistics compared pairwise against the baseline (results.csv column, header).
-PAIRED_METRICS = (("avg_jct_s", "Avg JCT ratio [95 % CI]"), ("p99_jct_s", "p99 JCT ratio [95 % CI]"))
+PAIRED_METRICS = (("avg_jct_s", "Avg JCT ratio [95 % CI]"), ("p99_jct_s", "p99 JCT ratio [95 % CI]"),
+                  ("avg_slowdown", "Avg slowdown ratio [95 % CI]"))
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
   options.progress = profile.progress;
   options.runtime_factor = profile.runtime_factor;
   RunOutput out;
-  out.recorder = std::make_unique<MetricsRecorder>(&trace);
+  out.recorder = std::make_unique<MetricsRecorder>(&trace, profile.runtime_factor);
   Simulator sim(&trace, &cluster, std::move(options));
   sim.AddObserver(out.recorder.get());
   const auto start = std::chrono::steady_clock::now();

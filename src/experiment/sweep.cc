@@ -518,10 +518,10 @@ Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string&
   return Status::Ok();
 }
 
-const char* const kMetrics[] = {"jobs",        "rejected",        "unfinished",  "avg_jct_s",
-                                "p50_jct_s",   "p95_jct_s",       "p99_jct_s",   "makespan_s",
-                                "avg_queue_s", "p999_queue_s",    "gpu_utilization",
-                                "preemptions", "events",          "wall_s"};
+const char* const kMetrics[] = {"jobs",         "rejected",        "unfinished",   "avg_jct_s",
+                                "p50_jct_s",    "p95_jct_s",       "p99_jct_s",    "makespan_s",
+                                "avg_queue_s",  "p999_queue_s",    "avg_slowdown", "p99_slowdown",
+                                "gpu_utilization", "preemptions",  "events",       "wall_s"};
 
 }  // namespace
 

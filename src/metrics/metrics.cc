@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/summary_json.h"
 #include "workload/csv.h"
 
 namespace schedkit {
@@ -25,7 +26,7 @@ double Percentile(std::vector<double> values, double p, PercentileRule rule) {
   return values[std::min(index, n - 1)];
 }
 
-MetricsRecorder::MetricsRecorder(const Trace* trace) {
+MetricsRecorder::MetricsRecorder(const Trace* trace, double runtime_factor) {
   jobs_.reserve(trace->jobs.size());
   for (const JobSpec& spec : trace->jobs) {
     index_.emplace(spec.id, static_cast<int>(jobs_.size()));
@@ -34,6 +35,7 @@ MetricsRecorder::MetricsRecorder(const Trace* trace) {
     r.gpus = spec.gpus;
     r.vc = spec.vc;
     r.submit_s = spec.submit_s;
+    r.solo_s = spec.SoloRuntime() * runtime_factor;
     jobs_.push_back(r);
   }
 }
@@ -73,8 +75,8 @@ void MetricsRecorder::OnClusterState(Time now, int pending, int running, int bus
 Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
                   const SimulationStats& stats, PercentileRule rule, double wall_s) {
   Summary s;
-  std::vector<double> jcts, queues;
-  double jct_sum = 0, queue_sum = 0, last_end = 0;
+  std::vector<double> jcts, queues, slowdowns;
+  double jct_sum = 0, queue_sum = 0, slowdown_sum = 0, last_end = 0;
   double first_submit = recorder.jobs().empty() ? 0 : recorder.jobs().front().submit_s;
   for (int i : recorder.completion_order()) {
     const RecordedJob& r = recorder.jobs()[i];
@@ -82,6 +84,10 @@ Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
     queue_sum += r.queue_s();
     jcts.push_back(r.jct_s());
     queues.push_back(r.queue_s());
+    if (r.solo_s > 0) {
+      slowdown_sum += r.slowdown();
+      slowdowns.push_back(r.slowdown());
+    }
     last_end = std::max(last_end, r.end_s);
   }
   for (const RecordedJob& r : recorder.jobs()) {
@@ -99,6 +105,10 @@ Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
     s.p99_jct_s = Percentile(jcts, 0.99, rule);
     s.p999_queue_s = Percentile(queues, 0.999, rule);
     s.makespan_s = last_end - first_submit;
+  }
+  if (!slowdowns.empty()) {
+    s.avg_slowdown = slowdown_sum / static_cast<double>(slowdowns.size());
+    s.p99_slowdown = Percentile(std::move(slowdowns), 0.99, rule);
   }
   // Busy GPU-seconds from the piecewise-constant time series.
   double busy = 0;
@@ -160,11 +170,8 @@ Status WriteTimeSeriesCsv(const MetricsRecorder& recorder, const std::string& pa
   return out ? Status::Ok() : Status::IoError(path + ": write failed");
 }
 
-Status WriteSummaryJson(const Summary& s,
-                        const std::vector<std::pair<std::string, std::string>>& context,
-                        const std::string& path) {
+nlohmann::ordered_json SummaryStatisticsJson(const Summary& s) {
   nlohmann::ordered_json j;
-  for (const auto& [k, v] : context) j["run"][k] = v;
   j["jobs"] = s.jobs;
   j["rejected"] = s.rejected;
   j["unfinished"] = s.unfinished;
@@ -175,11 +182,22 @@ Status WriteSummaryJson(const Summary& s,
   j["makespan_s"] = s.makespan_s;
   j["avg_queue_s"] = s.avg_queue_s;
   j["p999_queue_s"] = s.p999_queue_s;
+  j["avg_slowdown"] = s.avg_slowdown;
+  j["p99_slowdown"] = s.p99_slowdown;
   j["gpu_utilization"] = s.gpu_utilization;
   j["preemptions"] = s.preemptions;
   j["events"] = s.events;
   j["decisions"] = s.decisions;
   j["wall_s"] = s.wall_s;
+  return j;
+}
+
+Status WriteSummaryJson(const Summary& s,
+                        const std::vector<std::pair<std::string, std::string>>& context,
+                        const std::string& path) {
+  nlohmann::ordered_json j;
+  for (const auto& [k, v] : context) j["run"][k] = v;
+  j.update(SummaryStatisticsJson(s));
   std::ofstream out(path);
   if (!out) return Status::IoError(path + ": cannot open for writing");
   out << j.dump(2) << '\n';

@@ -172,7 +172,7 @@ TEST(Sweep, ResultsTableSchema) {
   EXPECT_EQ(lines[0],
             "run_id,policy,policy_name,placement,admission,options,cluster,trace,jobs_per_hour,"
             "seed,compat,jobs,rejected,unfinished,avg_jct_s,p50_jct_s,p95_jct_s,p99_jct_s,"
-            "makespan_s,avg_queue_s,p999_queue_s,gpu_utilization,preemptions,events,wall_s");
+            "makespan_s,avg_queue_s,p999_queue_s,avg_slowdown,p99_slowdown,gpu_utilization,preemptions,events,wall_s");
   EXPECT_EQ(lines[2].rfind("las-quick__muri_n8g8__load2__seed1,las-quick,las,,,quantum_s=600,"
                            "muri_n8g8,generated,2,1,none,60,0,0,",
                            0),

@@ -22,6 +22,16 @@ TEST(Fifo, RunsInArrivalOrderAndFillsFreeGpus) {
   EXPECT_EQ(r.summary.preemptions, 0);
 }
 
+TEST(Summary, SlowdownIsJctOverSoloRuntime) {
+  // The FIFO run above: slowdowns 100/100 = 1, 140/50 = 2.8 and 110/30 = 11/3.
+  auto r = RunScenario({JobBuilder(1).Gpus(4).Submit(0).Duration(100).Build(),
+                        JobBuilder(2).Gpus(2).Submit(10).Duration(50).Build(),
+                        JobBuilder(3).Gpus(2).Submit(20).Duration(30).Build()},
+                       kFourGpus, Request("fifo"));
+  EXPECT_DOUBLE_EQ(r.summary.avg_slowdown, (1 + 2.8 + 11.0 / 3) / 3);
+  EXPECT_DOUBLE_EQ(r.summary.p99_slowdown, 11.0 / 3);  // Nearest rank: ceil(0.99 x 3) = 3rd.
+}
+
 TEST(Fifo, HeadOfLineBlockingWithoutBackfill) {
   // J1 (3 GPUs) runs; J2 needs 4 and waits; J3 (1 GPU) fits now but, without
   // backfill, waits behind J2.

@@ -200,7 +200,8 @@ class ReportTest(unittest.TestCase):
         (row,) = [r for r in read_csv(self.report / "aggregate.csv")
                   if r["policy"] == "srtf" and r["jobs_per_hour"] == "4"]
         self.assertEqual(row["n"], "2")
-        for metric in ("avg_jct_s", "p99_jct_s", "makespan_s", "gpu_utilization"):
+        for metric in ("avg_jct_s", "p99_jct_s", "makespan_s", "avg_slowdown", "p99_slowdown",
+                       "gpu_utilization"):
             a, b = (float(r[metric]) for r in results)
             # n = 2: s = |a - b| / sqrt(2), half-width = t(1) * s / sqrt(2) = t(1) * |a - b| / 2.
             mean, half = (a + b) / 2, T975_DF1 * abs(a - b) / 2
