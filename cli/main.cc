@@ -27,6 +27,7 @@
 #include "schedkit/registry.h"
 #include "schedkit/run.h"
 #include "schedkit/trace.h"
+#include "schedkit/trace_stats.h"
 
 namespace sk = schedkit;
 
@@ -51,6 +52,7 @@ void PrintSummary(const sk::Summary& s, const std::string& policy, const sk::Tra
               s.p50_jct_s, s.p95_jct_s, s.p99_jct_s);
   std::printf("  makespan (s)                    %.3f\n", s.makespan_s);
   std::printf("  queueing delay avg / p99.9 (s)  %.3f / %.3f\n", s.avg_queue_s, s.p999_queue_s);
+  std::printf("  slowdown avg / p99               %.3f / %.3f\n", s.avg_slowdown, s.p99_slowdown);
   std::printf("  GPU utilisation                 %.4f\n", s.gpu_utilization);
   std::printf("  preemptions                     %lld\n", static_cast<long long>(s.preemptions));
   std::printf("  simulator run time (s)          %.4f (%lld events, %lld decisions)\n", s.wall_s,
@@ -78,6 +80,31 @@ sk::Result<RunInputs> LoadRunInputs(const sk::cli::RunSetup& setup) {
   return RunInputs{std::move(trace).value(), std::move(cluster).value(), std::move(engine)};
 }
 
+// Warns on stderr when the trace brings more work per second than the cluster can do:
+// then queues only grow while jobs arrive, and results measure the backlog.
+void WarnIfOverCapacity(const char* command, const RunInputs& in) {
+  const double load = sk::ComputeTraceStats(in.trace).OfferedLoad(in.cluster.TotalGpus());
+  if (!(load > 1)) return;
+  std::fprintf(stderr,
+               "schedkit %s: warning: the trace offers %.2fx the GPU capacity of %s (%d GPUs) "
+               "while jobs arrive, so queues can only grow (schedkit trace stats shows why)\n",
+               command, load, in.cluster.source.c_str(), in.cluster.TotalGpus());
+}
+
+// DIR/jobs.csv, timeseries.csv and summary.json of one run (docs/outputs.md).
+sk::Status WriteRunOutputs(const std::string& dir, const sk::RunOutput& run,
+                           const sk::PolicyRequest& request, const sk::cli::RunSetup& setup,
+                           const RunArgs& a) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return sk::Status::IoError(dir + ": cannot create directory: " + ec.message());
+  const auto run_block =
+      sk::SummaryRunBlock(request, setup.trace_path, setup.cluster_path, a.runtime_factor);
+  SCHEDKIT_RETURN_IF_ERROR(sk::WriteJobsCsv(*run.recorder, dir + "/jobs.csv"));
+  SCHEDKIT_RETURN_IF_ERROR(sk::WriteTimeSeriesCsv(*run.recorder, dir + "/timeseries.csv"));
+  return sk::WriteSummaryJson(run.summary, run_block, dir + "/summary.json");
+}
+
 int Simulate(const RunArgs& a) {
   auto setup = ResolveRunArgs(RunCommand::kSimulate, a);
   if (!setup.ok()) return Fail(setup.status().message());
@@ -97,22 +124,13 @@ int Simulate(const RunArgs& a) {
   }
   auto inputs = LoadRunInputs(*setup);
   if (!inputs.ok()) return Fail(inputs.status().message());
+  WarnIfOverCapacity("simulate", *inputs);
   auto run = sk::RunSimulation(inputs->trace, inputs->cluster, *request, inputs->engine);
   if (!run.ok()) return Fail(run.status().message());
   PrintSummary(run->summary, policy, inputs->trace, inputs->cluster);
   if (a.out.empty()) return 0;
-  std::error_code ec;
-  std::filesystem::create_directories(a.out, ec);
-  if (ec) return Fail(a.out + ": cannot create directory: " + ec.message());
-  const auto run_block =
-      sk::SummaryRunBlock(*request, setup->trace_path, setup->cluster_path, a.runtime_factor);
-  for (const sk::Status& st :
-       {sk::WriteJobsCsv(*run->recorder, a.out + "/jobs.csv"),
-        sk::WriteTimeSeriesCsv(*run->recorder, a.out + "/timeseries.csv"),
-        sk::WriteSummaryJson(run->summary, run_block, a.out + "/summary.json")}) {
-    if (!st.ok()) return Fail(st.message());
-  }
-  return 0;
+  const sk::Status written = WriteRunOutputs(a.out, *run, *request, *setup, a);
+  return written.ok() ? 0 : Fail(written.message());
 }
 
 // "placement: yarn (default), admission: none (admits jobs itself)".
@@ -168,6 +186,7 @@ int Compare(const RunArgs& a) {
   }
   auto inputs = LoadRunInputs(*setup);
   if (!inputs.ok()) return Fail(inputs.status().message());
+  WarnIfOverCapacity("compare", *inputs);
   const auto start = std::chrono::steady_clock::now();
   auto results = sk::RunAll(inputs->trace, inputs->cluster, requests, inputs->engine, a.threads);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -180,7 +199,13 @@ int Compare(const RunArgs& a) {
               setup->trace_path.c_str(), inputs->trace.jobs.size(), setup->cluster_path.c_str(),
               inputs->cluster.TotalGpus(), wall);
   std::printf("%s", sk::FormatComparison(names, summaries).c_str());
-  return 0;
+  if (a.out.empty()) return 0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const sk::Status st = WriteRunOutputs(a.out + "/" + names[i], *results[i], requests[i], *setup, a);
+    if (!st.ok()) return Fail(st.message());
+  }
+  const sk::Status st = sk::WriteComparison(a.out, names, summaries);
+  return st.ok() ? 0 : Fail(st.message());
 }
 
 std::atomic<bool> g_stop{false};

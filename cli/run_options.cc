@@ -81,10 +81,7 @@ Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
          {"--vc-config", "give the virtual clusters as --opt vc_config=FILE"},
          {"--threads", "give Lucid's simulator threads as --opt threads=N"}});
   }
-  if (which == RunCommand::kCompare) {
-    return RefuseGiven(args, "compare without --compat lucid",
-                       {{"--out", "it writes no files: run one policy with simulate --out"}});
-  }
+  if (which == RunCommand::kCompare) return Status::Ok();  // Every other flag applies.
   if (args.Given("--vc-config")) {
     return RefuseGiven(
         args, "--vc-config",
@@ -263,8 +260,8 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
   command->add_option("--out", args->out,
                       simulate
                           ? "write jobs.csv, summary.json, timeseries.csv here (docs/outputs.md)"
-                          : "with --compat lucid: write jobs.csv, vcs.csv, summary.json in "
-                            "DIR/<policy>/ (in DIR for one policy; docs/outputs.md)");
+                          : "write each policy's outputs in DIR/<policy>/ and (without "
+                            "--compat lucid) comparison.csv and comparison.json (docs/sweep.md)");
 }
 
 Result<RunSetup> ResolveRunArgs(RunCommand which, const RunArgs& args) {

@@ -33,6 +33,13 @@ std::vector<Result<RunOutput>> RunAll(const Trace& trace, const ClusterSpec& clu
 std::string FormatComparison(const std::vector<std::string>& labels,
                              const std::vector<Summary>& summaries);
 
+// `schedkit compare --out DIR`'s tables (docs/sweep.md#compare): DIR/comparison.csv, one row
+// per run with the label, every summary.json statistic and `avg_jct_vs_best` (the table's
+// "x best"), and DIR/comparison.json, {"runs": [{"policy": label, statistics...}, ...]}.
+// DIR must exist.
+Status WriteComparison(const std::string& dir, const std::vector<std::string>& labels,
+                       const std::vector<Summary>& summaries);
+
 // ---- Sweeps ----------------------------------------------------------------------
 
 struct SweepPolicy {

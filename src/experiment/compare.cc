@@ -1,9 +1,12 @@
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <thread>
 
+#include "metrics/summary_json.h"
 #include "schedkit/experiment.h"
+#include "workload/csv.h"
 
 namespace schedkit {
 
@@ -38,12 +41,54 @@ std::vector<Result<RunOutput>> RunAll(const Trace& trace, const ClusterSpec& clu
   return results;
 }
 
-std::string FormatComparison(const std::vector<std::string>& labels,
-                             const std::vector<Summary>& summaries) {
+namespace {
+
+// The lowest avg JCT among runs that finished a job; 0 if none did.
+double BestAvgJct(const std::vector<Summary>& summaries) {
   double best = 0;
   for (const Summary& s : summaries) {
     if (s.jobs > 0 && (best == 0 || s.avg_jct_s < best)) best = s.avg_jct_s;
   }
+  return best;
+}
+
+Status WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  if (!out) return Status::IoError(path + ": cannot open for writing");
+  out << text;
+  return out ? Status::Ok() : Status::IoError(path + ": write failed");
+}
+
+}  // namespace
+
+Status WriteComparison(const std::string& dir, const std::vector<std::string>& labels,
+                       const std::vector<Summary>& summaries) {
+  const double best = BestAvgJct(summaries);
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  std::string csv;
+  for (size_t i = 0; i < summaries.size(); ++i) {
+    nlohmann::ordered_json row;
+    row["policy"] = labels[i];
+    row.update(SummaryStatisticsJson(summaries[i]));
+    row["avg_jct_vs_best"] = best > 0 ? summaries[i].avg_jct_s / best : 0.0;
+    if (i == 0) {
+      for (auto it = row.begin(); it != row.end(); ++it) csv += (it == row.begin() ? "" : ",") + it.key();
+      csv += '\n';
+    }
+    csv += workload::CsvField(labels[i]);
+    for (auto it = std::next(row.begin()); it != row.end(); ++it) csv += ',' + it->dump();
+    csv += '\n';
+    runs.push_back(std::move(row));
+  }
+  SCHEDKIT_RETURN_IF_ERROR(WriteText(dir + "/comparison.csv", csv));
+  nlohmann::ordered_json j;
+  j["runs"] = std::move(runs);
+  return WriteText(dir + "/comparison.json", j.dump(2) + "\n");
+}
+
+std::string FormatComparison(const std::vector<std::string>& labels,
+                             const std::vector<Summary>& summaries) {
+  const double best = BestAvgJct(summaries);
   size_t width = 6;
   for (const std::string& l : labels) width = std::max(width, l.size());
   std::string out;

@@ -50,7 +50,7 @@ TEST(Cli, SummaryJsonHasEveryDocumentedKey) {
   ASSERT_EQ(o.exit_code, 0) << o.output;
   const auto j = nlohmann::json::parse(ReadFile(dir + "/summary.json"));
   for (const char* key : {"jobs", "avg_jct_s", "p50_jct_s", "p95_jct_s", "p99_jct_s", "makespan_s",
-                          "avg_queue_s", "p999_queue_s", "gpu_utilization", "preemptions",
+                          "avg_queue_s", "p999_queue_s", "avg_slowdown", "p99_slowdown", "gpu_utilization", "preemptions",
                           "wall_s", "rejected", "unfinished", "events", "decisions"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
@@ -124,6 +124,53 @@ TEST(Cli, CompareRunsPoliciesSideBySide) {
     EXPECT_NE(o.output.find(s), std::string::npos) << s << "\n" << o.output;
   }
   EXPECT_NE(RunCli("compare --policies fifo,nope").exit_code, 0);
+}
+
+// compare --out writes each policy's outputs as simulate --out would, and one table of
+// every run whose rows repeat each run's summary.json statistics.
+TEST(Cli, CompareOutWritesEachRunAndTheTable) {
+  const std::string dir = ::testing::TempDir() + "/compare_out";
+  std::filesystem::remove_all(dir);
+  const Outcome o = RunCli("compare --policies fifo,srtf --trace " + kSource +
+                           "/data/traces/tiny.csv --cluster " + kSource +
+                           "/data/clusters/tiny.csv --overhead-s 10 --threads 1 --out " + dir);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_EQ(ReadFile(dir + "/fifo/jobs.csv"), ReadFile(kSource + "/tests/golden/tiny_fifo_jobs.csv"));
+  EXPECT_EQ(ReadFile(dir + "/srtf/jobs.csv"), ReadFile(kSource + "/tests/golden/tiny_srtf_jobs.csv"));
+  const auto table = nlohmann::json::parse(ReadFile(dir + "/comparison.json"));
+  ASSERT_EQ(table["runs"].size(), 2u);
+  std::istringstream csv(ReadFile(dir + "/comparison.csv"));
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("policy,jobs,rejected,unfinished,avg_jct_s,", 0), 0u) << header;
+  EXPECT_NE(header.find(",avg_slowdown,p99_slowdown,"), std::string::npos) << header;
+  EXPECT_EQ(header.substr(header.rfind(',') + 1), "avg_jct_vs_best");
+  double best = 1e300;
+  for (const auto& run : table["runs"]) best = std::min(best, run["avg_jct_s"].get<double>());
+  for (const auto& run : table["runs"]) {
+    const std::string policy = run["policy"];
+    const auto summary = nlohmann::json::parse(ReadFile(dir + "/" + policy + "/summary.json"));
+    for (const char* key : {"jobs", "avg_jct_s", "p99_jct_s", "makespan_s", "avg_slowdown",
+                            "p99_slowdown", "gpu_utilization", "preemptions"}) {
+      EXPECT_EQ(run[key], summary[key]) << policy << " " << key;
+    }
+    EXPECT_DOUBLE_EQ(run["avg_jct_vs_best"].get<double>(), run["avg_jct_s"].get<double>() / best);
+    ASSERT_TRUE(std::getline(csv, line));
+    EXPECT_EQ(line.rfind(policy + "," + summary["jobs"].dump() + ",", 0), 0u) << line;
+  }
+}
+
+// The tiny trace brings 18.75x what its 8 GPUs can do (TraceStats' worked example): simulate
+// and compare say so on stderr and still run; the shipped default trace (0.80) does not.
+TEST(Cli, OverCapacityTraceIsWarnedAbout) {
+  const Outcome tiny = RunCli(TinyArgs("fifo"));
+  ASSERT_EQ(tiny.exit_code, 0) << tiny.output;
+  EXPECT_NE(tiny.output.find("warning: the trace offers 18.75x the GPU capacity"),
+            std::string::npos)
+      << tiny.output;
+  const Outcome shipped = RunCli("simulate --policy fifo");
+  ASSERT_EQ(shipped.exit_code, 0) << shipped.output;
+  EXPECT_EQ(shipped.output.find("warning"), std::string::npos) << shipped.output;
 }
 
 TEST(Cli, SweepWritesResultsAndShardsResume) {

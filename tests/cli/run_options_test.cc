@@ -66,8 +66,6 @@ TEST(RunOptions, OtherModesRefuseWhatTheyIgnore) {
                      "simulate without --vc-config ignores --threads (");
   ExpectOneLineError("simulate --policy fifo --vc-config " + kCluster + tiny,
                      "--vc-config ignores --cluster (");
-  ExpectOneLineError("compare --policies fifo,sjf --out " + ::testing::TempDir() + "/x" + tiny,
-                     "compare without --compat lucid ignores --out (");
   // compare gives an option to the policies that declare it; one that none does is a typo.
   ExpectOneLineError("compare --policies fifo,las --opt quantum=5" + tiny,
                      "--opt quantum: no policy of --policies takes it");
