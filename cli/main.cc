@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -158,8 +159,42 @@ void PrintEntries(const char* heading, const R& registry) {
   }
 }
 
-int Policies() {
+// One registry as JSON: [{name, description, [placement, admission,] options: [...]}],
+// what scripts/docs_listings.py turns into the docs' tables.
+template <typename R>
+nlohmann::ordered_json EntriesJson(const R& registry) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& e : registry.entries()) {
+    nlohmann::ordered_json j;
+    j["name"] = e.name;
+    j["description"] = e.description;
+    if constexpr (std::is_same_v<R, sk::PolicyRegistry>) {
+      // null: the policy places (admits) jobs itself.
+      j["placement"] = e.takes_placement ? nlohmann::ordered_json(e.default_placement) : nullptr;
+      j["admission"] = e.takes_admission ? nlohmann::ordered_json(e.default_admission) : nullptr;
+    }
+    j["options"] = nlohmann::ordered_json::array();
+    for (const sk::OptionSpec& o : e.options) {
+      j["options"].push_back({{"name", o.name},
+                              {"type", sk::OptionSpec::TypeName(o.type)},
+                              {"default", o.default_value},
+                              {"help", o.help}});
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+int Policies(bool json) {
   const sk::Registries& r = sk::BuiltinRegistries();
+  if (json) {
+    nlohmann::ordered_json j;
+    j["policies"] = EntriesJson(r.policies);
+    j["placements"] = EntriesJson(r.placements);
+    j["admissions"] = EntriesJson(r.admissions);
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
   PrintEntries("Policies (--policy NAME):", r.policies);
   PrintEntries("\nPlacements (--placement NAME; options as --opt placement.KEY=VALUE):",
                r.placements);
@@ -348,6 +383,9 @@ int main(int argc, char** argv) {
   AddRunOptions(RunCommand::kSimulate, simulate, &sim);
 
   CLI::App* policies = app.add_subcommand("policies", "List policies, placements and admission modules");
+  bool policies_json = false;
+  policies->add_flag("--json", policies_json,
+                     "print the registries as JSON (name, description, default modules, options)");
 
   RunArgs cmp;
   CLI::App* compare = app.add_subcommand("compare", "Run several policies on one trace, side by side");
@@ -404,7 +442,7 @@ int main(int argc, char** argv) {
     return Fail(std::string(e.what()) + " (see schedkit --help)");
   }
   if (simulate->parsed()) return Simulate(sim);
-  if (policies->parsed()) return Policies();
+  if (policies->parsed()) return Policies(policies_json);
   if (compare->parsed()) return Compare(cmp);
   if (sweep->parsed()) return Sweep(swp);
   if (report->parsed()) return Report(report->remaining());
