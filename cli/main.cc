@@ -24,6 +24,7 @@
 #include "run_options.h"
 #include "version.h"
 #include "schedkit/experiment.h"
+#include "schedkit/plugin.h"
 #include "schedkit/registry.h"
 #include "schedkit/run.h"
 #include "schedkit/trace.h"
@@ -125,11 +126,24 @@ std::string PolicyModules(const sk::PolicyRegistry::Entry& e) {
          slot("admission", e.takes_admission, e.default_admission, "admits");
 }
 
+// " (plugin PATH)" for a module of `kind` that a plugin registered; "" for a built-in.
+std::string Origin(std::vector<std::string> sk::PluginInfo::*kind, const std::string& name) {
+  for (const sk::PluginInfo& p : sk::LoadedPlugins()) {
+    const std::vector<std::string>& names = p.*kind;
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      return " (plugin " + p.path + ")";
+    }
+  }
+  return "";
+}
+
 template <typename R>
-void PrintEntries(const char* heading, const R& registry) {
+void PrintEntries(const char* heading, const R& registry,
+                  std::vector<std::string> sk::PluginInfo::*kind) {
   std::printf("%s\n", heading);
   for (const auto& e : registry.entries()) {
-    std::printf("  %-17s %s\n", e.name.c_str(), e.description.c_str());
+    std::printf("  %-17s %s%s\n", e.name.c_str(), e.description.c_str(),
+                Origin(kind, e.name).c_str());
     if constexpr (std::is_same_v<R, sk::PolicyRegistry>) {
       std::printf("  %-17s   %s\n", "", PolicyModules(e).c_str());
     }
@@ -142,11 +156,11 @@ void PrintEntries(const char* heading, const R& registry) {
 
 int Policies() {
   const sk::Registries& r = sk::BuiltinRegistries();
-  PrintEntries("Policies (--policy NAME):", r.policies);
+  PrintEntries("Policies (--policy NAME):", r.policies, &sk::PluginInfo::policies);
   PrintEntries("\nPlacements (--placement NAME; options as --opt placement.KEY=VALUE):",
-               r.placements);
+               r.placements, &sk::PluginInfo::placements);
   PrintEntries("\nAdmission (--admission NAME; options as --opt admission.KEY=VALUE):",
-               r.admissions);
+               r.admissions, &sk::PluginInfo::admissions);
   return 0;
 }
 
@@ -217,6 +231,10 @@ int SweepOnSlurm(const SweepArgs& a, const sk::SweepConfig& config) {
 int Sweep(const SweepArgs& a) {
   auto config = sk::LoadSweepConfig(a.config);
   if (!config.ok()) return Fail(config.status().message());
+  if (a.slurm && !sk::cli::PluginArgs().empty()) {
+    return Fail("--plugin with --slurm: name the plugins in the sweep file's `plugins` key, "
+                "which every task loads");
+  }
   if (a.slurm) return SweepOnSlurm(a, *config);
   auto shard = sk::ParseShard(a.shard);
   if (!shard.ok()) return Fail(shard.status().message());
@@ -321,12 +339,15 @@ int main(int argc, char** argv) {
   RunArgs sim;
   CLI::App* simulate = app.add_subcommand("simulate", "Simulate a policy on a trace and cluster");
   AddRunOptions(RunCommand::kSimulate, simulate, &sim);
+  sk::cli::AddPluginOption(simulate);
 
   CLI::App* policies = app.add_subcommand("policies", "List policies, placements and admission modules");
+  sk::cli::AddPluginOption(policies);
 
   RunArgs cmp;
   CLI::App* compare = app.add_subcommand("compare", "Run several policies on one trace, side by side");
   AddRunOptions(RunCommand::kCompare, compare, &cmp);
+  sk::cli::AddPluginOption(compare);
 
   CLI::App* report = app.add_subcommand("report", "Figures and an HTML report of a sweep (docs/report.md)");
   report->prefix_command();  // Everything after `report` goes to the Python tool, in order.
@@ -341,6 +362,7 @@ int main(int argc, char** argv) {
   sweep->add_flag("--slurm", swp.slurm, "submit the grid as a Slurm job array and merge when done");
   sweep->add_option("--slurm-tasks", swp.slurm_tasks, "array size with --slurm (default 4)");
   sweep->add_option("--sbatch-args", swp.sbatch_args, "extra sbatch arguments with --slurm");
+  sk::cli::AddPluginOption(sweep);  // Besides the config's own `plugins` key.
 
   GenerateArgs gen;
   CLI::App* generate = app.add_subcommand("generate", "Write a synthetic trace (native format)");
@@ -378,6 +400,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Fail(std::string(e.what()) + " (see schedkit --help)");
   }
+  if (sk::Status st = sk::cli::LoadPluginArgs(); !st.ok()) return Fail(st.message());
   if (simulate->parsed()) return Simulate(sim);
   if (policies->parsed()) return Policies();
   if (compare->parsed()) return Compare(cmp);
