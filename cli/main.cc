@@ -128,13 +128,8 @@ std::string PolicyModules(const sk::PolicyRegistry::Entry& e) {
 
 // " (plugin PATH)" for a module of `kind` that a plugin registered; "" for a built-in.
 std::string Origin(std::vector<std::string> sk::PluginInfo::*kind, const std::string& name) {
-  for (const sk::PluginInfo& p : sk::LoadedPlugins()) {
-    const std::vector<std::string>& names = p.*kind;
-    if (std::find(names.begin(), names.end(), name) != names.end()) {
-      return " (plugin " + p.path + ")";
-    }
-  }
-  return "";
+  const sk::PluginInfo* p = sk::PluginOf(kind, name);
+  return p != nullptr ? " (plugin " + p->path + ")" : "";
 }
 
 template <typename R>

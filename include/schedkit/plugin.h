@@ -69,6 +69,10 @@ Status LoadPlugins(const std::vector<std::string>& paths);
 // The plugins loaded so far, in load order.
 const std::vector<PluginInfo>& LoadedPlugins();
 
+// The loaded plugin that registered the module `name` of `kind` (&PluginInfo::policies,
+// &PluginInfo::placements or &PluginInfo::admissions); null for a built-in or unknown name.
+const PluginInfo* PluginOf(std::vector<std::string> PluginInfo::*kind, const std::string& name);
+
 }  // namespace schedkit
 
 #endif  // SCHEDKIT_PLUGIN_H_

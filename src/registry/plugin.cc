@@ -29,11 +29,8 @@ Loaded& State() {
 
 // "the built-ins" or "plugin PATH": who registered the `kind` named `name`.
 std::string Owner(std::vector<std::string> PluginInfo::*kind, const std::string& name) {
-  for (const PluginInfo& p : State().plugins) {
-    const std::vector<std::string>& names = p.*kind;
-    if (std::find(names.begin(), names.end(), name) != names.end()) return "plugin " + p.path;
-  }
-  return "the built-ins";
+  const PluginInfo* p = PluginOf(kind, name);
+  return p != nullptr ? "plugin " + p->path : "the built-ins";
 }
 
 // Fails on an entry of `added` whose name `process` already has, or without a factory.
@@ -146,5 +143,13 @@ Status LoadPlugins(const std::vector<std::string>& paths) {
 }
 
 const std::vector<PluginInfo>& LoadedPlugins() { return State().plugins; }
+
+const PluginInfo* PluginOf(std::vector<std::string> PluginInfo::*kind, const std::string& name) {
+  for (const PluginInfo& p : State().plugins) {
+    const std::vector<std::string>& names = p.*kind;
+    if (std::find(names.begin(), names.end(), name) != names.end()) return &p;
+  }
+  return nullptr;
+}
 
 }  // namespace schedkit

@@ -7,8 +7,8 @@ against it with find_package (a fresh CMake project), and its policies run throu
 Plugins that must be refused (tests/plugins/*_plugin.cc) are built in the tree.
 
 Environment (set by ctest, cmake/plugin.cmake): SCHEDKIT_BUILD_DIR, SCHEDKIT_SOURCE_DIR,
-SCHEDKIT_TEST_PLUGIN_DIR (the refused plugins), SCHEDKIT_CXX (the compiler schedkit was
-built with), SCHEDKIT_WITH_RUNTIME (1 if `serve` is built).
+SCHEDKIT_TEST_PLUGIN_DIR (the refused plugins), SCHEDKIT_CXX and SCHEDKIT_GENERATOR (the
+compiler and CMake generator schedkit was built with), SCHEDKIT_WITH_RUNTIME (1 if `serve` is built).
 """
 
 import os
@@ -25,6 +25,7 @@ BUILD = Path(os.environ["SCHEDKIT_BUILD_DIR"])
 SOURCE = Path(os.environ["SCHEDKIT_SOURCE_DIR"])
 BAD_PLUGINS = Path(os.environ["SCHEDKIT_TEST_PLUGIN_DIR"])
 CXX = os.environ.get("SCHEDKIT_CXX", "c++")
+GENERATOR = os.environ.get("SCHEDKIT_GENERATOR", "Ninja")
 WITH_RUNTIME = os.environ.get("SCHEDKIT_WITH_RUNTIME", "0") == "1"
 
 TRACE = SOURCE / "data" / "traces" / "muri_trace3.csv"
@@ -48,7 +49,7 @@ class PluginTest(unittest.TestCase):
         check(["cmake", "--install", BUILD, "--prefix", prefix])
         cls.cli = prefix / "bin" / "schedkit"
         build = cls.tmp / "build"
-        check(["cmake", "-S", SOURCE / "examples" / "plugin", "-B", build, "-G", "Ninja",
+        check(["cmake", "-S", SOURCE / "examples" / "plugin", "-B", build, "-G", GENERATOR,
                f"-DCMAKE_PREFIX_PATH={prefix}", "-DCMAKE_BUILD_TYPE=Release",
                f"-DCMAKE_CXX_COMPILER={CXX}"])
         check(["cmake", "--build", build])
