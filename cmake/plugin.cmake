@@ -65,7 +65,7 @@ install(FILES ${CMAKE_BINARY_DIR}/schedkitConfig.cmake
 
 if(SCHEDKIT_BUILD_TESTS)
   # Plugins that must be refused (tests/plugins/test_plugins.py), built in the tree.
-  foreach(bad clash empty old_abi not_a)
+  foreach(bad clash empty old_abi not_a bad_name twice)
     add_library(schedkit_test_${bad}_plugin MODULE ${PROJECT_SOURCE_DIR}/tests/plugins/${bad}_plugin.cc)
     target_link_libraries(schedkit_test_${bad}_plugin PRIVATE schedkit_plugin)
     add_dependencies(schedkit_test_${bad}_plugin schedkit_plugin_abi)

@@ -3,6 +3,9 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -33,11 +36,27 @@ std::string Owner(std::vector<std::string> PluginInfo::*kind, const std::string&
   return p != nullptr ? "plugin " + p->path : "the built-ins";
 }
 
-// Fails on an entry of `added` whose name `process` already has, or without a factory.
+// A name a user can type wherever a module is named: in `compare --policies A,B`, in a
+// sweep file, and as the start of a sweep run's folder name. The built-ins' all qualify.
+constexpr size_t kMaxNameChars = 64;
+bool UsableName(const std::string& name) {
+  if (name.empty() || name.size() > kMaxNameChars) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+// Fails on an entry of `added` whose name is unusable or `process` already has, or that has
+// no factory.
 template <typename R>
 Status CheckAdditions(const std::string& path, const char* kind, const R& added, const R& process,
                       std::vector<std::string> PluginInfo::*names) {
   for (const auto& e : added.entries()) {
+    if (!UsableName(e.name)) {
+      return Status::InvalidArgument(path + ": " + kind + " name " + Quoted(e.name) + ": use 1.." +
+                                     std::to_string(kMaxNameChars) +
+                                     " letters, digits, '-', '_' or '.'");
+    }
     if (process.Find(e.name) != nullptr) {
       return Status::AlreadyExists(path + ": " + kind + " '" + e.name +
                                    "' is already registered by " + Owner(names, e.name));
@@ -52,8 +71,10 @@ Status CheckAdditions(const std::string& path, const char* kind, const R& added,
 template <typename R>
 void Add(const R& added, R* process, std::vector<std::string>* names) {
   for (const auto& e : added.entries()) {
-    Status st = process->Register(e);  // Cannot fail: CheckAdditions passed.
-    (void)st;
+    if (Status st = process->Register(e); !st.ok()) {  // CheckAdditions passed: a bug.
+      std::fprintf(stderr, "schedkit: internal error: %s\n", st.message().c_str());
+      std::abort();
+    }
     names->push_back(e.name);
   }
 }

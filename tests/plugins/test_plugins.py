@@ -187,6 +187,11 @@ name = "example-sjf"
              r"empty_plugin\.so: registers nothing \(no policy, placement or admission\)"),
             (BAD_PLUGINS / "libschedkit_test_clash_plugin.so",
              r"clash_plugin\.so: policy 'fifo' is already registered by the built-ins"),
+            (BAD_PLUGINS / "libschedkit_test_twice_plugin.so",
+             r"twice_plugin\.so: 'twice' is registered twice"),
+            (BAD_PLUGINS / "libschedkit_test_bad_name_plugin.so",
+             r"bad_name_plugin\.so: admission name 'admit all': use 1\.\.64 letters, digits, "
+             r"'-', '_' or '\.'"),
         ]
         for path, message in cases:
             for command in (["policies"], ["simulate", "--policy", "fifo"], ["compare"]):
