@@ -23,6 +23,13 @@ int Fail(const std::string& message);
 // Parses repeated `--opt key=value` arguments.
 Result<std::map<std::string, std::string>> ParseOpts(const std::vector<std::string>& opts);
 
+// Adds `--plugin lib.so` (repeatable) to a command that takes a policy. main loads every
+// plugin given (LoadPluginArgs) once parsing is done, before any command resolves a policy.
+void AddPluginOption(CLI::App* command);
+// The --plugin paths given, in order; LoadPlugins on them (schedkit/plugin.h).
+const std::vector<std::string>& PluginArgs();
+Status LoadPluginArgs();
+
 // One subcommand: its parser node and what it does once parsed (the exit code). `run` owns the
 // parsed arguments (capture them by shared_ptr), since `command` writes into them at parse time.
 struct Subcommand {

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "schedkit/plugin.h"
 
 namespace schedkit::cli {
 
@@ -20,5 +21,18 @@ Result<std::map<std::string, std::string>> ParseOpts(const std::vector<std::stri
   }
   return out;
 }
+
+namespace {
+std::vector<std::string> plugin_args;
+}  // namespace
+
+const std::vector<std::string>& PluginArgs() { return plugin_args; }
+
+void AddPluginOption(CLI::App* command) {
+  command->add_option("--plugin", plugin_args,
+                      "load policies from this plugin first (repeatable; docs/write-a-policy.md)");
+}
+
+Status LoadPluginArgs() { return LoadPlugins(PluginArgs()); }
 
 }  // namespace schedkit::cli

@@ -25,6 +25,7 @@
 #include "run_options.h"
 #include "version.h"
 #include "schedkit/experiment.h"
+#include "schedkit/plugin.h"
 #include "schedkit/registry.h"
 #include "schedkit/run.h"
 #include "schedkit/trace.h"
@@ -144,11 +145,19 @@ std::string PolicyModules(const sk::PolicyRegistry::Entry& e) {
          slot("admission", e.takes_admission, e.default_admission, "admits");
 }
 
+// " (plugin PATH)" for a module of `kind` that a plugin registered; "" for a built-in.
+std::string Origin(std::vector<std::string> sk::PluginInfo::*kind, const std::string& name) {
+  const sk::PluginInfo* p = sk::PluginOf(kind, name);
+  return p != nullptr ? " (plugin " + p->path + ")" : "";
+}
+
 template <typename R>
-void PrintEntries(const char* heading, const R& registry) {
+void PrintEntries(const char* heading, const R& registry,
+                  std::vector<std::string> sk::PluginInfo::*kind) {
   std::printf("%s\n", heading);
   for (const auto& e : registry.entries()) {
-    std::printf("  %-17s %s\n", e.name.c_str(), e.description.c_str());
+    std::printf("  %-17s %s%s\n", e.name.c_str(), e.description.c_str(),
+                Origin(kind, e.name).c_str());
     if constexpr (std::is_same_v<R, sk::PolicyRegistry>) {
       std::printf("  %-17s   %s\n", "", PolicyModules(e).c_str());
     }
@@ -159,10 +168,11 @@ void PrintEntries(const char* heading, const R& registry) {
   }
 }
 
-// One registry as JSON: [{name, description, [placement, admission,] options: [...]}],
-// what scripts/docs_listings.py turns into the docs' tables.
+// One registry as JSON: [{name, description, [placement, admission,] options: [...],
+// [plugin]}], what scripts/docs_listings.py turns into the docs' tables.
 template <typename R>
-nlohmann::ordered_json EntriesJson(const R& registry) {
+nlohmann::ordered_json EntriesJson(const R& registry,
+                                   std::vector<std::string> sk::PluginInfo::*kind) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& e : registry.entries()) {
     nlohmann::ordered_json j;
@@ -180,6 +190,7 @@ nlohmann::ordered_json EntriesJson(const R& registry) {
                               {"default", o.default_value},
                               {"help", o.help}});
     }
+    if (const sk::PluginInfo* p = sk::PluginOf(kind, e.name)) j["plugin"] = p->path;
     out.push_back(std::move(j));
   }
   return out;
@@ -189,17 +200,17 @@ int Policies(bool json) {
   const sk::Registries& r = sk::BuiltinRegistries();
   if (json) {
     nlohmann::ordered_json j;
-    j["policies"] = EntriesJson(r.policies);
-    j["placements"] = EntriesJson(r.placements);
-    j["admissions"] = EntriesJson(r.admissions);
+    j["policies"] = EntriesJson(r.policies, &sk::PluginInfo::policies);
+    j["placements"] = EntriesJson(r.placements, &sk::PluginInfo::placements);
+    j["admissions"] = EntriesJson(r.admissions, &sk::PluginInfo::admissions);
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
-  PrintEntries("Policies (--policy NAME):", r.policies);
+  PrintEntries("Policies (--policy NAME):", r.policies, &sk::PluginInfo::policies);
   PrintEntries("\nPlacements (--placement NAME; options as --opt placement.KEY=VALUE):",
-               r.placements);
+               r.placements, &sk::PluginInfo::placements);
   PrintEntries("\nAdmission (--admission NAME; options as --opt admission.KEY=VALUE):",
-               r.admissions);
+               r.admissions, &sk::PluginInfo::admissions);
   return 0;
 }
 
@@ -277,6 +288,10 @@ int SweepOnSlurm(const SweepArgs& a, const sk::SweepConfig& config) {
 int Sweep(const SweepArgs& a) {
   auto config = sk::LoadSweepConfig(a.config);
   if (!config.ok()) return Fail(config.status().message());
+  if (a.slurm && !sk::cli::PluginArgs().empty()) {
+    return Fail("--plugin with --slurm: name the plugins in the sweep file's `plugins` key, "
+                "which every task loads");
+  }
   if (a.slurm) return SweepOnSlurm(a, *config);
   auto shard = sk::ParseShard(a.shard);
   if (!shard.ok()) return Fail(shard.status().message());
@@ -381,15 +396,18 @@ int main(int argc, char** argv) {
   RunArgs sim;
   CLI::App* simulate = app.add_subcommand("simulate", "Simulate a policy on a trace and cluster");
   AddRunOptions(RunCommand::kSimulate, simulate, &sim);
+  sk::cli::AddPluginOption(simulate);
 
   CLI::App* policies = app.add_subcommand("policies", "List policies, placements and admission modules");
   bool policies_json = false;
   policies->add_flag("--json", policies_json,
                      "print the registries as JSON (name, description, default modules, options)");
+  sk::cli::AddPluginOption(policies);
 
   RunArgs cmp;
   CLI::App* compare = app.add_subcommand("compare", "Run several policies on one trace, side by side");
   AddRunOptions(RunCommand::kCompare, compare, &cmp);
+  sk::cli::AddPluginOption(compare);
 
   CLI::App* report = app.add_subcommand("report", "Figures and an HTML report of a sweep (docs/report.md)");
   report->prefix_command();  // Everything after `report` goes to the Python tool, in order.
@@ -404,6 +422,7 @@ int main(int argc, char** argv) {
   sweep->add_flag("--slurm", swp.slurm, "submit the grid as a Slurm job array and merge when done");
   sweep->add_option("--slurm-tasks", swp.slurm_tasks, "array size with --slurm (default 4)");
   sweep->add_option("--sbatch-args", swp.sbatch_args, "extra sbatch arguments with --slurm");
+  sk::cli::AddPluginOption(sweep);  // Besides the config's own `plugins` key.
 
   GenerateArgs gen;
   CLI::App* generate = app.add_subcommand("generate", "Write a synthetic trace (native format)");
@@ -441,6 +460,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return Fail(std::string(e.what()) + " (see schedkit --help)");
   }
+  if (sk::Status st = sk::cli::LoadPluginArgs(); !st.ok()) return Fail(st.message());
   if (simulate->parsed()) return Simulate(sim);
   if (policies->parsed()) return Policies(policies_json);
   if (compare->parsed()) return Compare(cmp);

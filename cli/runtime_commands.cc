@@ -324,6 +324,7 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   s->add_option("--gpus", serve->options.gpus,
                 "local backend: GPU slots (default 1; fake ones are fine)");
   s->add_option("--policy", serve->policy, "any registered policy (default fifo)");
+  AddPluginOption(s);
   s->add_option("--placement", serve->placement, "placement module (default: the policy's)");
   s->add_option("--admission", serve->admission, "admission module (default: the policy's)");
   s->add_option("--opt", serve->opts, "policy option key=value (repeatable)");

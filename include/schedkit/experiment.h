@@ -51,6 +51,7 @@ struct SweepPolicy {
 struct SweepConfig {
   std::string name;
   std::string source;                 // The file it came from.
+  std::vector<std::string> plugins;   // Plugin files, loaded by LoadSweepConfig.
   std::vector<std::string> clusters;  // Cluster spec files.
   std::vector<std::string> traces;    // Trace files; or, if empty, the generator below.
   GeneratorConfig generator;          // num_jobs, durations; jobs_per_hour and seed vary.
@@ -63,7 +64,8 @@ struct SweepConfig {
   std::optional<double> runtime_factor;
 };
 
-// Parses a sweep file. Errors name the file, line and key.
+// Parses a sweep file, loading the plugins it names (LoadPlugin) before it resolves its
+// policies. Errors name the file, line and key.
 Result<SweepConfig> LoadSweepConfig(const std::string& path);
 
 // One point of the grid. `id` is stable across runs of the same config, and a valid

@@ -127,7 +127,7 @@ struct Registries {
 
 // Registers every built-in into `r`. Fails only on a duplicate name (a bug).
 Status RegisterBuiltins(Registries* r);
-// The registries holding every built-in, built once.
+// The registries holding every built-in, built once, then what plugins add (plugin.h).
 const Registries& BuiltinRegistries();
 
 // What a user asks for on the command line or from Python.

@@ -11,6 +11,7 @@
 #include "experiment/toml.h"
 
 #include "schedkit/experiment.h"
+#include "schedkit/plugin.h"
 #include "workload/csv.h"
 
 namespace schedkit {
@@ -225,8 +226,21 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
   config.source = path;
   const std::string dir = fs::path(path).parent_path().string();
   SCHEDKIT_RETURN_IF_ERROR(OnlyKnownKeys(path, root, "",
-                                         {"name", "clusters", "seeds", "compat", "overhead_s",
-                                          "runtime_factor", "workload", "policy"}));
+                                         {"name", "plugins", "clusters", "seeds", "compat",
+                                          "overhead_s", "runtime_factor", "workload", "policy"}));
+  // Plugins first: the policies below are resolved by name, theirs as built-ins are.
+  auto plugins = StringList(path, root, "plugins");
+  if (!plugins.ok()) return plugins.status();
+  for (size_t i = 0; i < plugins->size(); ++i) {
+    const fs::path p((*plugins)[i]);
+    const std::string file = p.is_absolute() ? p.string() : (fs::path(dir) / p).string();
+    if (Status st = LoadPlugin(file); !st.ok()) {
+      const toml::node* at = root.get("plugins");
+      if (const toml::array* arr = at->as_array()) at = arr->get(i);
+      return KeyError(path, at, "plugins", st.message());
+    }
+    config.plugins.push_back(file);
+  }
   auto name = String(path, root, "name", Stem(path));
   if (!name.ok()) return name.status();
   config.name = *name;

@@ -1,5 +1,5 @@
 // FIFO: first come, first served (by submit time, then job id).
-#include "policies/ordering_policies.h"
+#include "schedkit/ordering_policy.h"
 #include "registry/builtins.h"
 
 namespace schedkit {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "policies/gittins_index.h"
-#include "policies/ordering_policies.h"
+#include "schedkit/ordering_policy.h"
 #include "policies/queue_levels.h"
 #include "registry/builtins.h"
 #include "schedkit/trace.h"

@@ -3,7 +3,7 @@
 // jobs' does not, so each running job's place is re-examined every `quantum_s` seconds
 // after it starts (like Blox's 300-s rounds, but per job rather than global);
 // quantum_s=0 re-examines the order only at arrivals and completions.
-#include "policies/ordering_policies.h"
+#include "schedkit/ordering_policy.h"
 #include "registry/builtins.h"
 
 namespace schedkit {

@@ -10,7 +10,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "policies/ordering_policies.h"
+#include "schedkit/ordering_policy.h"
 #include "registry/builtins.h"
 #include "schedkit/lucid.h"
 

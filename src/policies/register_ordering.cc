@@ -1,4 +1,4 @@
-#include "policies/ordering_policies.h"
+#include "schedkit/ordering_policy.h"
 
 #include "schedkit/modular_policy.h"
 

@@ -3,7 +3,7 @@
 // simulator: they read the engine's remaining work.
 #include <cmath>
 
-#include "policies/ordering_policies.h"
+#include "schedkit/ordering_policy.h"
 #include "registry/builtins.h"
 
 namespace schedkit {

@@ -1,6 +1,6 @@
 // SJF: shortest job first by the job's total solo runtime. An oracle policy in the
 // simulator (it reads the true duration); in the runtime it uses the user's estimate.
-#include "policies/ordering_policies.h"
+#include "schedkit/ordering_policy.h"
 #include "registry/builtins.h"
 
 namespace schedkit {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "policies/ordering_policies.h"
+#include "schedkit/ordering_policy.h"
 #include "policies/queue_levels.h"
 #include "registry/builtins.h"
 

@@ -24,8 +24,8 @@ Status RegisterBuiltins(Registries* r) {
   return RegisterAdmissions(r);
 }
 
-const Registries& BuiltinRegistries() {
-  static const Registries* const registries = [] {
+Registries& ProcessRegistries() {
+  static Registries* const registries = [] {
     auto* r = new Registries();
     Status st = RegisterBuiltins(r);
     if (!st.ok()) {
@@ -36,5 +36,7 @@ const Registries& BuiltinRegistries() {
   }();
   return *registries;
 }
+
+const Registries& BuiltinRegistries() { return ProcessRegistries(); }
 
 }  // namespace schedkit

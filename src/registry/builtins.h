@@ -22,6 +22,10 @@ Status RegisterAntMan(Registries* r);
 Status RegisterPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);
 
+// The process's registries: the built-ins, then what plugins add (LoadPlugin, the only
+// writer). BuiltinRegistries() is a read-only view of them.
+Registries& ProcessRegistries();
+
 }  // namespace schedkit
 
 #endif  // SCHEDKIT_REGISTRY_BUILTINS_H_

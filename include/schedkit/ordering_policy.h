@@ -1,7 +1,8 @@
-// The ordering (scheduling) modules of the built-in queue policies, and the one
-// registration helper that turns a SchedulingModule into a registered ModularPolicy.
-#ifndef SCHEDKIT_POLICIES_ORDERING_POLICIES_H_
-#define SCHEDKIT_POLICIES_ORDERING_POLICIES_H_
+// The one registration helper that turns a SchedulingModule (a priority key) into a
+// registered ModularPolicy: how the built-in queue policies (fifo, sjf, las, ...) and
+// plugins (schedkit/plugin.h) that only supply a key are registered.
+#ifndef SCHEDKIT_ORDERING_POLICY_H_
+#define SCHEDKIT_ORDERING_POLICY_H_
 
 #include <functional>
 #include <memory>
@@ -36,4 +37,4 @@ Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r);
 
 }  // namespace schedkit
 
-#endif  // SCHEDKIT_POLICIES_ORDERING_POLICIES_H_
+#endif  // SCHEDKIT_ORDERING_POLICY_H_
