@@ -5,7 +5,8 @@
 // At each decision point some queued job fits the free GPUs; the agent names one of the
 // first `max_queued` queued jobs (arrival order) to start now, placed by the placement
 // module, or -1 to wait for the next arrival or completion. While no visible queued job fits,
-// the environment advances the simulation by itself. Jobs are never preempted. The reward of
+// the environment advances the simulation by itself. With `preemption`, the agent may also
+// stop one of the first `max_running` running jobs (it becomes queued again). The reward of
 // a step is minus the integral, over the simulated time it covers, of the number of jobs in
 // the system (arrived, unfinished), in seconds: summed over an episode it is minus the sum of
 // the jobs' completion times (JCT = finish - submit).
@@ -34,6 +35,10 @@ struct ClusterEnvConfig {
 
   int max_queued = 32;   // Rows of `queued` (Q): the first Q queued jobs by arrival.
   int max_running = 64;  // Rows of `running` (R): the first R running jobs by start.
+  // Let the agent preempt: actions Q .. Q+R-1 stop running row a - Q, and a decision point
+  // is also any instant at which a job waits while another runs. False: jobs are never
+  // preempted and the action space is -1 .. Q-1.
+  bool preemption = false;
   // Publish each job's true remaining solo seconds (the simulator's truth: an oracle, as
   // SJF is). False: the `remaining_s` column is -1.
   bool expose_remaining = true;

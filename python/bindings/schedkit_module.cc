@@ -127,7 +127,7 @@ PyEnv MakeDagEnv(int num_executors, int job_arrival_cap, double job_arrival_rate
 
 PyEnv MakeClusterEnv(const std::string& trace, const std::string& cluster,
                      const std::string& placement, int64_t num_jobs, double jobs_per_hour,
-                     int max_queued, int max_running, bool expose_remaining) {
+                     int max_queued, int max_running, bool expose_remaining, bool preemption) {
   ClusterEnvConfig c;
   c.trace_path = trace;
   c.cluster_path = cluster;
@@ -137,6 +137,7 @@ PyEnv MakeClusterEnv(const std::string& trace, const std::string& cluster,
   c.max_queued = max_queued;
   c.max_running = max_running;
   c.expose_remaining = expose_remaining;
+  c.preemption = preemption;
   return PyEnv(Unwrap(MakeClusterEnvironment(c)));
 }
 
@@ -186,6 +187,7 @@ PYBIND11_MODULE(schedkit, m) {
         py::arg("placement") = c.placement, py::arg("num_jobs") = c.generator.num_jobs,
         py::arg("jobs_per_hour") = c.generator.jobs_per_hour, py::arg("max_queued") = c.max_queued,
         py::arg("max_running") = c.max_running, py::arg("expose_remaining") = c.expose_remaining,
+        py::arg("preemption") = c.preemption,
         "The GPU-cluster environment: a trace file, or (trace='') the seeded generator; "
         "cluster='' is the shipped 64-GPU cluster.");
   m.def("dag_simulate", &schedkit::DagSimulate, py::arg("scheduler") = "fair", py::arg("seed") = 0,

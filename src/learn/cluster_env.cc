@@ -7,7 +7,9 @@
 #include <optional>
 #include <utility>
 
+#include "metrics/summary_json.h"
 #include "schedkit/cluster.h"
+#include "schedkit/metrics.h"
 #include "schedkit/registry.h"
 #include "schedkit/simulator.h"
 
@@ -59,34 +61,45 @@ class ClusterEnvironment final : public Environment {
     sim_.reset();  // It points into trace_.
     trace_ = fixed_trace_ ? *fixed_trace_ : GenerateEpisode(seed);
     sim_ = std::make_unique<Simulator>(&trace_, &cluster_, SimulatorOptions());
-    in_system_ = arrived_ = finished_ = steps_ = 0;
+    recorder_ = std::make_unique<MetricsRecorder>(&trace_);
+    sim_->AddObserver(recorder_.get());
+    in_system_ = arrived_ = finished_ = steps_ = steps_with_hidden_queue_ = 0;
     sum_jct_s_ = 0;
     done_ = false;
     started_ = true;
     visible_.clear();
     places_.clear();
+    running_rows_.clear();
     Advance(/*force=*/false);
     return MakeObservation();
   }
 
   Result<StepResult> Step(const Action& action) override {
     SCHEDKIT_RETURN_IF_ERROR(CheckAction(action));
-    if (action[0] >= 0) {
+    const int64_t i = action[0];
+    if (QueuedHidden() > 0) ++steps_with_hidden_queue_;  // Some job was not a choice.
+    if (i >= 0) {
       Decisions d;
-      d.start.push_back(StartDecision{visible_[action[0]], places_[action[0]]});
+      if (i < config_.max_queued) {
+        d.start.push_back(StartDecision{visible_[i], places_[i]});
+      } else {
+        d.preempt.push_back(running_rows_[i - config_.max_queued]);
+      }
       Status st = sim_->Apply(d);
-      if (!st.ok()) Die("the simulator refused a start the environment checked: " + st.message());
+      if (!st.ok()) Die("the simulator refused a decision the environment checked: " + st.message());
     }
     ++steps_;
     StepResult r;
-    r.reward = Advance(/*force=*/action[0] < 0);
+    r.reward = Advance(/*force=*/i < 0);
     r.terminated = done_;
     r.observation = MakeObservation();
     r.info["wall_time"] = sim_->view().Now();
     r.info["steps"] = static_cast<double>(steps_);
     r.info["jobs_finished"] = static_cast<double>(finished_);
     r.info["sum_jct_s"] = sum_jct_s_;
-    if (done_) r.info["avg_jct_s"] = sum_jct_s_ / static_cast<double>(finished_);
+    r.info["queued_hidden"] = static_cast<double>(QueuedHidden());
+    r.info["running_hidden"] = static_cast<double>(RunningHidden());
+    if (done_) AddEpisodeSummary(&r.info);
     return r;
   }
 
@@ -103,6 +116,26 @@ class ClusterEnvironment final : public Environment {
     return std::move(trace).value();
   }
 
+  // Pending (running) jobs beyond the Q (R) rows: the agent cannot see or choose them.
+  int64_t QueuedHidden() const {
+    return done_ ? 0 : static_cast<int64_t>(sim_->view().PendingJobs().size() - visible_.size());
+  }
+  int64_t RunningHidden() const {
+    return done_ ? 0 : static_cast<int64_t>(sim_->view().RunningJobs().size() - running_rows_.size());
+  }
+
+  // The last step's info: every summary.json statistic of the episode (docs/outputs.md),
+  // and how many steps left some queued job out of the Q rows.
+  void AddEpisodeSummary(std::map<std::string, double>* info) const {
+    const Summary s = Summarize(*recorder_, cluster_, sim_->stats(), PercentileRule::kNearestRank,
+                                /*wall_s=*/0);
+    const nlohmann::ordered_json stats = SummaryStatisticsJson(s);
+    for (const auto& [key, value] : stats.items()) {
+      if (key != "wall_s") (*info)[key] = value.get<double>();
+    }
+    (*info)["steps_with_hidden_queue"] = static_cast<double>(steps_with_hidden_queue_);
+  }
+
   Status CheckAction(const Action& action) const {
     if (!started_) return Status::InvalidArgument("cluster env: Step before Reset");
     if (done_) return Status::InvalidArgument("cluster env: the episode has ended; Reset");
@@ -116,10 +149,18 @@ class ClusterEnvironment final : public Environment {
       return Status::InvalidArgument(
           "cluster env: cannot wait (-1): no job runs and none is still to arrive");
     }
+    const int64_t q = config_.max_queued;
+    if (config_.preemption && i >= q && i < q + static_cast<int64_t>(running_rows_.size())) {
+      return Status::Ok();  // Preempt running row i - Q.
+    }
     if (i < -1 || i >= static_cast<int64_t>(visible_.size())) {
-      return Status::InvalidArgument("cluster env: queued_idx " + std::to_string(i) +
-                                     " is out of range [-1, " + std::to_string(visible_.size()) +
-                                     ")");
+      return Status::InvalidArgument(
+          "cluster env: action " + std::to_string(i) + " is out of range [-1, " +
+          std::to_string(visible_.size()) + ")" +
+          (config_.preemption ? " and [" + std::to_string(q) + ", " +
+                                    std::to_string(q + static_cast<int64_t>(running_rows_.size())) +
+                                    ") (preempt a running row)"
+                              : std::string()));
     }
     if (places_[i].empty()) {
       return Status::InvalidArgument("cluster env: queued job " + std::to_string(i) + " (id " +
@@ -141,13 +182,19 @@ class ClusterEnvironment final : public Environment {
                        [](const Placement& p) { return !p.empty(); });
   }
 
+  // The agent has a choice besides waiting: a visible queued job fits, or (with
+  // preemption) a job waits while another runs, so stopping one could make room.
+  bool IsDecisionPoint() const {
+    return AnyFits() || (config_.preemption && !visible_.empty() && !running_rows_.empty());
+  }
+
   // Runs the simulation event by event until a visible queued job fits (at once unless
   // `force`: at least one event) or the episode ends. Returns minus the job-seconds spent in
   // the system meanwhile; the number of jobs in the system only changes at events.
   double Advance(bool force) {
     RefreshQueue();
     double reward = 0;
-    while (force || !AnyFits()) {
+    while (force || !IsDecisionPoint()) {
       force = false;
       const Time before = sim_->view().Now();
       EventBatch batch;
@@ -159,6 +206,7 @@ class ClusterEnvironment final : public Environment {
         done_ = true;
         visible_.clear();
         places_.clear();
+        running_rows_.clear();
         break;
       }
       const Time now = sim_->view().Now();
@@ -174,15 +222,22 @@ class ClusterEnvironment final : public Environment {
     return reward;
   }
 
-  // The first max_queued pending jobs and where each would go now.
+  // The first max_queued pending jobs and where each would go now, and the first
+  // max_running running jobs by (last start, id).
   void RefreshQueue() {
-    visible_ = sim_->view().PendingJobs();
+    const ClusterView& view = sim_->view();
+    visible_ = view.PendingJobs();
     if (visible_.size() > static_cast<size_t>(config_.max_queued))
       visible_.resize(config_.max_queued);
     places_.clear();
-    for (JobId id : visible_) {
-      places_.push_back(placement_->Place(sim_->view().Spec(id), sim_->view().Resources()));
-    }
+    for (JobId id : visible_) places_.push_back(placement_->Place(view.Spec(id), view.Resources()));
+    running_rows_ = view.RunningJobs();
+    std::sort(running_rows_.begin(), running_rows_.end(), [&view](JobId a, JobId b) {
+      const Time sa = view.Status(a).last_start_s, sb = view.Status(b).last_start_s;
+      return sa != sb ? sa < sb : a < b;
+    });
+    if (running_rows_.size() > static_cast<size_t>(config_.max_running))
+      running_rows_.resize(config_.max_running);
   }
 
   double Remaining(const JobStatus& s) const {
@@ -208,24 +263,17 @@ class ClusterEnvironment final : public Environment {
       action_mask[i] = places_[i].empty() ? 0 : 1;
       queued_ids[i] = visible_[i];
     }
-    std::vector<JobStatus> run;
-    if (!done_) {
-      for (JobId id : view.RunningJobs()) run.push_back(view.Status(id));
-    }
-    std::sort(run.begin(), run.end(), [](const JobStatus& a, const JobStatus& b) {
-      return a.last_start_s != b.last_start_s ? a.last_start_s < b.last_start_s
-                                              : a.spec->id < b.spec->id;
-    });
-    const int64_t num_running = static_cast<int64_t>(run.size());
-    if (run.size() > static_cast<size_t>(r)) run.resize(r);
-    for (size_t i = 0; i < run.size(); ++i) {
+    std::vector<int64_t> preempt_mask(r, 0);
+    for (size_t i = 0; i < running_rows_.size(); ++i) {
+      const JobStatus s = view.Status(running_rows_[i]);
       double* row = &running[i * rc];
-      row[0] = run[i].spec->gpus;
-      row[1] = now - run[i].last_start_s;
-      row[2] = run[i].attained_gpu_s;
-      row[3] = Remaining(run[i]);
+      row[0] = s.spec->gpus;
+      row[1] = now - s.last_start_s;
+      row[2] = s.attained_gpu_s;
+      row[3] = Remaining(s);
       running_mask[i] = 1;
-      running_ids[i] = run[i].spec->id;
+      preempt_mask[i] = config_.preemption ? 1 : 0;
+      running_ids[i] = running_rows_[i];
     }
     Observation o;
     o["queued"] = Tensor{{q, qc}, std::move(queued)};
@@ -235,8 +283,9 @@ class ClusterEnvironment final : public Environment {
     o["running"] = Tensor{{r, rc}, std::move(running)};
     o["running_mask"] = Tensor{{r}, std::move(running_mask)};
     o["running_ids"] = Tensor{{r}, std::move(running_ids)};
+    o["preempt_mask"] = Tensor{{r}, std::move(preempt_mask)};
     o["num_queued"] = Scalar(done_ ? 0 : static_cast<int64_t>(view.PendingJobs().size()));
-    o["num_running"] = Scalar(done_ ? 0 : num_running);
+    o["num_running"] = Scalar(done_ ? 0 : static_cast<int64_t>(view.RunningJobs().size()));
     o["free_gpus"] = Scalar(view.Resources().total_free_gpus());
     o["total_gpus"] = Scalar(view.Resources().total_gpus());
     o["can_wait"] = Scalar(!done_ && CanWait() ? 1 : 0);
@@ -253,7 +302,10 @@ class ClusterEnvironment final : public Environment {
   std::unique_ptr<Simulator> sim_;
   std::vector<JobId> visible_;     // The first max_queued pending jobs, by arrival.
   std::vector<Placement> places_;  // Where each would go now; empty if it does not fit.
+  std::vector<JobId> running_rows_;  // The first max_running running jobs, by (start, id).
+  std::unique_ptr<MetricsRecorder> recorder_;  // This episode's, for the summary.
   int64_t in_system_ = 0, arrived_ = 0, finished_ = 0, steps_ = 0;
+  int64_t steps_with_hidden_queue_ = 0;
   double sum_jct_s_ = 0;
   bool done_ = false;
   bool started_ = false;

@@ -64,6 +64,9 @@ SpaceDoc ClusterSpaces() {
        "per running job: gpus, age_s (now - start), attained_gpu_s (run seconds x GPUs), "
        "remaining_s (true solo seconds left, or -1 when hidden)"},
       {"running_ids", "int64", "[R]", "job id of each running row, -1 for padding"},
+      {"preempt_mask", "int64", "[R]",
+       "1 iff preempting running row i (action Q + i) is legal: preemption is on and the row is "
+       "real"},
       {"running_mask", "int64", "[R]", "1 for a real running row, 0 for padding"},
       {"total_gpus", "int64", "[]", "GPUs in the cluster"},
       {"wall_time", "float64", "[]", "simulated time (s)"},
@@ -71,7 +74,7 @@ SpaceDoc ClusterSpaces() {
   d.action = {
       {"queued_idx", "int64", "[]",
        "row of `queued` to start now (action_mask must be 1), or -1: wait for the next arrival "
-       "or completion"},
+       "or completion, or (preemption on) Q + i: stop running row i (preempt_mask must be 1)"},
   };
   return d;
 }

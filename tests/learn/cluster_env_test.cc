@@ -96,6 +96,87 @@ TEST(ClusterEnvTest, HandComputedEpisode) {
   EXPECT_FALSE(env->Step({-1}).ok());  // The episode has ended.
 }
 
+TEST(ClusterEnvTest, PreemptionHandComputedEpisode) {
+  // Job 0 (8 GPUs, 100 s) at 0; job 1 (4 GPUs, 10 s) at 10. Q = R = 2, so action 2 stops
+  // running row 0.
+  ClusterEnvConfig config;
+  config.trace_path = testing::WriteTempFile(
+      "env_preempt.csv",
+      std::string(kHeader) + "0,0,8,100,,,m,1,,,,,,u,,0\n" + "1,10,4,10,,,m,1,,,,,,u,,0\n");
+  config.cluster_path = TinyCluster();
+  config.max_queued = 2;
+  config.max_running = 2;
+  auto plain = MakeEnv(config);
+  plain->Reset(0);
+  ASSERT_TRUE(plain->Step({0}).ok());  // Without preemption nothing happens until job 0 ends,
+  EXPECT_FALSE(plain->Step({2}).ok());  // and a preemption action is out of range.
+
+  config.preemption = true;
+  auto env = MakeEnv(config);
+  Observation obs = env->Reset(0);
+  EXPECT_EQ(Ints(obs, "preempt_mask"), (std::vector<int64_t>{0, 0}));  // Nothing runs yet.
+  // Start job 0. At 10 job 1 arrives and cannot fit, but job 0 could be stopped: a decision.
+  Result<StepResult> r = env->Step({0});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->reward, -10);  // One job in the system for 10 s.
+  EXPECT_DOUBLE_EQ(Doubles(r->observation, "wall_time")[0], 10);
+  EXPECT_EQ(Ints(r->observation, "preempt_mask"), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(Ints(r->observation, "action_mask"), (std::vector<int64_t>{0, 0}));
+  // Stop job 0 (10 s done, 90 left): both queued now, both fit, still at 10.
+  r = env->Step({2});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->reward, 0);
+  EXPECT_EQ(Ints(r->observation, "queued_ids"), (std::vector<int64_t>{0, 1}));
+  EXPECT_EQ(Ints(r->observation, "action_mask"), (std::vector<int64_t>{1, 1}));
+  // Start job 1 (10 -> 20); job 0 waits while job 1 runs, so the agent is asked again at 10.
+  r = env->Step({1});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->reward, 0);
+  EXPECT_EQ(Ints(r->observation, "running_ids"), (std::vector<int64_t>{1, -1}));
+  // Wait: job 1 ends at 20 with two jobs in the system meanwhile.
+  r = env->Step({-1});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->reward, -20);
+  // Job 0 resumes at 20 with 90 s left and ends at 110.
+  r = env->Step({0});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_DOUBLE_EQ(r->reward, -90);
+  ASSERT_TRUE(r->terminated);
+  // The episode's summary: JCTs 110 and 10; slowdowns 1.1 and 1; one preemption.
+  EXPECT_DOUBLE_EQ(r->info.at("sum_jct_s"), 120);
+  EXPECT_DOUBLE_EQ(r->info.at("avg_jct_s"), 60);
+  EXPECT_DOUBLE_EQ(r->info.at("jobs"), 2);
+  EXPECT_DOUBLE_EQ(r->info.at("preemptions"), 1);
+  EXPECT_DOUBLE_EQ(r->info.at("avg_slowdown"), (1.1 + 1) / 2);
+  EXPECT_DOUBLE_EQ(r->info.at("makespan_s"), 110);
+}
+
+TEST(ClusterEnvTest, HiddenRowsAreReported) {
+  // Three 8-GPU jobs at 0 with Q = 1: two stay hidden until the first ends, one until the
+  // second ends.
+  ClusterEnvConfig config;
+  config.trace_path = testing::WriteTempFile(
+      "env_hidden.csv", std::string(kHeader) + "0,0,8,10,,,m,1,,,,,,u,,0\n" +
+                            "1,0,8,10,,,m,1,,,,,,u,,0\n" + "2,0,8,10,,,m,1,,,,,,u,,0\n");
+  config.cluster_path = TinyCluster();
+  config.max_queued = 1;
+  auto env = MakeEnv(config);
+  Observation obs = env->Reset(0);
+  EXPECT_EQ(Ints(obs, "num_queued"), std::vector<int64_t>{3});
+  std::vector<double> hidden;
+  StepResult last;
+  for (int step = 0; step < 3; ++step) {
+    Result<StepResult> r = env->Step({0});
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    hidden.push_back(r->info.at("queued_hidden"));
+    last = *r;
+  }
+  // At the next decision point: jobs 1 and 2 queued at 10 (one hidden), job 2 alone at 20.
+  EXPECT_EQ(hidden, (std::vector<double>{1, 0, 0}));
+  ASSERT_TRUE(last.terminated);
+  EXPECT_DOUBLE_EQ(last.info.at("steps_with_hidden_queue"), 2);  // The first two choices.
+}
+
 TEST(ClusterEnvTest, WaitingIsAStepToTheNextEvent) {
   ClusterEnvConfig config;
   config.trace_path =

@@ -173,6 +173,31 @@ class ClusterEnvTest(ContractMixin, unittest.TestCase):
                 self.assertEqual(rewards, [-190.0, -50.0])
                 self.assertEqual(info["avg_jct_s"], 120.0)
 
+    def test_preemption_and_the_episode_summary(self):
+        # Job 0 (8 GPUs, 100 s) at 0, job 1 (4 GPUs, 10 s) at 10: the C++ test's episode.
+        # Start 0; at 10 stop it (action Q + 0 = 2); start 1; wait; resume 0 at 20 -> 110.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "two.csv")
+            with open(path, "w") as f:
+                f.write(TRACE_HEADER + "0,0,8,100,,,m,1,,,,,,u,,0\n1,10,4,10,,,m,1,,,,,,u,,0\n")
+            env = schedkit.ClusterEnv(trace=path, cluster=TINY_CLUSTER, max_queued=2,
+                                      max_running=2, preemption=True)
+            obs = env.reset(0)
+            rewards = []
+            for action in (0, 2, 1, -1, 0):
+                obs, reward, terminated, truncated, info = env.step(action)
+                rewards.append(reward)
+            self.assertTrue(terminated)
+            self.assertEqual(rewards, [-10.0, 0.0, 0.0, -20.0, -90.0])
+            self.assertEqual(info["preemptions"], 1.0)
+            self.assertEqual(info["avg_jct_s"], 60.0)
+            self.assertAlmostEqual(info["avg_slowdown"], 1.05)
+            self.assertEqual(info["steps_with_hidden_queue"], 0.0)
+            with self.assertRaises(ValueError):  # No preemption: action 2 is out of range.
+                plain = schedkit.ClusterEnv(trace=path, cluster=TINY_CLUSTER, max_queued=2)
+                plain.reset(0)
+                plain.step(2)
+
     def test_bad_config_raises(self):
         with self.assertRaisesRegex(ValueError, "max_queued"):
             cluster_env(max_queued=0)
