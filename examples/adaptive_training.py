@@ -43,6 +43,8 @@ def main():
     try:
         # Before torch loads (seconds): the run's clock started with the process.
         alloc = allocation(time_limit_s=args.time_limit)
+        if alloc.deadline is None:
+            raise AdaptError("no time limit: submit with `schedkit submit --time-limit S` or pass --time-limit S")
         return run(args, alloc, events)
     except AdaptError as e:
         print(f"adaptive_training: {e}", file=sys.stderr)
@@ -58,8 +60,6 @@ def run(args, alloc, events):
     from schedkit_adapt.scenario import DECISIONS, Scenario
     from schedkit_adapt.simulate import TrainingContext, TrainingJob
 
-    if alloc.deadline is None:
-        raise AdaptError("no time limit: submit with `schedkit submit --time-limit S` or pass --time-limit S")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise AdaptError(f"--device: '{args.device}' requested but torch sees no CUDA device")
     torch.set_num_threads(args.threads)
