@@ -12,13 +12,6 @@
 namespace schedkit::runtime::testing {
 namespace {
 
-bool Running(pid_t pid) {
-  if (kill(pid, 0) != 0) return false;
-  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-  const size_t paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
-}
-
 JobId SubmitShell(Server& server, const std::string& text, int gpus, double time_limit_s) {
   pb::SubmitRequest req;
   req.add_command(text);
