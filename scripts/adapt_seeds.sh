@@ -3,7 +3,7 @@
 # trained with 5 seeds (the agent's initial weights and its sampling), without a baseline and with
 # the batch-mean baseline; per cache, the learned sequence's rank for each seed, their mean, sample
 # standard deviation and range, and how many seeds reach the top 5 and rank 1.
-# Usage: scripts/adapt_seeds.sh [OUT_DIR] [SEEDS]   (~12 CPU minutes for 5 seeds)
+# Usage: scripts/adapt_seeds.sh [OUT_DIR] [SEEDS]   (~15 CPU minutes for 5 seeds)
 set -euo pipefail
 cd "$(dirname "$0")/../python"
 out=${1:-/tmp/adapt_seeds}
