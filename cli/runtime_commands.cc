@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -114,6 +115,7 @@ struct SubmitArgs {
   std::vector<std::string> command;
   int gpus = 1, cpus = 0, priority = 0;
   double mem_gb = 0, duration_s = 0, iteration_time_s = 0;
+  std::string time_limit;  // "90", "90s", "15m", "2h".
   std::vector<double> stage_times_s;
   bool shell = false;
   std::string user, vc, name, checkpoint_dir, working_dir, idempotency_key;
@@ -128,8 +130,29 @@ std::string RandomKey() {
   return key;
 }
 
+// Seconds from "90", "90s", "1.5m" or "2h"; false if `text` is none of these.
+bool ParseSeconds(const std::string& text, double* seconds) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  const std::string unit = text.substr(used);
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  *seconds = v * scale;
+  return scale > 0 && std::isfinite(*seconds) && *seconds >= 0;
+}
+
 int Submit(SubmitArgs& a) {
   pb::SubmitRequest& r = a.req;
+  if (!a.time_limit.empty()) {
+    double limit = 0;
+    if (!ParseSeconds(a.time_limit, &limit))
+      return Fail("--time-limit '" + a.time_limit + "': expected seconds >= 0, e.g. 90, 90s, 15m or 2h");
+    r.set_time_limit_s(limit);
+  }
   for (const std::string& c : a.command) r.add_command(c);
   r.set_shell(a.shell);
   r.set_gpus(a.gpus);
@@ -214,7 +237,8 @@ int Jobs(const JobsArgs& a) {
     pb::JobState st;
     if (!pb::JobState_Parse(s, &st) || st == pb::JOB_STATE_UNSPECIFIED) {
       return Fail("--state '" + s +
-                  "': expected PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED or REJECTED");
+                  "': expected PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED, REJECTED or "
+                  "TIMEOUT");
     }
     req.add_states(st);
   }
@@ -268,6 +292,20 @@ int Cancel(const ClientArgs& c, int64_t id) {
     if (st.ok())
       std::printf("job %lld cancelled (was %s)\n", static_cast<long long>(id),
                   pb::JobState_Name(resp.previous_state()).c_str());
+    return st;
+  });
+}
+
+int Resize(const ClientArgs& c, int64_t id, int gpus) {
+  return WithClient(c, [&](runtime::Client& client) {
+    pb::ResizeRequest req;
+    req.set_job_id(id);
+    req.set_gpus(gpus);
+    pb::ResizeResponse resp;
+    grpc::Status st = client.stub().Resize(client.Context().get(), req, &resp);
+    if (st.ok())
+      std::printf("job %lld resized from %d to %d GPUs\n", static_cast<long long>(id),
+                  resp.previous_gpus(), gpus);
     return st;
   });
 }
@@ -355,6 +393,8 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
                  "jobs whose stages differ)")
       ->delimiter(',')
       ->expected(3);
+  su->add_option("--time-limit", sub->time_limit,
+                 "run time allowed over all runs: 90, 90s, 15m, 2h (ended TIMEOUT there)");
   su->add_option("--user", sub->user, "user (default: you)");
   su->add_option("--vc", sub->vc, "virtual cluster");
   su->add_option("--priority", sub->priority, "priority (larger = more important)");
@@ -386,6 +426,19 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   AddClientOptions(c, &cancel->first);
   c->add_option("id", cancel->second, "job id")->required();
   out.push_back({c, [cancel] { return Cancel(cancel->first, cancel->second); }});
+
+  struct ResizeArgs {
+    ClientArgs client;
+    int64_t id = 0;
+    int gpus = 0;
+  };
+  auto resize = std::make_shared<ResizeArgs>();
+  CLI::App* rs = app.add_subcommand(
+      "resize", "Grow or shrink a running job's GPUs in place; it is told in $SCHEDKIT_EVENTS");
+  AddClientOptions(rs, &resize->client);
+  rs->add_option("id", resize->id, "job id")->required();
+  rs->add_option("--gpus", resize->gpus, "the job's new GPU count")->required();
+  out.push_back({rs, [resize] { return Resize(resize->client, resize->id, resize->gpus); }});
 
   auto status = std::make_shared<ClientArgs>();
   CLI::App* st = app.add_subcommand("status", "Cluster status of a running service");

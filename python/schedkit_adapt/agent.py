@@ -223,22 +223,68 @@ TABLE_HEADER = ("| cache | best accuracy | no adaptation (rank) | learned sequen
                 "| random: mean accuracy (mean rank) |\n|---|---|---|---|---|")
 
 
+def parse_seeds(text):
+    """`--seeds 1,2,3` or `--seeds 1-5`: distinct seeds >= 0, in the order given."""
+    seeds = []
+    for part in text.split(","):
+        try:
+            first, _, last = part.partition("-")
+            seeds += list(range(int(first), int(last or first) + 1))
+        except ValueError:
+            raise AdaptError(f"--seeds: '{text}' is not a list of seeds such as 1,2,3 or 1-5") from None
+    if not seeds or len(set(seeds)) != len(seeds) or min(seeds) < 0:
+        raise AdaptError(f"--seeds: '{text}' must name distinct seeds >= 0")
+    return seeds
+
+
+def seeds_row(results):
+    """One cache's learned ranks over several training seeds: each, their mean, sample standard
+    deviation and range, and how many seeds reach the top 5 and rank 1."""
+    first = results[0]
+    ranks = [r["learned_rank"] for r in results]
+    mean = sum(ranks) / len(ranks)
+    sd = math.sqrt(sum((r - mean) ** 2 for r in ranks) / (len(ranks) - 1)) if len(ranks) > 1 else 0.0
+    name = os.path.splitext(os.path.basename(first["cache"]))[0]
+    return (f"| {name} | {first['best']:.4f} | {first['nothing']:.4f} ({first['nothing_rank']}) "
+            f"| {' '.join(str(r) for r in ranks)} | {mean:.1f} ± {sd:.1f} ({min(ranks)}-{max(ranks)}) "
+            f"| {sum(r <= 5 for r in ranks)}/{len(ranks)} | {sum(r == 1 for r in ranks)}/{len(ranks)} "
+            f"| {first['random_rank']:.1f} |")
+
+
+SEEDS_HEADER = ("| cache | best accuracy | no adaptation (rank) | learned rank, seed by seed | mean ± sd (range) "
+                "| top 5 | rank 1 | random: mean rank |\n|---|---|---|---|---|---|---|---|")
+
+
 def cmd_learn(args):
+    seeds = parse_seeds(args.seeds) if args.seeds is not None else [args.seed]
+    if len(seeds) > 1 and "{seed}" not in args.out:
+        raise AdaptError(f"--out: {args.out}: with several --seeds, name each agent's file with {{seed}}")
     if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
         raise AdaptError(f"--out: {args.out}: its folder does not exist")
     envs = [CacheEnvironment(load_cache(p)) for p in args.cache]
     actions = {env.cache.num_actions for env in envs}
     if len(actions) != 1:
         raise AdaptError("--cache: the caches have different numbers of actions")
-    agent = Agent(actions.pop(), seed=args.seed)
+    num_actions = actions.pop()
     log = (lambda line: print(line, flush=True)) if args.verbose else None
-    seconds = learn(agent, envs, args.episodes, batch=args.batch, temperature=args.temperature, lr=args.lr,
-                    baseline=args.baseline == "batch-mean", rounds=args.rounds, seed=args.seed, log=log)
-    save_agent(agent, args.out, args.cache, args.episodes, seconds)
-    print(f"{args.out}: trained on {', '.join(args.cache)} ({args.episodes} episodes each) in {seconds:.1f} CPU s")
-    print(TABLE_HEADER)
-    for env in envs:
-        print(format_row(evaluate(agent, env)))
+    results = []
+    for seed in seeds:
+        agent = Agent(num_actions, seed=seed)
+        seconds = learn(agent, envs, args.episodes, batch=args.batch, temperature=args.temperature, lr=args.lr,
+                        baseline=args.baseline == "batch-mean", rounds=args.rounds, seed=seed, log=log)
+        out = args.out.replace("{seed}", str(seed))
+        save_agent(agent, out, args.cache, args.episodes, seconds)
+        print(f"{out}: trained on {', '.join(args.cache)} ({args.episodes} episodes each, seed {seed}) "
+              f"in {seconds:.1f} CPU s")
+        results.append([evaluate(agent, env) for env in envs])
+        print(TABLE_HEADER)
+        for result in results[-1]:
+            print(format_row(result))
+    if len(seeds) > 1:
+        print(f"seeds {','.join(str(s) for s in seeds)}:")
+        print(SEEDS_HEADER)
+        for i in range(len(envs)):
+            print(seeds_row([per_seed[i] for per_seed in results]))
     return 0
 
 
@@ -265,7 +311,9 @@ def add_agent_commands(sub):
     learn_parser.add_argument("--rounds", type=int, default=1,
                               help="with several caches, interleave them in this many slices (default 1: in turn)")
     learn_parser.add_argument("--seed", type=int, default=1)
-    learn_parser.add_argument("--out", required=True, help="the agent's file")
+    learn_parser.add_argument("--seeds", default=None,
+                              help="train one agent per seed (1,2,3 or 1-5) and summarise the ranks over seeds")
+    learn_parser.add_argument("--out", required=True, help="the agent's file ({seed} in it: one per seed)")
     learn_parser.add_argument("--verbose", action="store_true", help="print the greedy sequence every 500 episodes")
     learn_parser.set_defaults(run=cmd_learn)
     eval_parser = sub.add_parser("evaluate", help="rank the agent's greedy sequence among all, per cache")

@@ -91,13 +91,18 @@ class TrainingJob:
         while self.clock.fits(self.multiply_adds) and not (until_up and self.clock.is_up):
             self.train_epoch()
 
-    def decide(self, action):
-        """A decision point: record the time left, apply the action, train the next epoch if it fits."""
-        self.time_left_at_decisions.append(self.clock.time_left)
+    def adapt(self, action):
+        """Deepen block `action` (Net2Net) and start a new optimiser at the initial learning rate;
+        NOTHING leaves model and optimiser alone."""
         if action != NOTHING:
             deepen(self.model, action, self.context.probe_x)
             self.multiply_adds = multiply_adds(self.model)
             self._reset_optimiser()
+
+    def decide(self, action):
+        """A decision point: record the time left, apply the action, train the next epoch if it fits."""
+        self.time_left_at_decisions.append(self.clock.time_left)
+        self.adapt(action)
         if len(self.time_left_at_decisions) < DECISIONS:
             if self.clock.fits(self.multiply_adds):
                 self.train_epoch()

@@ -36,7 +36,8 @@ class Backend {
 
   // Prepares `job` (again, if it was preempted) on `placement`, held: nothing of the job
   // runs until Launch. The job gets the environment the contract promises
-  // (SCHEDKIT_JOB_ID, SCHEDKIT_RESTART_COUNT, SCHEDKIT_CHECKPOINT_DIR, CUDA_VISIBLE_DEVICES;
+  // (SCHEDKIT_JOB_ID, SCHEDKIT_RESTART_COUNT, SCHEDKIT_CHECKPOINT_DIR, CUDA_VISIBLE_DEVICES,
+  // AllocationEnv's SCHEDKIT_GPUS, SCHEDKIT_TIME_LIMIT_S, SCHEDKIT_TIME_LEFT_S, SCHEDKIT_EVENTS;
   // where SharesGpus(), also SCHEDKIT_GROUP, SCHEDKIT_GROUP_SIZE, SCHEDKIT_RATE and
   // SCHEDKIT_GUEST from the job's run fields, docs/runtime.md). The members of a co-location
   // group are started one by one on the same placement. Returns the backend id to store.
@@ -72,7 +73,30 @@ class Backend {
   // which would otherwise stay queued forever. Local: nothing to do (a held monitor's gate
   // closed with the service, so it exited without starting the job).
   virtual void EndUnrecorded(const std::set<std::string>& recorded) {}
+
+  // Why a running job's GPUs cannot be changed in place on this backend, or empty if they
+  // can: the engine then re-books the job on more or fewer GPUs of its node while its
+  // processes keep running, and tells it through its events file (AppendAllocationEvent).
+  virtual std::string ResizeRefusal() const {
+    return "the " + Name() + " backend cannot change a running job's GPUs";
+  }
 };
+
+// The job's allocation as its environment tells it at start (docs/runtime.md): "NAME=VALUE"
+// for SCHEDKIT_GPUS (`gpus`), SCHEDKIT_TIME_LIMIT_S and SCHEDKIT_TIME_LEFT_S (seconds; empty
+// without a limit) and SCHEDKIT_EVENTS (EventsPath).
+std::vector<std::string> AllocationEnv(const std::string& state_dir, const JobRecord& job,
+                                       int gpus);
+// <state_dir>/jobs/<id>/events.jsonl: one JSON object per line, appended while the job runs.
+std::string EventsPath(const std::string& state_dir, JobId id);
+// Run time the job has left at `now_unix` (its current run counted if it is running), at
+// least 0; NaN without a limit.
+double TimeLeft(const JobRecord& job, double now_unix);
+// Appends {"event":EVENT,"gpus":N,"gpu_ids":"0,1","time_left_s":X|null,"time":UNIX} to the
+// job's events file in one write (readers never see half a line).
+Status AppendAllocationEvent(const std::string& state_dir, const JobRecord& job,
+                             const std::string& event, const Placement& placement,
+                             double now_unix);
 
 // Per-job files: <state_dir>/jobs/<id>/{stdout.log,stderr.log,checkpoint/}.
 std::string JobDir(const std::string& state_dir, JobId id);

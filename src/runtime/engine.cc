@@ -367,6 +367,7 @@ void Engine::Loop() {
     if (stop_) break;
     const double now = WallNow();
     PollBackend(now);
+    EnforceTimeLimits(now);
     const bool woken = wake_at_unix_ > 0 && now >= wake_at_unix_;
     if (dirty_ || woken) {
       dirty_ = false;
@@ -386,6 +387,96 @@ void Engine::PollBackend(double now_unix) {
     finished_.push_back(e.id);
     dirty_ = true;
   }
+}
+
+void Engine::EnforceTimeLimits(double now_unix) {
+  std::vector<JobId> over;
+  for (JobId id : running_) {
+    const JobRecord& r = jobs_.at(id)->rec;
+    if (r.time_limit_s > 0 && TimeLeft(r, now_unix) <= 0) over.push_back(id);
+  }
+  for (JobId id : over) {
+    Live& l = *jobs_.at(id);
+    // As cancel: SIGTERM to the whole tree, SIGKILL after --grace-s (Slurm: scancel).
+    const Status st = backend_->Cancel(l.rec);
+    if (!st.ok())
+      std::fprintf(stderr, "schedkit serve: job %lld: %s\n", static_cast<long long>(id),
+                   st.message().c_str());
+    std::ostringstream why;
+    why << "time limit reached: " << l.rec.time_limit_s << " s of run time";
+    Finish(l, RunState::kTimeout, 0, why.str(), WallNow(), "timeout");
+    finished_.push_back(id);
+    dirty_ = true;
+  }
+}
+
+Status Engine::Resize(JobId id, int gpus, int* previous, std::string* refused) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = jobs_.find(id);
+  if (it == jobs_.end()) return Status::NotFound("job " + std::to_string(id) + ": no such job");
+  Live& l = *it->second;
+  const std::string job = "job " + std::to_string(id);
+  *previous = l.rec.gpus;
+  if (l.rec.state != RunState::kRunning) {
+    *refused = job + " is " + RunStateName(l.rec.state) + "; only a running job can be resized";
+    return Status::Ok();
+  }
+  if (std::string why = backend_->ResizeRefusal(); !why.empty()) {
+    *refused = why;
+    return Status::Ok();
+  }
+  if (l.rec.group_size > 1 || l.rec.guest) {
+    *refused = job + " shares its GPUs (" +
+               (l.rec.guest ? std::string("a guest") : "a co-location group") +
+               "); only a job alone on its GPUs can be resized";
+    return Status::Ok();
+  }
+  if (l.placement.shares.size() > 1) {
+    *refused = job + " spans " + std::to_string(l.placement.shares.size()) +
+               " nodes; only a job on one node can be resized";
+    return Status::Ok();
+  }
+  if (gpus == l.rec.gpus) return Status::Ok();
+  // The job keeps its GPUs but the highest ones it gives up, and grows into the lowest free
+  // GPUs of its node.
+  Placement to = l.placement;
+  if (to.shares.empty()) to.shares.push_back(NodeShare{});
+  NodeShare& share = to.shares[0];
+  const int node = share.node;
+  if (applier_.held_back(node)) {
+    *refused = job + " runs on drained node '" + backend_->NodeNames()[node] + "'";
+    return Status::Ok();
+  }
+  const uint64_t free_mask = applier_.free().free_gpu_mask(node);
+  for (int g = kMaxGpusPerNode - 1; g >= 0 && share.gpus() > gpus; --g) {
+    share.gpu_mask &= ~(uint64_t{1} << g);
+  }
+  for (int g = 0; g < kMaxGpusPerNode && share.gpus() < gpus; ++g) {
+    if (free_mask >> g & 1) share.gpu_mask |= uint64_t{1} << g;
+  }
+  if (share.gpus() < gpus) {
+    *refused = job + ": " + std::to_string(gpus - l.rec.gpus) + " more GPUs needed, " +
+               std::to_string(applier_.free().free_gpus(node)) + " free on node '" +
+               backend_->NodeNames()[node] + "'";
+    return Status::Ok();
+  }
+  if (share.gpu_mask == 0) to.shares.clear();
+  const int64_t booking = applier_.BookingOf(id);
+  applier_.Release(id);
+  if (Status booked = applier_.Adopt(id, to, booking, false); !booked.ok()) {
+    applier_.Adopt(id, l.placement, booking, false);  // What it just held is free again.
+    return Status::Internal(job + ": " + booked.message());
+  }
+  const double now = WallNow();
+  const bool up = gpus > l.rec.gpus;
+  l.rec.gpus = gpus;
+  l.spec.gpus = gpus;
+  l.placement = to;
+  l.rec.placement = to.ToString();
+  dirty_ = true;  // Freed GPUs may start a pending job.
+  wake_.notify_one();
+  SCHEDKIT_RETURN_IF_ERROR(Transition(l, "resized", now));
+  return AppendAllocationEvent(options_.state_dir, l.rec, up ? "up" : "down", to, now);
 }
 
 void Engine::RejectUnfittable(double now_unix) {

@@ -63,6 +63,12 @@ class Engine {
   // Drained (true): no new job starts on the node, running ones finish there; false
   // undrains it. Kept across restarts. NotFound names the known nodes.
   Status SetDrained(const std::string& node, bool drained);
+  // Grows or shrinks running job `id` to `gpus` GPUs on its node while it keeps running
+  // (docs/runtime.md): re-books it, stores the new request, appends "up" or "down" to its
+  // events file and records a "resized" event. `*previous` gets its GPUs before. A resize
+  // the job's state or the cluster does not allow sets `*refused` (the reason) and changes
+  // nothing; errors are NotFound or the store's.
+  Status Resize(JobId id, int gpus, int* previous, std::string* refused);
   ClusterSummary Summary() const;
   int TotalGpus() const { return backend_->Cluster().TotalGpus(); }
   const std::string& backend_name() const { return backend_name_; }
@@ -97,6 +103,8 @@ class Engine {
   void Finish(Live& live, RunState state, int exit_code, const std::string& message,
               double now_unix, const std::string& kind);
   void PollBackend(double now_unix);
+  // Ends (TIMEOUT) the running jobs whose run time has reached their time limit.
+  void EnforceTimeLimits(double now_unix);
 
   RuntimeOptions options_;
   std::unique_ptr<Store> store_;

@@ -10,7 +10,8 @@
 namespace schedkit::runtime {
 
 // Mirrors schedkit.v1.JobState (same numbers).
-enum class RunState { kPending = 1, kRunning, kSucceeded, kFailed, kCancelled, kRejected };
+enum class RunState { kPending = 1, kRunning, kSucceeded, kFailed, kCancelled, kRejected, kTimeout };
+constexpr RunState kLastRunState = RunState::kTimeout;
 
 const char* RunStateName(RunState s);
 // Returns false iff `name` is not a RunStateName.
@@ -33,6 +34,8 @@ struct JobRecord {
   // times ([0] data + CPU, [1] GPU, [2] network); 0 = unknown.
   double iteration_time_s = 0;
   StageTimes stage_times_s{0, 0, 0};
+  // Run time allowed over all runs, in seconds; 0 = no limit (docs/runtime.md, "Time limits").
+  double time_limit_s = 0;
   double submit_time = 0;  // Unix seconds.
   // Progress.
   RunState state = RunState::kPending;

@@ -373,6 +373,8 @@ class LocalBackend final : public Backend {
 
   std::string Name() const override { return "local"; }
   bool SharesGpus() const override { return true; }
+  // CUDA_VISIBLE_DEVICES is fixed at exec; the events file tells the job its new GPUs.
+  std::string ResizeRefusal() const override { return ""; }
   const ClusterSpec& Cluster() const override { return cluster_; }
   const std::vector<std::string>& NodeNames() const override { return names_; }
 
@@ -498,7 +500,7 @@ class LocalBackend final : public Backend {
         if (s.gpu_mask >> g & 1) gpus += (gpus.empty() ? "" : ",") + std::to_string(g);
       }
     }
-    const std::vector<std::string> ours = {
+    std::vector<std::string> ours = {
         "SCHEDKIT_JOB_ID=" + std::to_string(job.id),
         "SCHEDKIT_RESTART_COUNT=" + std::to_string(job.restart_count),
         "SCHEDKIT_CHECKPOINT_DIR=" + job.checkpoint_dir,
@@ -507,6 +509,9 @@ class LocalBackend final : public Backend {
         "SCHEDKIT_GROUP_SIZE=" + std::to_string(job.group_size),
         "SCHEDKIT_RATE=" + ShortestText(job.rate),
         std::string("SCHEDKIT_GUEST=") + (job.guest ? "1" : "0")};
+    for (std::string& e : AllocationEnv(options_.state_dir, job, placement.gpus()))
+      ours.push_back(std::move(e));
+    std::ofstream(EventsPath(options_.state_dir, job.id), std::ios::app).flush();  // Readable at once.
     for (char** e = environ; *e != nullptr; ++e) {
       const std::string_view var(*e);
       const bool replaced = std::any_of(ours.begin(), ours.end(), [&](const std::string& o) {

@@ -135,6 +135,7 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     job.working_dir = req->working_dir();
     job.iteration_time_s = req->iteration_time_s();
     job.idempotency_key = req->idempotency_key();
+    job.time_limit_s = req->time_limit_s();
     std::copy(req->stage_times_s().begin(), req->stage_times_s().end(), job.stage_times_s.begin());
     Result<JobId> id = engine_->Submit(std::move(job));
     if (!id.ok()) return ToGrpc(id.status());
@@ -147,7 +148,7 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     if (auto st = Authorize(ctx); !st.ok()) return st;
     std::vector<RunState> states;
     for (int s : req->states()) {
-      if (s < 1 || s > static_cast<int>(RunState::kRejected)) {
+      if (s < 1 || s > static_cast<int>(kLastRunState)) {
         return Invalid("states: " + std::to_string(s) + " is not a job state");
       }
       states.push_back(static_cast<RunState>(s));
@@ -258,6 +259,23 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     return ToGrpc(engine_->SetDrained(req->node(), false));
   }
 
+  grpc::Status Resize(grpc::ServerContext* ctx, const pb::ResizeRequest* req,
+                      pb::ResizeResponse* resp) override {
+    if (auto st = Authorize(ctx); !st.ok()) return st;
+    if (req->gpus() < 0) return Invalid("gpus: " + std::to_string(req->gpus()) + " is negative");
+    if (req->gpus() > engine_->TotalGpus()) {
+      return Invalid("gpus: " + std::to_string(req->gpus()) + " requested, the cluster has " +
+                     std::to_string(engine_->TotalGpus()));
+    }
+    int previous = 0;
+    std::string refused;
+    if (Status st = engine_->Resize(req->job_id(), req->gpus(), &previous, &refused); !st.ok())
+      return ToGrpc(st);
+    if (!refused.empty()) return {grpc::StatusCode::FAILED_PRECONDITION, refused};
+    resp->set_previous_gpus(previous);
+    return grpc::Status::OK;
+  }
+
  private:
   static grpc::Status CheckNode(const std::string& node) {
     if (node.empty()) return Invalid("node: empty; give a node name (see `schedkit status`)");
@@ -322,6 +340,8 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     }
     if (!Finite(r.duration_s()) || r.duration_s() < 0)
       return Invalid("duration_s: must be a finite number >= 0");
+    if (!Finite(r.time_limit_s()) || r.time_limit_s() < 0)
+      return Invalid("time_limit_s: must be a finite number >= 0 (0 = no limit)");
     if (!Finite(r.iteration_time_s()) || r.iteration_time_s() < 0)
       return Invalid("iteration_time_s: must be a finite number >= 0");
     if (!r.stage_times_s().empty() && r.stage_times_s().size() != 3) {
@@ -377,6 +397,7 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     out->set_group_size(j.group_size);
     out->set_rate(j.rate);
     out->set_guest(j.guest);
+    out->set_time_limit_s(j.time_limit_s);
   }
 
   Engine* engine_;

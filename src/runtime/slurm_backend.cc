@@ -10,6 +10,7 @@
 // recording the id; EndUnrecorded).
 // Recipe and verified behaviour: ../shared/docs/reference/slurm-single-host.md.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -76,6 +77,10 @@ class SlurmBackend final : public Backend {
 
   std::string Name() const override { return "slurm"; }
   bool SharesGpus() const override { return false; }  // --gres books GPUs per job.
+  std::string ResizeRefusal() const override {
+    return "the slurm backend cannot change a running job's GPUs (a Slurm allocation is fixed "
+           "once granted)";
+  }
   const ClusterSpec& Cluster() const override { return cluster_; }
   const std::vector<std::string>& NodeNames() const override { return names_; }
 
@@ -96,6 +101,12 @@ class SlurmBackend final : public Backend {
         moved = Check(RunCommand({"scontrol", "update", "jobid=" + id, "starttime=now"}),
                       "scontrol update starttime");
       }
+      if (moved.ok() && job.time_limit_s > 0) {  // What is left of the limit, as at sbatch.
+        moved = Check(RunCommand({"scontrol", "update", "jobid=" + id,
+                                  "timelimit=" + SlurmMinutes(job)}),
+                      "scontrol update timelimit");
+      }
+      if (moved.ok()) moved = WriteTimeLeft(job);
       if (!moved.ok()) {
         RunCommand({"scancel", id});  // The engine fails the job: nothing of it stays queued.
         return moved;
@@ -107,13 +118,27 @@ class SlurmBackend final : public Backend {
     fs::create_directories(dir, ec);
     if (!ec && !job.checkpoint_dir.empty()) fs::create_directories(job.checkpoint_dir, ec);
     if (ec) return Status::IoError(dir + ": " + ec.message());
-    // The batch script only sets the restart count and execs the argv, quoted word by word.
+    SCHEDKIT_RETURN_IF_ERROR(WriteTimeLeft(job));
+    std::ofstream(EventsPath(options_.state_dir, job.id), std::ios::app).flush();
+    // The batch script sets the restart count and the allocation's variables (the time left
+    // is read at each run from the file the last start wrote) and execs the argv, quoted
+    // word by word.
     const std::string script = dir + "/job.sh";
     {
       std::ofstream out(script);
       out << "#!/bin/sh\n"
           << "export SCHEDKIT_RESTART_COUNT=$((${SLURM_RESTART_COUNT:-0} + " << job.restart_count
           << "))\n";
+      for (const std::string& var : AllocationEnv(options_.state_dir, job, placement.gpus())) {
+        const size_t eq = var.find('=');
+        const std::string name = var.substr(0, eq);
+        if (name == "SCHEDKIT_TIME_LEFT_S") {
+          out << "export SCHEDKIT_TIME_LEFT_S=\"$(cat " << ShellQuote(dir + "/time_left_s")
+              << " 2>/dev/null)\"\n";
+        } else {
+          out << "export " << name << "=" << ShellQuote(var.substr(eq + 1)) << "\n";
+        }
+      }
       if (job.shell) {
         out << "exec /bin/sh -c " << ShellQuote(job.command.at(0)) << "\n";
       } else {
@@ -137,6 +162,9 @@ class SlurmBackend final : public Backend {
                                          ",SCHEDKIT_CHECKPOINT_DIR=" + job.checkpoint_dir};
     if (max_gpus > 0) argv.push_back("--gres=gpu:" + std::to_string(max_gpus));
     if (job.cpus > 0) argv.push_back("--cpus-per-task=" + std::to_string(job.cpus));
+    // A backstop: the engine ends the job at its limit; Slurm's own limit is in whole
+    // minutes, rounded up, so it never comes first.
+    if (job.time_limit_s > 0) argv.push_back("--time=" + SlurmMinutes(job));
     if (job.mem_gb > 0)
       argv.push_back("--mem=" + std::to_string(static_cast<long>(job.mem_gb * 1024)) + "M");
     argv.push_back("--chdir=" +
@@ -213,6 +241,24 @@ class SlurmBackend final : public Backend {
   }
 
  private:
+  // The run time the job has left, in whole minutes rounded up (Slurm's unit), at least 1.
+  static std::string SlurmMinutes(const JobRecord& job) {
+    const double left = std::max(0.0, job.time_limit_s - job.executed_s);
+    return std::to_string(std::max(1L, static_cast<long>(std::ceil(left / 60))));
+  }
+
+  // jobs/<id>/time_left_s: SCHEDKIT_TIME_LEFT_S of the run about to start (job.sh reads it).
+  Status WriteTimeLeft(const JobRecord& job) {
+    const std::string path = JobDir(options_.state_dir, job.id) + "/time_left_s";
+    std::string left;
+    for (const std::string& var : AllocationEnv(options_.state_dir, job, 0)) {
+      if (var.rfind("SCHEDKIT_TIME_LEFT_S=", 0) == 0) left = var.substr(var.find('=') + 1);
+    }
+    std::ofstream out(path, std::ios::trunc);
+    out << left << "\n";
+    return out ? Status::Ok() : Status::IoError(path + ": cannot write");
+  }
+
   // True iff Slurm says the job has ended; fills `e`.
   bool Ended(const JobRecord& j, JobExit* e) {
     e->id = j.id;

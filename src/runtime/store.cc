@@ -39,7 +39,8 @@ constexpr std::pair<const char*, const char*> kAddedColumns[] = {
     {"rate", "REAL NOT NULL DEFAULT 1"},             {"guest", "INTEGER NOT NULL DEFAULT 0"},
     // -1: an older store's job, whose runs were all at full speed (LoadAll: executed_s).
     {"work_done_s", "REAL NOT NULL DEFAULT -1"},
-    {"idempotency_key", "TEXT"}};  // NULL = none.
+    {"idempotency_key", "TEXT"},  // NULL = none.
+    {"time_limit_s", "REAL NOT NULL DEFAULT 0"}};
 
 // After AddMissingColumns: at most one job per idempotency key, whatever the service does.
 constexpr const char* kIndexes = R"(
@@ -141,12 +142,14 @@ const char* RunStateName(RunState s) {
       return "CANCELLED";
     case RunState::kRejected:
       return "REJECTED";
+    case RunState::kTimeout:
+      return "TIMEOUT";
   }
   return "?";
 }
 
 bool ParseRunState(const std::string& name, RunState* out) {
-  for (int s = 1; s <= static_cast<int>(RunState::kRejected); ++s) {
+  for (int s = 1; s <= static_cast<int>(kLastRunState); ++s) {
     if (name == RunStateName(static_cast<RunState>(s))) {
       *out = static_cast<RunState>(s);
       return true;
@@ -214,8 +217,8 @@ Status Store::Insert(JobRecord* j) {
       "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
       "backend_id, exit_code, message, run_group, group_size, rate, guest, work_done_s, "
-      "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key, time_limit_s) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -241,6 +244,7 @@ Status Store::Insert(JobRecord* j) {
   } else {
     s.Bind(next++, j->idempotency_key);
   }
+  s.Bind(next++, j->time_limit_s);
   if (sqlite3_step(s.get()) != SQLITE_DONE) {
     Status st = Error("insert job");
     Exec("ROLLBACK");
@@ -265,9 +269,10 @@ Status Store::Update(const JobRecord& j, const std::string& kind, double time) {
   Stmt s(db_,
          "UPDATE jobs SET state=?, first_start_time=?, last_start_time=?, finish_time=?, "
          "executed_s=?, restart_count=?, preemptions=?, placement=?, backend_id=?, exit_code=?, "
-         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=? WHERE id=?");
+         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=?, gpus=? WHERE id=?");
   const int next = BindProgress(s, j, 1);
-  s.Bind(next, j.id);
+  s.Bind(next, j.gpus);  // Resize changes the request of a running job.
+  s.Bind(next + 1, j.id);
   Stmt e(db_, "INSERT INTO events (job_id, time, kind, state) VALUES (?,?,?,?)");
   e.Bind(1, j.id);
   e.Bind(2, time);
@@ -288,7 +293,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
          "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
-         "stage_data_s, stage_gpu_s, stage_net_s, work_done_s, idempotency_key FROM jobs "
+         "stage_data_s, stage_gpu_s, stage_net_s, work_done_s, idempotency_key, time_limit_s FROM jobs "
          "ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
@@ -342,6 +347,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     const double work_done_s = sqlite3_column_double(q, 33);
     j.work_done_s = work_done_s < 0 ? j.executed_s : work_done_s;
     j.idempotency_key = s.Text(34);
+    j.time_limit_s = sqlite3_column_double(q, 35);
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");

@@ -12,7 +12,8 @@ import numpy as np
 import torch
 
 from schedkit_adapt import AdaptError
-from schedkit_adapt.agent import Agent, CacheEnvironment, evaluate, greedy_sequence, learn, rank
+from schedkit_adapt.agent import (Agent, CacheEnvironment, evaluate, greedy_sequence, learn, parse_seeds, rank,
+                                  seeds_row)
 from schedkit_adapt.data import CIFAR_RECORD_BYTES, load_cifar10, load_digits, read_cifar_batch
 from schedkit_adapt.models import NOTHING, deepen, describe, describe_model, make_model, multiply_adds
 from schedkit_adapt.scenario import Scenario
@@ -230,6 +231,17 @@ class AgentTest(unittest.TestCase):
             self.assertEqual(greedy_sequence(agent, early), [0, 0, 0])
             self.assertEqual(greedy_sequence(agent, late), [1, 1, 1])
 
+    def test_seeds_are_lists_or_ranges_and_their_row_summarises_ranks(self):
+        self.assertEqual(parse_seeds("1-3,7"), [1, 2, 3, 7])
+        for bad in ["", "1,1", "2-1", "-1", "a"]:
+            with self.assertRaises(AdaptError):
+                parse_seeds(bad)
+        results = [{"cache": "x/cnn1_early.json", "best": 0.99, "nothing": 0.9, "nothing_rank": 31,
+                    "learned_rank": r, "random_rank": 25.6} for r in [1, 1, 4, 6]]
+        # Mean 3, sample sd sqrt((4 + 4 + 1 + 9) / 3) = 2.449.
+        self.assertEqual(seeds_row(results), "| cnn1_early | 0.9900 | 0.9000 (31) | 1 1 4 6 | 3.0 ± 2.4 (1-6) "
+                                             "| 3/4 | 2/4 | 25.6 |")
+
     def test_ranks(self):
         with tempfile.TemporaryDirectory() as d:
             env = CacheEnvironment(load_cache(hand_made_cache(d, 0)))
@@ -288,6 +300,23 @@ class CommandLineTest(unittest.TestCase):
             self.assertEqual(len(rows), 2)
             self.assertEqual(rows, [line for line in learned.stdout.splitlines() if line.startswith("| cnn2_")])
 
+    def test_learn_over_seeds_summarises_the_ranks(self):
+        with tempfile.TemporaryDirectory() as d:
+            cache = os.path.join(SHIPPED, "cnn2_late.json")
+            out = os.path.join(d, "agent_{seed}.pt")
+            result = self.run_cli("learn", "--cache", cache, "--episodes", "32", "--seeds", "3,5", "--out", out)
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertTrue(os.path.exists(os.path.join(d, "agent_3.pt")) and os.path.exists(os.path.join(d, "agent_5.pt")))
+            rows = [line for line in result.stdout.splitlines() if line.startswith("| cnn2_late")]
+            self.assertEqual(len(rows), 3)  # seed 3, seed 5, the summary
+            ranks = [int(row.split("(")[2].split(")")[0]) for row in rows[:2]]  # "| seq: acc (rank) |"
+            self.assertIn(f"| {ranks[0]} {ranks[1]} | {sum(ranks) / 2:.1f} ± ", rows[2])
+            # One seed alone is the plain `learn` with --seed.
+            single = self.run_cli("learn", "--cache", cache, "--episodes", "32", "--seed", "5", "--out",
+                                  os.path.join(d, "five.pt"))
+            self.assertEqual([line for line in single.stdout.splitlines() if line.startswith("| cnn2_late")],
+                             rows[1:2])
+
     def test_simulate_writes_a_cache_from_cifar_files(self):
         with tempfile.TemporaryDirectory() as d:
             write_cifar(os.path.join(d, "data_batch_1.bin"), [i % 10 for i in range(128)], seed=1)
@@ -309,6 +338,8 @@ class CommandLineTest(unittest.TestCase):
                               (["evaluate", "--agent", __file__, "--cache", "x"], "cannot load an agent"),
                               (["learn", "--cache", "x", "--batch", "0", "--out", "a.pt"], "--batch: 0"),
                               (["--threads", "0", "simulate", "--out", "x"], "--threads: 0"),
+                              (["learn", "--cache", "x", "--seeds", "1,x", "--out", "a.pt"], "--seeds: '1,x'"),
+                              (["learn", "--cache", "x", "--seeds", "1-3", "--out", "a.pt"], "with {seed}"),
                               (["learn", "--cache", os.path.join(SHIPPED, "cnn2_late.json"), "--episodes", "1",
                                 "--out", "/nonexistent/dir/a.pt"], "/nonexistent/dir/a.pt")]:
             result = self.run_cli(*args)

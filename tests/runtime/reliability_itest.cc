@@ -23,13 +23,6 @@ std::vector<pid_t> PidsIn(const std::string& path) {
   return pids;
 }
 
-bool Running(pid_t pid) {
-  if (kill(pid, 0) != 0) return false;
-  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-  const size_t paren = stat.rfind(')');
-  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
-}
-
 int CountRunning(const std::vector<pid_t>& pids) {
   int n = 0;
   for (pid_t p : pids) n += Running(p) ? 1 : 0;

@@ -53,6 +53,14 @@ inline std::string FreshDir(const std::string& name) {
   return dir;
 }
 
+// True iff process `pid` exists and is not a zombie.
+inline bool Running(pid_t pid) {
+  if (kill(pid, 0) != 0) return false;
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
 // Events of `kind` the service's store holds for `job`; -1 if it cannot be read.
 inline int64_t EventCount(const std::string& state_dir, JobId job, const std::string& kind) {
   auto store = Store::Open(state_dir + "/schedkit.db");

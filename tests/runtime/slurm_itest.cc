@@ -120,6 +120,50 @@ TEST(RuntimeSlurm, PlacesJobsOnTheChosenNodesAndPreemptsByRequeue) {
   }
 }
 
+// Time limits and allocation variables on Slurm (docs/runtime.md, "Time limits and allocation
+// changes"): the service ends the job at its limit (scancel) and records TIMEOUT; Slurm holds
+// the limit too, in whole minutes rounded up, as a backstop; a resize is refused.
+TEST(RuntimeSlurm, TimeLimitEndsTheJobAndSlurmHoldsItAsABackstop) {
+  ASSERT_EQ(std::system("command -v slurmctld > /dev/null"), 0)
+      << "slurmctld is not installed: run scripts/setup.sh";
+  const std::string dir = FreshDir("slurm_limit");
+  SlurmCluster cluster(dir + "/cluster");
+  ASSERT_TRUE(cluster.ok()) << cluster.log();
+  Server server(dir + "/state", {"--backend", "slurm", "--poll-s", "0.5"});
+  pb::SubmitRequest req;
+  req.add_command("echo gpus=$SCHEDKIT_GPUS limit=$SCHEDKIT_TIME_LIMIT_S left=$SCHEDKIT_TIME_LEFT_S; "
+                  "sleep 120");
+  req.set_shell(true);
+  req.set_gpus(2);
+  // Run time counts from the release; Slurm may take a few seconds to start the job.
+  req.set_time_limit_s(8);
+  const JobId id = *server.Submit(req);
+  ASSERT_TRUE(WaitFor([&] { return server.InState(id, pb::RUNNING); }, 30));
+  const std::string out = server.Get(id).stdout_path();
+  EXPECT_TRUE(WaitFor([&] { return ReadFile(out).find("left=") != std::string::npos; }, 30));
+  EXPECT_EQ(SlurmJob(server.Get(id).backend_id())["TimeLimit"], "00:01:00");
+  pb::ResizeRequest resize;
+  resize.set_job_id(id);
+  resize.set_gpus(1);
+  pb::ResizeResponse resized;
+  const grpc::Status st =
+      server.client().stub().Resize(server.client().Context().get(), resize, &resized);
+  EXPECT_EQ(st.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(st.error_message(),
+            "the slurm backend cannot change a running job's GPUs (a Slurm allocation is fixed "
+            "once granted)");
+  ASSERT_TRUE(WaitFor([&] { return server.InState(id, pb::TIMEOUT); }, 30));
+  const pb::Job j = server.Get(id);
+  EXPECT_GE(j.executed_s(), 8.0);
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        const std::string s = SlurmJob(j.backend_id())["JobState"];
+        return s == "CANCELLED" || s.empty();
+      },
+      20));
+  EXPECT_EQ(ReadFile(out), "gpus=2 limit=8 left=8\n");
+}
+
 // A job submitted held (sbatch --hold) never stays queued in Slurm when its start does
 // not complete: a release that fails cancels it, recovery cancels a held submission that
 // the service did not live to record, and leaves the recorded ones (and those of other
