@@ -1,6 +1,6 @@
 """A scheduling policy written in Python (docs/write-a-policy.md, "In Python").
 
-    PYTHONPATH=build/python python3 examples/python_policy.py
+    PYTHONPATH=build/python /usr/bin/python3 examples/python_policy.py
 
 Shortest job first as a Python key; schedkit's built-in admission, placement (best-fit) and
 preemption modules do the rest. It runs the shipped Muri trace and checks that the schedule
