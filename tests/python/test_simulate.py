@@ -218,7 +218,8 @@ class SimulateTest(unittest.TestCase):
                                                 **kw)
         with self.assertRaisesRegex(ValueError, r"TooLong.key\(job \d+\): returned 4 values"):
             run(TooLong())
-        with self.assertRaisesRegex(ValueError, r"Backwards.next_key_change\(job \d+\).*not a time after now"):
+        with self.assertRaisesRegex(ValueError,
+                                    r"Backwards.next_key_change\(job \d+\).*not a time after now"):
             run(Backwards())
         with self.assertRaisesRegex(KeyError, "no such model"):
             run(Raises())
