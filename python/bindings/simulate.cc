@@ -231,15 +231,29 @@ struct SimulationResult {
 SimulationResult Simulate(const std::string& trace_path, const std::string& cluster_path,
                           const py::object& policy, const std::string& placement,
                           const std::string& admission, const py::dict& options, uint64_t seed,
+                          std::optional<double> overhead_s, std::optional<double> runtime_factor,
                           const std::string& out) {
   Result<Trace> trace = LoadTrace(trace_path);
   if (!trace.ok()) RaiseStatus(trace.status());
   Result<ClusterSpec> cluster = LoadClusterSpec(cluster_path);
   if (!cluster.ok()) RaiseStatus(cluster.status());
-  Result<RestartOverheads> overheads = DefaultRestartOverheads();
-  if (!overheads.ok()) RaiseStatus(overheads.status());
   SimulatorOptions engine;
-  engine.overheads = std::move(overheads).value();
+  engine.runtime_factor = runtime_factor;
+  if (overhead_s) {
+    if (!(*overhead_s >= 0) || !std::isfinite(*overhead_s)) {
+      throw py::value_error("overhead_s: " + std::to_string(*overhead_s) +
+                            " is not a finite number >= 0");
+    }
+    engine.overheads = RestartOverheads(*overhead_s);
+  } else {
+    Result<RestartOverheads> overheads = DefaultRestartOverheads();
+    if (!overheads.ok()) RaiseStatus(overheads.status());
+    engine.overheads = std::move(overheads).value();
+  }
+  if (runtime_factor && !(*runtime_factor > 0 && std::isfinite(*runtime_factor))) {
+    throw py::value_error("runtime_factor: " + std::to_string(*runtime_factor) +
+                          " is not a finite number > 0");
+  }
 
   Registries regs = BuiltinRegistries();
   std::unique_ptr<PythonKey> py_key;
@@ -262,7 +276,7 @@ SimulationResult Simulate(const std::string& trace_path, const std::string& clus
   }
   if (!run->ok()) RaiseStatus(run->status());
   const RunOutput& r = run->value();
-  const auto block = SummaryRunBlock(request, trace_path, cluster_path, std::nullopt, regs);
+  const auto block = SummaryRunBlock(request, trace_path, cluster_path, runtime_factor, regs);
   if (!out.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(out, ec);
@@ -319,10 +333,12 @@ void BindSimulate(py::module_& m) {
 
   m.def("simulate", &Simulate, py::arg("trace"), py::arg("cluster"), py::arg("policy") = "fifo",
         py::arg("placement") = "", py::arg("admission") = "", py::arg("options") = py::dict(),
-        py::arg("seed") = 0, py::arg("out") = "",
+        py::arg("seed") = 0, py::arg("overhead_s") = py::none(),
+        py::arg("runtime_factor") = py::none(), py::arg("out") = "",
         "One run, as `schedkit simulate --trace T --cluster C --policy P` does: policy is a "
         "built-in (or plugin) policy's name or a Python object with key(job, now); options "
-        "are --opt's key=value pairs; out='DIR' also writes jobs.csv, timeseries.csv and "
+        "are --opt's key=value pairs; overhead_s and runtime_factor are --overhead-s and "
+        "--runtime-factor (None: the CLI's defaults); out='DIR' also writes jobs.csv, timeseries.csv and "
         "summary.json there, as --out DIR does. Returns a SimulationResult.");
 }
 

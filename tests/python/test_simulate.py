@@ -118,6 +118,25 @@ class SimulateTest(unittest.TestCase):
         res = self.check_same_as_cli(self.gen500, CLUSTER_64, "las", {"preemption": "priority"})
         self.assertGreater(res.summary["preemptions"], 0)  # the preemption path ran
 
+    def test_engine_flags_match_cli(self):
+        cli, py = self.dir("cli"), self.dir("py")
+        subprocess.run([CLI, "simulate", "--trace", self.gen500, "--cluster", CLUSTER_64,
+                        "--policy", "sjf", "--opt", "preemption=priority", "--overhead-s", "0",
+                        "--runtime-factor", "1.5", "--out", cli],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        res = schedkit.simulate(trace=self.gen500, cluster=CLUSTER_64, policy=PySjf(),
+                                options={"preemption": "priority"}, overhead_s=0,
+                                runtime_factor=1.5, out=py)
+        self.assertEqual(read(os.path.join(py, "jobs.csv")), read(os.path.join(cli, "jobs.csv")))
+        self.assertEqual(res.run["runtime_factor"], "1.5")
+        default = schedkit.simulate(trace=self.gen500, cluster=CLUSTER_64, policy="sjf",
+                                    options={"preemption": "priority"})
+        self.assertNotEqual(list(res.jobs["end_s"]), list(default.jobs["end_s"]))
+        with self.assertRaisesRegex(ValueError, "overhead_s"):
+            schedkit.simulate(trace=TINY_TRACE, cluster=TINY_CLUSTER, overhead_s=-1)
+        with self.assertRaisesRegex(ValueError, "runtime_factor"):
+            schedkit.simulate(trace=TINY_TRACE, cluster=TINY_CLUSTER, runtime_factor=0)
+
     def test_out_writes_the_cli_files(self):
         cli, py = self.dir("cli"), self.dir("py")
         cli_run(cli, TINY_TRACE, TINY_CLUSTER, "sjf")
