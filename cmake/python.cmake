@@ -13,8 +13,10 @@ find_package(pybind11 REQUIRED CONFIG)
 
 # The static core goes into a shared module: it must be position-independent.
 set_target_properties(schedkit_core PROPERTIES POSITION_INDEPENDENT_CODE ON)
-pybind11_add_module(schedkit_python MODULE ${PROJECT_SOURCE_DIR}/python/bindings/schedkit_module.cc)
+pybind11_add_module(schedkit_python MODULE ${PROJECT_SOURCE_DIR}/python/bindings/schedkit_module.cc
+                    ${PROJECT_SOURCE_DIR}/python/bindings/simulate.cc)
 target_link_libraries(schedkit_python PRIVATE schedkit_core)
+target_include_directories(schedkit_python PRIVATE ${PROJECT_SOURCE_DIR}/src)  # metrics/summary_json.h
 set_target_properties(schedkit_python PROPERTIES
   OUTPUT_NAME schedkit
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/python)
@@ -30,6 +32,12 @@ if(SCHEDKIT_BUILD_TESTS)
     COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/examples/reinforce.py --env dag --smoke)
   set_tests_properties(python_envs python_reinforce_smoke python_reinforce_smoke_dag PROPERTIES
     ENVIRONMENT "${SCHEDKIT_PY_ENV}" TIMEOUT 300)
+  # schedkit.simulate and Python keys against the CLI's outputs (docs/write-a-policy.md).
+  add_test(NAME python_simulate
+    COMMAND ${Python3_EXECUTABLE} -m unittest -v test_simulate
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/python)
+  set_tests_properties(python_simulate PROPERTIES
+    ENVIRONMENT "${SCHEDKIT_PY_ENV};SCHEDKIT_CLI=$<TARGET_FILE:schedkit>" TIMEOUT 300)
   # ctest builds nothing: make `ninja schedkit_tests` bring the module along.
   add_dependencies(schedkit_tests schedkit_python)
 endif()

@@ -35,6 +35,9 @@ struct RecordedJob {
   double slowdown() const { return solo_s > 0 ? jct_s() / solo_s : 0; }
 };
 
+// jobs.csv's outcome column: "finished", "rejected" or "unfinished".
+const char* OutcomeName(RecordedJob::Outcome o);
+
 struct ClusterSample {
   Time time_s;
   int pending;

@@ -24,9 +24,11 @@ struct RunOutput {
 // Builds the policy from `request`, simulates `trace` on `cluster` and summarises.
 // request.compat's profile (ResolveProfile with options.runtime_factor) sets the
 // simulator's progress model and runtime factor, the policy's knobs and the summary's
-// percentile rule.
+// percentile rule. request.policy is looked up in `registries` (Python's
+// schedkit.simulate adds its policies to a copy of the built-in ones).
 Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
-                                const PolicyRequest& request, SimulatorOptions options);
+                                const PolicyRequest& request, SimulatorOptions options,
+                                const Registries& registries = BuiltinRegistries());
 
 // summary.json's "run" block (docs/outputs.md), the one description of a run that
 // `schedkit simulate` and every sweep run write. In this order: policy; placement and

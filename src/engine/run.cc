@@ -11,10 +11,11 @@ Result<RestartOverheads> DefaultRestartOverheads() {
 }
 
 Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
-                                const PolicyRequest& request, SimulatorOptions options) {
+                                const PolicyRequest& request, SimulatorOptions options,
+                                const Registries& registries) {
   SCHEDKIT_RETURN_IF_ERROR(ValidateMembership(options.membership, cluster, "membership"));
   const CompatProfile profile = ResolveProfile(request.compat, options.runtime_factor);
-  Result<std::unique_ptr<Policy>> policy = MakePolicy(request, profile.knobs);
+  Result<std::unique_ptr<Policy>> policy = MakePolicy(request, profile.knobs, registries);
   if (!policy.ok()) return policy.status();
   options.progress = profile.progress;
   options.runtime_factor = profile.runtime_factor;

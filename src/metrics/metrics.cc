@@ -133,6 +133,8 @@ std::string Num(double v) {
   return buf;
 }
 
+}  // namespace
+
 const char* OutcomeName(RecordedJob::Outcome o) {
   switch (o) {
     case RecordedJob::Outcome::kFinished: return "finished";
@@ -141,8 +143,6 @@ const char* OutcomeName(RecordedJob::Outcome o) {
   }
   return "?";
 }
-
-}  // namespace
 
 Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path) {
   std::ofstream out(path);
