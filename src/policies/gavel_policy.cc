@@ -323,9 +323,9 @@ Status RegisterGavel(Registries* r) {
   PolicyRegistry::Entry entry;
   entry.name = "gavel";
   entry.description =
-      "Gavel: an allocation policy over (job, GPU type) re-solved at arrivals and completions, "
-      "granted in rounds by priority = allocation / time received (oracle for objectives that "
-      "read steps left)";
+      "Gavel: an allocation over (job, GPU type) re-solved after arrivals and completions, "
+      "granted in rounds by priority = allocation / share of the type's time (oracle for "
+      "objectives that read steps left)";
   entry.default_placement = "best-fit";
   entry.default_admission = "";
   entry.takes_admission = false;
