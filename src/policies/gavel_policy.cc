@@ -331,7 +331,8 @@ Status RegisterGavel(Registries* r) {
   entry.takes_admission = false;
   entry.options = {
       {"objective", OptionSpec::Type::kString, "max_min_fairness_perf",
-       "the allocation policy (`schedkit gavel policies`; not the packed ones nor gandiva)"},
+       "the allocation policy (`schedkit gavel policies`; not max_min_fairness_packed, gandiva, "
+       "min_cost)"},
       {"round_s", OptionSpec::Type::kDouble, "360", "round length in seconds"},
       {"resolve_s", OptionSpec::Type::kDouble, "1920",
        "least time between two re-solves (Gavel's minimum_time_between_allocation_resets)"},
@@ -344,6 +345,10 @@ Status RegisterGavel(Registries* r) {
       return Status::InvalidArgument("gavel: objective '" + objective +
                                      "' needs co-located pairs, which the simulated policy "
                                      "does not build yet");
+    }
+    if (objective == "min_cost") {
+      return Status::InvalidArgument(
+          "gavel: objective 'min_cost' needs GPU prices, which cluster specs do not carry");
     }
     const gavel::AllocationPolicyRegistry::Entry* alloc =
         gavel::BuiltinAllocationPolicies().Find(objective);

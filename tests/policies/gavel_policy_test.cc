@@ -111,6 +111,7 @@ TEST(GavelPolicy, RefusesBadOptions) {
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, std::string>>{{"objective", "las"},
                                                         {"objective", "gandiva"},
+                                                        {"objective", "min_cost"},
                                                         {"round_s", "0"},
                                                         {"resolve_s", "-1"},
                                                         {"mode", "fluid"}}) {
