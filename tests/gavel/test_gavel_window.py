@@ -64,13 +64,13 @@ class GavelWindowTest(unittest.TestCase):
 
     def test_unsteady_and_bad_input(self):
         with tempfile.TemporaryDirectory() as sweep:
-            write_run(sweep, "a", [1, 2], submit_last=10)  # Ends after the last arrival.
+            write_run(sweep, "a", [1, 2], submit_last=10)  # Both end after the last arrival.
             with open(os.path.join(sweep, "results.csv"), "w") as f:
                 f.write("run_id,policy,jobs_per_hour,seed\na,las-gavel,1,0\n")
             r = run(sweep, "--begin", "0", "--end", "2")
             self.assertEqual(r.returncode, 0, r.stderr)
-            # One run: no CI; min = max = its mean; flagged unsteady.
-            self.assertIn("| las-gavel | 1 | 1 | 1.50 | ± nan | 1.50 | 1.50 | 1 |", r.stdout)
+            # One run: no CI; min = max = its mean; both window jobs late.
+            self.assertIn("| las-gavel | 1 | 1 | 1.50 | ± nan | 1.50 | 1.50 | 2 |", r.stdout)
             r = run(sweep, "--begin", "0", "--end", "5")  # The window holds 3 jobs, not 5.
             self.assertEqual(r.returncode, 1)
             self.assertIn("3 jobs in the window [0, 5), expected 5", r.stderr)
