@@ -59,6 +59,9 @@ class GavelPolicy final : public Policy {
       order_.erase(std::find(order_.begin(), order_.end(), id));
       dirty_ = true;
     }
+    // Jobs stopped by a node failure: ideal mode grants them again at once, rounds at the next
+    // boundary; the capacity changed, so the allocation is re-solved.
+    if (!events.interrupted.empty()) dirty_ = true;
     for (JobId id : events.arrived) {
       order_.push_back(id);
       GavelJob& job = jobs_[id];
@@ -276,7 +279,7 @@ class GavelPolicy final : public Policy {
   // fastest allocated type at rate sum_k X_jk T_jk / T_k* (so it progresses at exactly
   // its allocation's throughput); jobs without one stop.
   void Grant(const ClusterView& view, Decisions* out) {
-    const std::vector<ClusterState> all_free = PerType(ClusterState(&view.Cluster()));
+    const std::vector<ClusterState> all_free = PerType(view.Capacity());
     for (JobId id : order_) {
       GavelJob& job = jobs_[id];
       double rate = 0, best_speed = 0;
@@ -297,7 +300,7 @@ class GavelPolicy final : public Policy {
       job.type = best;
       StartDecision start{id, placement_->Place(*s.spec, all_free[best]), rate / best_speed};
       start.guest = true;
-      if (start.placement.empty()) continue;  // Cannot happen: sf <= the type's GPUs.
+      if (start.placement.empty()) continue;  // The type's nodes are held (drained): it waits.
       out->start.push_back(std::move(start));
     }
     std::sort(out->preempt.begin(), out->preempt.end());
