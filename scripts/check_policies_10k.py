@@ -38,7 +38,7 @@ SKIPPED = {
 COMPAT_POLICIES = ["fifo", "sjf", "srtf", "srsf", "tiresias"]
 # Runs that take a second or more each; --quick (the test suite's `policies_10k`) leaves them
 # out. The full check is the command of docs/performance.md.
-SLOW = {"las", "gittins", "tiresias-gittins", "antman", "themis", "muri-s", "muri-l"}
+SLOW = {"las", "gittins", "tiresias-gittins", "antman", "themis", "muri-s", "muri-l", "gavel"}
 
 
 def policies(cli):

@@ -39,6 +39,9 @@ struct AllocJob {
   double isolated_time = 0;        // Seconds the job would have run so far on its isolated
                                    // share (LoadAllocationProblem: time_since_arrival if absent).
   std::vector<double> throughput;  // T_jk steps/s of the whole job on type k (index of types).
+  // FIFO (agnostic) only: the type an earlier call of the same run gave the job, which it
+  // keeps (Gavel's fifo.py keeps earlier jobs' types between calls); -1 = none.
+  int held_type = -1;
 };
 
 // Two jobs sharing the GPUs of one type (space sharing), with the throughput each gets
@@ -119,18 +122,28 @@ Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
 Status LoadJobPairs(const std::string& path, AllocationProblem* problem);
 
 // --- The pure core of Gavel's round-based mechanism -------------------------------------
-// One round: given each job's allocation x[j][k], the time it has received on each type so
-// far, and the GPUs of each type, which jobs run this round and where. Priority of (j, k) =
-// x_jk / (received_jk / sum_k' received_jk'); a pair with x_jk > 0 never run yet gets
-// x_jk * kNewJobPriority instead (Gavel's boost for new jobs); pairs with x_jk = 0 never run.
-// Pairs are taken by descending priority (ties: larger scale factor first, then larger x_jk,
-// then arrival order, then type order); a job runs on at most one type, and only when its sf
-// GPUs of that type are still free. (Gavel also orders by a deficit; not modelled here.)
+// One round (Gavel's scheduler.py, _update_priorities and _schedule_jobs_on_workers_helper):
+// given each job's allocation x[j][k], the time it has received on each type since the
+// allocation was last reset, and the GPUs of each type, which jobs run this round and where.
+// Priority of (j, k) = x_jk / (received_jk / W_k), W_k the time run on type k since the
+// reset (all jobs together): the job's share of the type's time so far against its
+// allocation. A pair with x_jk > 0 and no share yet (received_jk = 0 or W_k = 0) gets
+// x_jk * kNewJobPriority instead; a pair with x_jk = 0 has priority 0. Types are walked in
+// `type_order`; each type's jobs in descending (priority, deficit, x_jk), ties in arrival
+// order; all types' lists are walked one after the other and a job is taken when it has not
+// been taken yet and its sf GPUs of that type are still free. With `can_run` given, jobs
+// with x_jk = 0 are in type k's list too (at priority 0, where can_run[j][k]), so GPUs that
+// the allocation leaves idle are filled (Gavel does this for every policy but FIFO).
 struct RoundInput {
   std::vector<std::vector<double>> x;         // From an Allocation.
-  std::vector<std::vector<double>> received;  // Seconds job j has run on type k.
+  std::vector<std::vector<double>> received;  // Seconds job j has run on type k (see above).
   std::vector<int> scale_factors;             // sf_j.
   std::vector<int> gpus;                      // n_k.
+  // Optional (empty: the default named).
+  std::vector<double> type_time;              // W_k; default sum_j received_jk.
+  std::vector<std::vector<double>> deficit;   // The tie-break: time owed on type k; default 0.
+  std::vector<int> type_order;                // Every type once; default 0, 1, ..., K-1.
+  std::vector<std::vector<bool>> can_run;     // Default: only pairs with x_jk > 0 run.
 };
 inline constexpr double kNewJobPriority = 1e9;
 // Returns, per job, the type it runs on this round or -1. REQUIRES: consistent sizes.

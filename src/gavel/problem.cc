@@ -70,6 +70,12 @@ Status Validate(const AllocationProblem& p) {
                                      std::to_string(job.scale_factor) +
                                      " GPUs or a zero throughput)");
     }
+    if (job.held_type != -1 &&
+        (job.held_type < 0 || job.held_type >= static_cast<int>(p.types.size()) ||
+         !p.Runs(static_cast<int>(j), job.held_type))) {
+      return Status::InvalidArgument(who + ": held_type " + std::to_string(job.held_type) +
+                                     " is not a GPU type it runs on");
+    }
   }
   const int m = static_cast<int>(p.jobs.size());
   for (const JobPair& pair : p.pairs) {

@@ -1,43 +1,58 @@
 // The selection step of Gavel's round-based mechanism (priorities = allocation / share of
-// time received), with no engine: the simulated policy built on it wraps this.
+// the type's time received), with no engine: the simulated policy (src/policies/gavel_policy.cc)
+// wraps this.
 #include <algorithm>
-#include <tuple>
+#include <numeric>
+#include <utility>
 
 #include "schedkit/gavel.h"
 
 namespace schedkit::gavel {
 
 std::vector<int> SelectRound(const RoundInput& in) {
-  struct Candidate {
-    double priority;
-    int sf;
-    double x;
+  struct Entry {
+    double priority, deficit, x;
     int job;
-    int type;
   };
-  std::vector<Candidate> candidates;
-  for (int j = 0; j < static_cast<int>(in.x.size()); ++j) {
-    double total = 0;
-    for (double r : in.received[j]) total += r;
-    for (int k = 0; k < static_cast<int>(in.x[j].size()); ++k) {
-      const double x = in.x[j][k];
-      if (x <= 0) continue;
-      // A pair never run yet would divide by zero: it goes first, ordered by its allocation.
-      const double received = in.received[j][k];
-      const double priority = received > 0 ? x / (received / total) : x * kNewJobPriority;
-      candidates.push_back({priority, in.scale_factors[j], x, j, k});
-    }
+  const int jobs = static_cast<int>(in.x.size());
+  const int types = static_cast<int>(in.gpus.size());
+  std::vector<int> order = in.type_order;
+  if (order.empty()) {
+    order.resize(types);
+    std::iota(order.begin(), order.end(), 0);
   }
-  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-    return std::tie(b.priority, b.sf, b.x, a.job, a.type) <
-           std::tie(a.priority, a.sf, a.x, b.job, b.type);
-  });
+  std::vector<std::pair<int, Entry>> queue;  // (type, entry), walked in order.
+  for (int k : order) {
+    double type_time = 0;
+    if (in.type_time.empty()) {
+      for (int j = 0; j < jobs; ++j) type_time += in.received[j][k];
+    } else {
+      type_time = in.type_time[k];
+    }
+    std::vector<Entry> entries;
+    for (int j = 0; j < jobs; ++j) {
+      const double x = in.x[j][k];
+      if (!(x > 0) && (in.can_run.empty() || !in.can_run[j][k])) continue;
+      const double received = in.received[j][k];
+      double priority = 0;
+      if (x > 0) {
+        priority = received > 0 && type_time > 0 ? x / (received / type_time) : x * kNewJobPriority;
+      }
+      entries.push_back({priority, in.deficit.empty() ? 0.0 : in.deficit[j][k], x, j});
+    }
+    std::stable_sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+      if (a.priority != b.priority) return a.priority > b.priority;
+      if (a.deficit != b.deficit) return a.deficit > b.deficit;
+      return a.x > b.x;
+    });
+    for (const Entry& e : entries) queue.emplace_back(k, e);
+  }
   std::vector<int> free = in.gpus;
-  std::vector<int> chosen(in.x.size(), -1);
-  for (const Candidate& c : candidates) {
-    if (chosen[c.job] >= 0 || free[c.type] < c.sf) continue;
-    chosen[c.job] = c.type;
-    free[c.type] -= c.sf;
+  std::vector<int> chosen(jobs, -1);
+  for (const auto& [k, e] : queue) {
+    if (chosen[e.job] >= 0 || free[k] < in.scale_factors[e.job]) continue;
+    chosen[e.job] = k;
+    free[k] -= in.scale_factors[e.job];
   }
   return chosen;
 }

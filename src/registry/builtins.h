@@ -18,6 +18,7 @@ Status RegisterQssf(Registries* r);
 Status RegisterLucid(Registries* r);  // The clean-model Lucid policy.
 Status RegisterMuri(Registries* r);  // muri-s, muri-l
 Status RegisterThemis(Registries* r);
+Status RegisterGavel(Registries* r);  // The simulated Gavel policy (src/gavel's allocations).
 Status RegisterAntMan(Registries* r);
 Status RegisterPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);

@@ -307,6 +307,26 @@ TEST(GavelFifo, AgnosticDrawsTheTypeFromItsSeed) {
   EXPECT_EQ(first_types.size(), 2u);  // Both types drawn for a over 20 seeds.
 }
 
+TEST(GavelFifo, AgnosticKeepsHeldTypesAndPerfChoosesAfresh) {
+  // ThreeJobs: one fast and one slow GPU (types 0, 1). b holds slow from an earlier call:
+  // the agnostic FIFO keeps it there before the queue is served, so a, drawn among the types
+  // with room, can only take fast, and c finds none. fifo_perf ignores held types: a takes
+  // fast, b the slow GPU left.
+  AllocationProblem p = ThreeJobs();
+  p.jobs[1].held_type = 1;
+  for (int seed = 0; seed < 5; ++seed) {
+    const Allocation a = Solve("fifo", p, {{"seed", std::to_string(seed)}});
+    EXPECT_EQ(a.x[1][1], 1.0) << seed;
+    EXPECT_EQ(a.x[0][0], 1.0) << seed;
+    EXPECT_EQ(a.x[2][0] + a.x[2][1], 0.0) << seed;
+  }
+  p.jobs[1].held_type = 0;  // Held on fast: a gets slow.
+  EXPECT_EQ(Solve("fifo", p).x[0][1], 1.0);
+  EXPECT_EQ(Solve("fifo_perf", p).x[0][0], 1.0);
+  p.jobs[1].held_type = 2;  // No such type.
+  EXPECT_FALSE(Validate(p).ok());
+}
+
 // Two single GPUs. q = steps / throughput: a (100 steps at 1 / 0.5 steps/s) 100 s fast, 200 s
 // slow; b (300 at 1 / 1) 300 s both; c (50 at 1 / 0.25) 50 s fast, 200 s slow. Oldest first:
 // a (30 s waiting), b (20 s), c (10 s).
@@ -479,31 +499,70 @@ TEST(GavelCli, BadInputNamesFileLineAndField) {
 
 // --- The round selection core -------------------------------------------------------
 
-TEST(GavelRound, NewJobsFirstThenRatioOfAllocationToTimeReceived) {
-  // One fast, one slow GPU. a (x_fast 0.5) has run 100 s on fast: priority 0.5 / 1 = 0.5;
-  // b (x_fast 0.5) never ran: 0.5e9; c (x_slow 1) ran 300 s on slow: 1 / 1 = 1.
-  // b takes fast, c slow, a waits.
+TEST(GavelRound, PriorityIsTheShareOfTheTypesTime) {
+  // One fast, one slow GPU. Since the last reset a has run 100 s on fast, b 300 s: fast's
+  // time W = 400, so a's priority is 0.5 / (100/400) = 2 and b's 0.5 / (300/400) = 0.67
+  // (a share of the job's own time would tie them at 0.5 / 1). a takes fast; c (x_slow 1,
+  // the only one on slow) takes slow; b waits.
   RoundInput in;
   in.x = {{0.5, 0}, {0.5, 0}, {0, 1}};
-  in.received = {{100, 0}, {0, 0}, {0, 300}};
+  in.received = {{100, 0}, {300, 0}, {0, 300}};
   in.scale_factors = {1, 1, 1};
   in.gpus = {1, 1};
-  EXPECT_EQ(SelectRound(in), (std::vector<int>{-1, 0, 1}));
-  // Once b has run as long as a, a's lower received share wins: a 0.5 / (100/400) = 2 vs b
-  // 0.5 / (400/400) = 0.5.
-  in.received = {{100, 300}, {400, 0}, {0, 300}};
   EXPECT_EQ(SelectRound(in), (std::vector<int>{0, -1, 1}));
+  // W given explicitly (Gavel keeps the time of jobs that have left in it): the same order.
+  in.type_time = {1000, 300};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{0, -1, 1}));
+  // A pair with no time yet is boosted to x * 1e9: b (0 s on fast) goes first.
+  in.type_time.clear();
+  in.received = {{100, 0}, {0, 0}, {0, 300}};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{-1, 0, 1}));
 }
 
-TEST(GavelRound, LargerScaleFactorWinsTies) {
-  // Two GPUs; d (2 GPUs) and e (1 GPU) both new with x = 1: equal priority 1e9, d first
-  // takes both GPUs, e waits. In arrival order e first, the tie still goes to d.
+TEST(GavelRound, TiesGoToTheLargerDeficitThenAllocationThenArrival) {
+  // One GPU; a and b both at priority 0.5 / (100/200) = 1.
   RoundInput in;
-  in.x = {{1}, {1}};
-  in.received = {{0}, {0}};
-  in.scale_factors = {1, 2};
-  in.gpus = {2};
-  EXPECT_EQ(SelectRound(in), (std::vector<int>{-1, 0}));
+  in.x = {{0.5}, {0.5}};
+  in.received = {{100}, {100}};
+  in.scale_factors = {1, 1};
+  in.gpus = {1};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{0, -1}));  // Arrival order.
+  in.deficit = {{0}, {30}};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{-1, 0}));  // b is owed more.
+}
+
+TEST(GavelRound, TypesAreWalkedInOrderAndJobsFillWhatIsLeft) {
+  // a (x = 0.2 fast, 0.8 slow) alone: the first type walked takes it, whatever its share.
+  RoundInput in;
+  in.x = {{0.2, 0.8}};
+  in.received = {{50, 50}};
+  in.scale_factors = {1};
+  in.gpus = {1, 1};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{0}));
+  in.type_order = {1, 0};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{1}));
+  // a and b both x = 1 on fast: b waits, unless zero-allocation pairs may fill (can_run):
+  // then b takes the idle slow GPU at priority 0.
+  in = RoundInput();
+  in.x = {{1, 0}, {1, 0}};
+  in.received = {{50, 50}, {50, 50}};
+  in.scale_factors = {1, 1};
+  in.gpus = {1, 1};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{0, -1}));
+  in.can_run = {{true, true}, {true, true}};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{0, 1}));
+  in.can_run = {{true, true}, {true, false}};  // b cannot run on slow.
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{0, -1}));
+}
+
+TEST(GavelRound, AJobThatDoesNotFitIsSkipped) {
+  // Three GPUs: d (2 GPUs) first, e (2 GPUs) does not fit in the one left, f (1 GPU) does.
+  RoundInput in;
+  in.x = {{1}, {0.9}, {0.5}};
+  in.received = {{0}, {0}, {0}};
+  in.scale_factors = {2, 2, 1};
+  in.gpus = {3};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{0, -1, 0}));
 }
 
 }  // namespace

@@ -1,0 +1,398 @@
+// Gavel (Narayanan et al., OSDI'20) as a simulated policy: one of the allocation policies of
+// src/gavel (the `objective`) gives every active job its fraction of time X[j][k] on each GPU
+// type, re-solved at a round boundary when jobs arrived or finished, at most every
+// `resolve_s` seconds; the round mechanism (SelectRound: priority = allocation / share of the
+// type's time received since the last re-solve) turns the fractions into who runs where for
+// each `round_s`-second round. mode=ideal grants the fractions exactly instead: each job runs
+// at rate sum_k X_jk T_jk. docs/gavel.md ("The simulated policy") has the details.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "mechanisms/portable_rng.h"
+#include "registry/builtins.h"
+#include "schedkit/gavel.h"
+
+namespace schedkit {
+namespace {
+
+enum class GavelMode { kRounds, kIdeal };
+
+struct GavelJob {
+  std::vector<double> x;         // Its allocation over the types (0 until solved).
+  bool solved = false;           // It has an allocation (it arrived before the last solve).
+  // Gavel's bookkeeping per type since the last re-solve: seconds run (starting at half a
+  // round, so that no share is 0), and the time owed before (the selection's tie-break).
+  std::vector<double> received;
+  std::vector<double> deficit;
+  double executed_s = 0;         // The view's executed_s at the last round boundary.
+  int type = -1;                 // The type it ran on in the last round (ideal: runs on), or -1.
+  double granted_rate = 0;       // Ideal mode: the rate it was last started at.
+};
+
+class GavelPolicy final : public Policy {
+ public:
+  struct Options {
+    GavelMode mode = GavelMode::kRounds;
+    double round_s = 360, resolve_s = 1920;
+    bool fill_idle = true;       // Zero-allocation jobs fill idle GPUs (all but FIFO).
+    bool shuffle_types = false;  // Walk the types in a random order each round (agnostic).
+  };
+  GavelPolicy(std::unique_ptr<gavel::AllocationPolicy> allocator, Options options, uint64_t seed,
+              std::unique_ptr<PlacementModule> placement)
+      : allocator_(std::move(allocator)),
+        opt_(options),
+        rng_(seed),
+        placement_(std::move(placement)) {}
+
+  std::string_view Name() const override { return "gavel"; }
+
+  void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
+    if (types_.empty()) InitTypes(view.Cluster());
+    for (JobId id : events.finished) {
+      if (jobs_.erase(id) == 0) continue;
+      order_.erase(std::find(order_.begin(), order_.end(), id));
+      dirty_ = true;
+    }
+    // Jobs stopped by a node failure: ideal mode grants them again at once, rounds at the next
+    // boundary; the capacity changed, so the allocation is re-solved.
+    if (!events.interrupted.empty()) dirty_ = true;
+    for (JobId id : events.arrived) {
+      order_.push_back(id);
+      GavelJob& job = jobs_[id];
+      job.x.assign(types_.size(), 0);
+      job.received.assign(types_.size(), opt_.round_s / 2);
+      job.deficit.assign(types_.size(), 0);
+      dirty_ = true;
+    }
+    if (order_.empty()) {  // Idle: the next arrival starts a round at once.
+      round_end_ = kNever;
+      return;
+    }
+    const Time now = view.Now();
+    if (opt_.mode == GavelMode::kIdeal) {
+      if (dirty_ && Solve(view, out)) Grant(view, out);
+      return;
+    }
+    // Mid-round, arrivals and completions wait for the boundary; a round ends early when its
+    // last job has finished (Gavel's round lasts until its jobs' last lease ends).
+    if (round_end_ != kNever && now < round_end_ && !view.RunningJobs().empty()) {
+      out->wake_at = round_end_;
+      return;
+    }
+    Account(view);
+    if (dirty_ && (last_reset_ == kNever || now - last_reset_ >= opt_.resolve_s)) {
+      Reset(now);
+      if (!Solve(view, out)) return;
+    }
+    RunRound(view, out);
+    round_end_ = now + opt_.round_s;
+    out->wake_at = round_end_;
+  }
+
+ private:
+  void InitTypes(const ClusterSpec& cluster) {
+    for (const std::string& name : cluster.GpuTypes()) types_.push_back({name, 0, -1});
+    for (const NodeSpec& node : cluster.nodes) {
+      const auto it = std::find_if(types_.begin(), types_.end(),
+                                   [&](const gavel::GpuType& t) { return t.name == node.gpu_type; });
+      type_of_node_.push_back(static_cast<int>(it - types_.begin()));
+      it->gpus += node.gpus;
+    }
+    type_time_.assign(types_.size(), 0.0);
+  }
+
+  // Adds the time each job ran in the round that ends now to its type's account.
+  void Account(const ClusterView& view) {
+    for (JobId id : order_) {
+      GavelJob& job = jobs_[id];
+      const double executed = view.Status(id).executed_s;
+      if (job.type >= 0) {
+        job.received[job.type] += executed - job.executed_s;
+        type_time_[job.type] += executed - job.executed_s;
+      }
+      job.executed_s = executed;
+    }
+  }
+
+  // Before a re-solve (Gavel's _reset_time_run_so_far): each job's deficit grows by the time
+  // its allocation owed it since the last reset minus the time it got; then every job
+  // restarts at half a round on every type.
+  void Reset(Time now) {
+    const double elapsed = last_reset_ == kNever ? 0 : now - last_reset_;
+    std::fill(type_time_.begin(), type_time_.end(), 0.0);
+    for (JobId id : order_) {
+      GavelJob& job = jobs_[id];
+      for (size_t k = 0; k < types_.size(); ++k) {
+        job.deficit[k] += job.x[k] * elapsed - (job.received[k] - opt_.round_s / 2);
+        job.received[k] = opt_.round_s / 2;
+        type_time_[k] += job.received[k];
+      }
+    }
+    last_reset_ = now;
+  }
+
+  // Throughputs are in steps/s when the job counts iterations (Gavel's traces and generator:
+  // speed x V100 steps/s), else in seconds of solo work per second; steps left likewise.
+  static double StepSeconds(const JobSpec& spec) {
+    return spec.iterations > 0 && spec.iteration_time_s > 0 ? spec.iteration_time_s : 1.0;
+  }
+
+  // Builds the problem from the view and stores each job's allocation. Jobs that fit on no
+  // type (more GPUs than any one type has) get none: they stay pending.
+  bool Solve(const ClusterView& view, Decisions* out) {
+    dirty_ = false;
+    const Time now = view.Now();
+    gavel::AllocationProblem problem;
+    problem.types = types_;
+    std::vector<JobId> ids;
+    for (JobId id : order_) {
+      const JobStatus s = view.Status(id);
+      const JobSpec& spec = *s.spec;
+      const double step_s = StepSeconds(spec);
+      gavel::AllocJob j;
+      j.id = std::to_string(id);
+      j.scale_factor = spec.gpus;
+      // The engine's remaining work (an oracle in the simulator); the solo runtime where the
+      // engine knows none (the runtime without estimates).
+      const double remaining = std::isnan(s.remaining_s) ? spec.SoloRuntime() : s.remaining_s;
+      j.steps_left = std::max(remaining, step_s * 1e-9) / step_s;
+      j.time_since_arrival = now - spec.submit_s;
+      j.isolated_time = j.time_since_arrival;
+      bool runs = false;
+      for (const gavel::GpuType& t : types_) {
+        j.throughput.push_back(view.SpeedOn(id, t.name) / step_s);
+        runs = runs || (j.throughput.back() > 0 && spec.gpus <= t.gpus);
+      }
+      std::vector<double>& x = jobs_[id].x;
+      const auto one = std::find(x.begin(), x.end(), 1.0);  // FIFO's type from the last call.
+      if (one != x.end()) j.held_type = static_cast<int>(one - x.begin());
+      x.assign(types_.size(), 0);
+      jobs_[id].solved = true;
+      if (!runs) continue;
+      problem.jobs.push_back(std::move(j));
+      ids.push_back(id);
+    }
+    if (ids.empty()) return true;
+    if (Status st = gavel::Validate(problem); !st.ok()) {
+      out->Fail("gavel: " + st.message());
+      return false;
+    }
+    Result<gavel::Allocation> alloc = allocator_->Allocate(problem);
+    if (!alloc.ok()) {
+      out->Fail("gavel: " + alloc.status().message());
+      return false;
+    }
+    for (size_t i = 0; i < ids.size(); ++i) jobs_[ids[i]].x = alloc->x[i];
+    return true;
+  }
+
+  int TypeOf(const Placement& p) const { return type_of_node_[p.shares.front().node]; }
+
+  // A copy of `free` in which only type k's nodes are free (the placement module then
+  // places within type k).
+  std::vector<ClusterState> PerType(const ClusterState& free) const {
+    std::vector<ClusterState> out(types_.size(), free);
+    for (size_t k = 0; k < types_.size(); ++k) {
+      for (int n = 0; n < free.num_nodes(); ++n) {
+        if (type_of_node_[n] != static_cast<int>(k)) out[k].SetHeld(n, true);
+      }
+    }
+    return out;
+  }
+
+  // One round: SelectRound picks (job, type) among the jobs with an allocation; running jobs
+  // that stay on their type keep their GPUs; the others are placed largest first; every
+  // other running job is preempted.
+  void RunRound(const ClusterView& view, Decisions* out) {
+    const ClusterState capacity = view.Capacity();
+    std::vector<ClusterState> free = PerType(capacity);
+    gavel::RoundInput in;
+    for (int k = 0; k < static_cast<int>(types_.size()); ++k) {
+      int gpus = 0;
+      for (int n = 0; n < capacity.num_nodes(); ++n) {
+        if (type_of_node_[n] == k) gpus += capacity.free_gpus(n);
+      }
+      in.gpus.push_back(gpus);
+      in.type_order.push_back(k);
+    }
+    if (opt_.shuffle_types) {  // Fisher-Yates from the run's seed.
+      for (size_t i = in.type_order.size(); i > 1; --i) {
+        std::swap(in.type_order[i - 1], in.type_order[rng_.Index(i)]);
+      }
+    }
+    in.type_time = type_time_;
+    std::vector<JobId> ids;  // The jobs of the round input.
+    for (JobId id : order_) {
+      const GavelJob& job = jobs_[id];
+      jobs_[id].type = -1;
+      if (!job.solved) continue;  // Arrived since the last solve: waits for the next one.
+      ids.push_back(id);
+      in.x.push_back(job.x);
+      in.received.push_back(job.received);
+      in.deficit.push_back(job.deficit);
+      const int sf = view.Spec(id).gpus;
+      in.scale_factors.push_back(sf);
+      if (!opt_.fill_idle) continue;
+      in.can_run.emplace_back();
+      for (const gavel::GpuType& t : types_) {
+        in.can_run.back().push_back(sf <= t.gpus && view.SpeedOn(id, t.name) > 0);
+      }
+    }
+    const std::vector<int> chosen = gavel::SelectRound(in);
+    std::vector<size_t> to_place;  // Indices into ids.
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (chosen[i] < 0) continue;
+      const JobStatus s = view.Status(ids[i]);
+      if (s.running() && TypeOf(*s.placement) == chosen[i] &&
+          free[chosen[i]].CanAllocate(*s.placement)) {
+        free[chosen[i]].Allocate(*s.placement);
+        jobs_[ids[i]].type = chosen[i];
+      } else {
+        to_place.push_back(i);
+      }
+    }
+    std::stable_sort(to_place.begin(), to_place.end(), [&](size_t a, size_t b) {
+      return view.Spec(ids[a]).gpus > view.Spec(ids[b]).gpus;
+    });
+    for (size_t i : to_place) {
+      const JobId id = ids[i];
+      Placement p = placement_->Place(view.Spec(id), free[chosen[i]]);
+      if (p.empty()) continue;  // Fragmented: it waits for the next round.
+      free[chosen[i]].Allocate(p);
+      jobs_[id].type = chosen[i];
+      out->start.push_back(StartDecision{id, std::move(p)});
+    }
+    for (JobId id : view.RunningJobs()) {
+      const auto it = jobs_.find(id);
+      if (it == jobs_.end() || it->second.type < 0) out->preempt.push_back(id);
+    }
+    std::sort(out->preempt.begin(), out->preempt.end());
+  }
+
+  // Ideal mode: every job with an allocation runs, as a guest (no GPUs booked), on its
+  // fastest allocated type at rate sum_k X_jk T_jk / T_k* (so it progresses at exactly
+  // its allocation's throughput); jobs without one stop.
+  void Grant(const ClusterView& view, Decisions* out) {
+    const std::vector<ClusterState> all_free = PerType(view.Capacity());
+    for (JobId id : order_) {
+      GavelJob& job = jobs_[id];
+      double rate = 0, best_speed = 0;
+      int best = -1;
+      for (size_t k = 0; k < types_.size(); ++k) {
+        if (!(job.x[k] > 0)) continue;
+        const double speed = view.SpeedOn(id, types_[k].name);
+        rate += job.x[k] * speed;
+        if (speed > best_speed) best_speed = speed, best = static_cast<int>(k);
+      }
+      const JobStatus s = view.Status(id);
+      if (best < 0 || !(rate > 0)) {
+        if (s.running()) out->preempt.push_back(id);
+        continue;
+      }
+      if (s.running() && rate == job.granted_rate && best == job.type) continue;  // Unchanged.
+      job.granted_rate = rate;
+      job.type = best;
+      StartDecision start{id, placement_->Place(*s.spec, all_free[best]), rate / best_speed};
+      start.guest = true;
+      if (start.placement.empty()) continue;  // The type's nodes are held (drained): it waits.
+      out->start.push_back(std::move(start));
+    }
+    std::sort(out->preempt.begin(), out->preempt.end());
+  }
+
+  std::unique_ptr<gavel::AllocationPolicy> allocator_;
+  Options opt_;
+  PortableRng rng_;  // The type order of agnostic objectives.
+  std::unique_ptr<PlacementModule> placement_;
+  std::vector<gavel::GpuType> types_;  // The cluster's types, GPUs counted over all nodes.
+  std::vector<int> type_of_node_;
+  std::vector<JobId> order_;  // Unfinished jobs in arrival order (the LPs' job order).
+  std::unordered_map<JobId, GavelJob> jobs_;
+  std::vector<double> type_time_;  // W_k: seconds run on type k since the last reset.
+  bool dirty_ = false;  // Jobs arrived or finished since the last solve.
+  Time last_reset_ = kNever;
+  Time round_end_ = kNever;  // End of the round in progress; kNever: none (idle).
+};
+
+}  // namespace
+
+Status RegisterGavel(Registries* r) {
+  PolicyRegistry::Entry entry;
+  entry.name = "gavel";
+  entry.description =
+      "Gavel: an allocation over (job, GPU type) re-solved after arrivals and completions, "
+      "granted in rounds by priority = allocation / share of the type's time (oracle for "
+      "objectives that read steps left)";
+  entry.default_placement = "best-fit";
+  entry.default_admission = "";
+  entry.takes_admission = false;
+  entry.options = {
+      {"objective", OptionSpec::Type::kString, "max_min_fairness_perf",
+       "the allocation policy (`schedkit gavel policies`; not max_min_fairness_packed, gandiva, "
+       "min_cost)"},
+      {"round_s", OptionSpec::Type::kDouble, "360", "round length in seconds"},
+      {"resolve_s", OptionSpec::Type::kDouble, "1920",
+       "least time between two re-solves (Gavel's minimum_time_between_allocation_resets)"},
+      {"mode", OptionSpec::Type::kString, "rounds",
+       "rounds (Gavel's mechanism) or ideal (each job runs at its allocation's throughput)"}};
+  entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
+    if (!ctx.placement) return Status::InvalidArgument("gavel: no placement module");
+    const std::string& objective = ctx.options.String("objective");
+    if (objective == "max_min_fairness_packed" || objective == "gandiva") {
+      return Status::InvalidArgument("gavel: objective '" + objective +
+                                     "' needs co-located pairs, which the simulated policy "
+                                     "does not build yet");
+    }
+    if (objective == "min_cost") {
+      return Status::InvalidArgument(
+          "gavel: objective 'min_cost' needs GPU prices, which cluster specs do not carry");
+    }
+    const gavel::AllocationPolicyRegistry::Entry* alloc =
+        gavel::BuiltinAllocationPolicies().Find(objective);
+    if (alloc == nullptr) {
+      return Status::InvalidArgument("gavel: option objective='" + objective +
+                                     "': expected one of " +
+                                     gavel::BuiltinAllocationPolicies().Names());
+    }
+    GavelPolicy::Options opt;
+    opt.round_s = ctx.options.Double("round_s");
+    opt.resolve_s = ctx.options.Double("resolve_s");
+    if (!(opt.round_s > 0) || !std::isfinite(opt.round_s)) {
+      return Status::InvalidArgument("gavel: option 'round_s' must be a number > 0");
+    }
+    if (!(opt.resolve_s >= 0) || !std::isfinite(opt.resolve_s)) {
+      return Status::InvalidArgument("gavel: option 'resolve_s' must be a number >= 0");
+    }
+    const std::string& mode = ctx.options.String("mode");
+    if (mode == "ideal") {
+      opt.mode = GavelMode::kIdeal;
+    } else if (mode != "rounds") {
+      return Status::InvalidArgument("gavel: option mode='" + mode + "': expected rounds or ideal");
+    }
+    // Gavel's mechanism: FIFO runs only the jobs it placed; the agnostic policies (Gavel's
+    // names without "Perf") walk the types in a random order each round.
+    opt.fill_idle = objective != "fifo" && objective != "fifo_perf";
+    opt.shuffle_types = objective == "max_min_fairness" || objective == "finish_time_fairness" ||
+                        objective == "fifo";
+    std::map<std::string, std::string> raw;  // The run's seed for the seeded ones (FIFO).
+    for (const OptionSpec& o : alloc->options) {
+      if (o.name == "seed") raw["seed"] = std::to_string(ctx.seed);
+    }
+    Result<OptionValues> values = OptionValues::Parse(objective, alloc->options, raw);
+    if (!values.ok()) return values.status();
+    ModuleContext module_ctx{*values};
+    Result<std::unique_ptr<gavel::AllocationPolicy>> allocator = alloc->factory(module_ctx);
+    if (!allocator.ok()) return allocator.status();
+    return std::unique_ptr<Policy>(std::make_unique<GavelPolicy>(
+        std::move(allocator).value(), opt, ctx.seed, std::move(ctx.placement)));
+  };
+  return r->policies.Register(std::move(entry));
+}
+
+}  // namespace schedkit

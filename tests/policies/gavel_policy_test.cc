@@ -1,0 +1,124 @@
+// The simulated Gavel policy (issue 17) on a 2-type cluster: who runs in which round, and
+// completion times, worked out by hand.
+#include <gtest/gtest.h>
+
+#include "schedkit/registry.h"
+#include "sim_test_util.h"
+
+namespace schedkit {
+namespace {
+
+using testing::Request;
+using testing::RunScenario;
+
+// One "fast" and one "slow" GPU, each a node of its own.
+ClusterSpec FastSlow() {
+  ClusterSpec c;
+  c.source = "fast-slow";
+  c.nodes = {NodeSpec{0, 1, 0, 0, "fast"}, NodeSpec{0, 1, 0, 0, "slow"}};
+  return c;
+}
+
+// a: 280 s of work, speed 1 on fast and 0.5 on slow; b: 300 s, 1 on fast and 0.25 on slow.
+// Both arrive at 0. (Jobs without iterations count seconds: throughput = speed.)
+std::vector<JobSpec> TwoJobs() {
+  return {JobBuilder(1).Duration(280).Speed("fast", 1).Speed("slow", 0.5).Build(),
+          JobBuilder(2).Duration(300).Speed("fast", 1).Speed("slow", 0.25).Build()};
+}
+
+// max_min_fairness_perf: Teq_a = (1 + 0.5) / 2 = 0.75, Teq_b = (1 + 0.25) / 2 = 0.625. The
+// optimum shares both types half and half: with b's fast share f (rows full), R_a = 1 - f/2,
+// R_b = 0.25 + 0.75 f, equal normalised shares at f = 1/2, where both are 1 (a + a fast
+// share above 1/2 leaves b below 1). Rounds of 100 s, every job starting at 50 s received
+// per type (W = 100 per type):
+//   t=0    all four priorities 0.5 / (50/100) = 1; ties in arrival order: fast's list first,
+//          a takes fast, b slow.             a 100 done, b 25.
+//   t=100  a: fast 150/200 -> 0.67, slow 50/200 -> 2; b: fast 2, slow 0.67: b fast, a slow.
+//                                            a 150, b 125.
+//   t=200  all received 150 of 300: priorities 1 again: a fast, b slow.   a 250, b 150.
+//   t=300  as at 100: b fast, a slow; a needs 30 / 0.5 = 60 s: a ends at 360.   b 250 at 400.
+//   t=400  re-solve (resolve_s=0) for b alone: x_b = (1, 0); b stays on fast, 50 s left: 450.
+TEST(GavelPolicy, RoundsAlternateTypesByPriority) {
+  const auto r = RunScenario(TwoJobs(), FastSlow(),
+                             Request("gavel", {{"round_s", "100"}, {"resolve_s", "0"}}));
+  EXPECT_NEAR(r.Jct(1), 360, 1e-6);
+  EXPECT_NEAR(r.Jct(2), 450, 1e-6);
+}
+
+// FIFO perf: a, first, takes the fastest type with room (fast), b the rest (slow); x = 1 on
+// those. a ends at 280; b has done 300 x 0.25 = 75 by the boundary at 300.
+//  - resolve_s=0: the boundary at 300 re-solves: b alone takes fast, 225 s left: ends 525.
+//  - resolve_s=1920 (Gavel's default): no re-solve before 1920, so b stays on slow: its
+//    300 s of work take 1200 s there.
+TEST(GavelPolicy, FifoPerfAndTheLeastTimeBetweenResolves) {
+  auto r = RunScenario(TwoJobs(), FastSlow(),
+                       Request("gavel", {{"objective", "fifo_perf"}, {"round_s", "100"},
+                                         {"resolve_s", "0"}}));
+  EXPECT_NEAR(r.Jct(1), 280, 1e-6);
+  EXPECT_NEAR(r.Jct(2), 525, 1e-6);
+  r = RunScenario(TwoJobs(), FastSlow(),
+                  Request("gavel", {{"objective", "fifo_perf"}, {"round_s", "100"}}));
+  EXPECT_NEAR(r.Jct(1), 280, 1e-6);
+  EXPECT_NEAR(r.Jct(2), 1200, 1e-6);
+}
+
+// Ideal mode grants the allocation as a rate: R_a = 0.5 x 1 + 0.5 x 0.5 = 0.75, R_b =
+// 0.5 + 0.5 x 0.25 = 0.625. a ends at 280 / 0.75 = 373.33; b has 233.33 done then, and
+// alone gets x_b = (1, 0), rate 1: 66.67 s more, ending at 440.
+TEST(GavelPolicy, IdealModeRunsAtTheAllocationsThroughput) {
+  const auto r = RunScenario(TwoJobs(), FastSlow(), Request("gavel", {{"mode", "ideal"}}));
+  EXPECT_NEAR(r.Jct(1), 280 / 0.75, 1e-6);
+  EXPECT_NEAR(r.Jct(2), 440, 1e-6);
+}
+
+// A job that arrives mid-round waits for the boundary, and one that arrives after the last
+// solve waits for the next solve. a (5000 s; speed 1 on fast, 0.1 on slow) alone gets x_a =
+// (1, 0). c (100 s; 1 on fast, 0.9 on slow) arrives at 50.
+//  - resolve_s=1920 (the default): no re-solve before 1920 s after the first (t=0), so c
+//    starts at the first boundary from then, 2000, whatever the free GPUs.
+//  - resolve_s=0: the boundary at 100 re-solves: Teq_a = 0.55, Teq_c = 0.95; with c's fast
+//    share f and a's slow share f (rows full), R_a = 1 - 0.9 f, R_c = 0.9 + 0.1 f, equal
+//    normalised shares at f = 1/2: both x = (0.5, 0.5). Every job restarts at 50 s received:
+//    priorities tie at 1, arrival order: a fast, c slow; c does 90 by 200. At 200 c's fast
+//    priority is 0.5 / (50/200) = 2 against a's 0.67: c takes fast, 10 s left: ends at 210.
+TEST(GavelPolicy, ArrivalsWaitForTheBoundaryAndTheNextSolve) {
+  const std::vector<JobSpec> jobs = {
+      JobBuilder(1).Duration(5000).Speed("fast", 1).Speed("slow", 0.1).Build(),
+      JobBuilder(2).Submit(50).Duration(100).Speed("fast", 1).Speed("slow", 0.9).Build()};
+  auto r = RunScenario(jobs, FastSlow(), Request("gavel", {{"round_s", "100"}}));
+  EXPECT_NEAR(r.Start(2), 2000, 1e-6);
+  r = RunScenario(jobs, FastSlow(), Request("gavel", {{"round_s", "100"}, {"resolve_s", "0"}}));
+  EXPECT_NEAR(r.Start(2), 100, 1e-6);
+  EXPECT_NEAR(r.Jct(2), 160, 1e-6);
+}
+
+// On a one-type (generic) cluster every speed is 1 and the agnostic and aware objectives
+// agree: two equal jobs on one GPU (x = 1/2 each) alternate rounds as their priorities swap.
+TEST(GavelPolicy, OneTypeClusterTimeSlices) {
+  const std::vector<JobSpec> jobs = {JobBuilder(1).Duration(250).Build(),
+                                     JobBuilder(2).Duration(250).Build()};
+  for (const char* objective : {"max_min_fairness", "max_min_fairness_perf"}) {
+    // Rounds of 100: a, b, a, b, a (a has 200 done at 400, ends at 450); the round ends
+    // with its last job, so b, with 200 done, runs from 450 and ends at 500.
+    const auto r = RunScenario(jobs, ClusterSpec::Uniform(1, 1, 1, 0, 0),
+                               Request("gavel", {{"objective", objective}, {"round_s", "100"}}));
+    EXPECT_NEAR(r.Jct(1), 450, 1e-6) << objective;
+    EXPECT_NEAR(r.Jct(2), 500, 1e-6) << objective;
+  }
+}
+
+TEST(GavelPolicy, RefusesBadOptions) {
+  for (const auto& [key, value] :
+       std::vector<std::pair<std::string, std::string>>{{"objective", "las"},
+                                                        {"objective", "gandiva"},
+                                                        {"objective", "min_cost"},
+                                                        {"round_s", "0"},
+                                                        {"resolve_s", "-1"},
+                                                        {"mode", "fluid"}}) {
+    auto policy = MakePolicy(Request("gavel", {{key, value}}));
+    EXPECT_FALSE(policy.ok()) << key << "=" << value;
+  }
+}
+
+}  // namespace
+}  // namespace schedkit
