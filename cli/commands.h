@@ -20,6 +20,10 @@ namespace schedkit::cli {
 // Prints "schedkit: MESSAGE" on stderr and returns the exit code 1.
 int Fail(const std::string& message);
 
+// Replaces this process by /usr/bin/python3 -m MODULE ARGS, with the project's python/ folder
+// ($SCHEDKIT_PYTHON_DIR if set) first on PYTHONPATH. Returns only on failure (exit code 1).
+int ExecPythonModule(const std::string& module, const std::vector<std::string>& args);
+
 // Parses repeated `--opt key=value` arguments.
 Result<std::map<std::string, std::string>> ParseOpts(const std::vector<std::string>& opts);
 

@@ -340,21 +340,34 @@ int Sweep(const SweepArgs& a) {
   return report->failed == 0 ? 0 : 1;
 }
 
-// `schedkit report` is the Python package python/schedkit_report (matplotlib), run with
-// Debian's interpreter; this only finds it and hands over the arguments.
-int Report(const std::vector<std::string>& args) {
+}  // namespace
+
+namespace schedkit::cli {
+
+int ExecPythonModule(const std::string& module, const std::vector<std::string>& args) {
   const char* dir = std::getenv("SCHEDKIT_PYTHON_DIR");
   const std::string python_dir = dir != nullptr ? dir : SCHEDKIT_DEFAULT_PYTHON_DIR;
   const char* old_path = std::getenv("PYTHONPATH");
   const std::string path = python_dir + (old_path != nullptr ? ":" + std::string(old_path) : "");
   setenv("PYTHONPATH", path.c_str(), 1);
-  std::vector<std::string> argv_strings = {"/usr/bin/python3", "-m", "schedkit_report"};
+  std::vector<std::string> argv_strings = {"/usr/bin/python3", "-m", module};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_strings) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::fflush(nullptr);  // What this process printed comes before what Python prints.
   execv("/usr/bin/python3", argv.data());
   return Fail(std::string("cannot run /usr/bin/python3: ") + std::strerror(errno));
+}
+
+}  // namespace schedkit::cli
+
+namespace {
+
+// `schedkit report` is the Python package python/schedkit_report (matplotlib), run with
+// Debian's interpreter; this only finds it and hands over the arguments.
+int Report(const std::vector<std::string>& args) {
+  return sk::cli::ExecPythonModule("schedkit_report", args);
 }
 
 struct GenerateArgs {

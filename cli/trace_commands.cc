@@ -1,5 +1,8 @@
-// `schedkit trace stats TRACE [--format F] [--cluster C]`: what a trace asks of a cluster.
+// `schedkit trace stats TRACE [--format F] [--cluster C] [--figures DIR]`: what a trace asks
+// of a cluster, and (with --figures) its stats.json drawn by python/schedkit_report/trace_figures.py.
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "commands.h"
@@ -10,7 +13,7 @@ namespace schedkit::cli {
 namespace {
 
 struct TraceStatsArgs {
-  std::string trace, format = "auto", cluster;
+  std::string trace, format = "auto", cluster, figures;
 };
 
 int Stats(const TraceStatsArgs& a) {
@@ -28,8 +31,18 @@ int Stats(const TraceStatsArgs& a) {
     gpus = cluster->TotalGpus();
   }
   std::printf("trace %s (format %s)\n", a.trace.c_str(), TraceFormatName(*format));
-  std::printf("%s", FormatTraceStats(ComputeTraceStats(*trace), gpus).c_str());
-  return 0;
+  const TraceStats stats = ComputeTraceStats(*trace);
+  std::printf("%s", FormatTraceStats(stats, gpus).c_str());
+  if (a.figures.empty()) return 0;
+  std::error_code ec;
+  std::filesystem::create_directories(a.figures, ec);
+  if (ec) return Fail(a.figures + ": cannot create the figures folder (" + ec.message() + ")");
+  const std::string json = (std::filesystem::path(a.figures) / "stats.json").string();
+  std::ofstream out(json, std::ios::binary);
+  out << TraceStatsJson(stats, gpus);
+  out.close();
+  if (!out) return Fail(json + ": cannot write");
+  return ExecPythonModule("schedkit_report.trace_figures", {a.figures});
 }
 
 }  // namespace
@@ -44,6 +57,9 @@ void AddTraceCommands(CLI::App& app, std::vector<Subcommand>& out) {
   stats->add_option("--format", args->format, "trace format (default auto)");
   stats->add_option("--cluster", args->cluster, "cluster spec: also print the offered load")
       ->check(CLI::ExistingFile);
+  stats->add_option("--figures", args->figures,
+                    "folder: write stats.json and draw the GPU-demand histogram, runtime CDF and "
+                    "arrivals per hour (PNG + PDF)");
   out.push_back({stats, [args] { return Stats(*args); }});
 }
 

@@ -19,9 +19,10 @@ enum class TraceFormat {
   kGavelLegacy,  // Gavel 7-column TSV (msr_legacy_seed0/*.trace), no header.
   kLucid,        // Lucid cluster_full_log / Helios cluster_log CSV (dated submit_time).
   kPhilly,       // Microsoft Philly cluster_job_log: a JSON list of jobs with attempts.
+  kPai,          // Alibaba PAI 2020 pai_job_table.csv (headerless), with pai_task_table.csv beside it.
 };
 
-// "auto", "native", "muri", "gavel", "gavel-legacy", "lucid", "philly".
+// "auto", "native", "muri", "gavel", "gavel-legacy", "lucid", "philly", "pai".
 Result<TraceFormat> ParseTraceFormat(const std::string& name);
 const char* TraceFormatName(TraceFormat f);
 

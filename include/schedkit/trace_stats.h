@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "schedkit/job.h"
 
@@ -20,6 +21,13 @@ struct TraceStats {
   // Solo runtime (JobSpec::SoloRuntime, seconds): nearest-rank quantiles, and the max.
   double runtime_p50_s = 0, runtime_p90_s = 0, runtime_p99_s = 0, runtime_max_s = 0;
   double gpu_seconds = 0;  // Sum of GPUs x solo runtime: the work the trace brings.
+  // Jobs submitted in each hour from first_submit_s: [k] counts submit_s - first_submit_s
+  // in [3600 k, 3600 (k + 1)). Empty for an empty trace.
+  std::vector<int64_t> arrivals_by_hour;
+  // The runtime CDF at m = min(jobs, kRuntimeCdfPoints) points: [k - 1] is the nearest-rank
+  // quantile k / m of the solo runtimes (k = 1..m), so every job is a point when jobs <= m.
+  static constexpr int kRuntimeCdfPoints = 1000;
+  std::vector<double> runtime_cdf_s;
 
   Time span_s() const { return last_submit_s - first_submit_s; }
   // The work offered per second of the submission span, as a share of a cluster of
@@ -32,6 +40,11 @@ TraceStats ComputeTraceStats(const Trace& trace);
 
 // The stats as text, one figure a line (with the offered load when cluster_gpus > 0).
 std::string FormatTraceStats(const TraceStats& stats, int cluster_gpus);
+
+// The same figures as one JSON object (`trace stats --figures` writes it as stats.json, and
+// the figures are drawn from it; docs/cli.md lists the keys). offered_load is present when
+// cluster_gpus > 0 (null for a batch).
+std::string TraceStatsJson(const TraceStats& stats, int cluster_gpus);
 
 }  // namespace schedkit
 

@@ -28,6 +28,7 @@ constexpr FormatName kFormatNames[] = {
     {TraceFormat::kGavelLegacy, "gavel-legacy"},
     {TraceFormat::kLucid, "lucid"},
     {TraceFormat::kPhilly, "philly"},
+    {TraceFormat::kPai, "pai"},
 };
 
 bool Contains(const std::vector<std::string>& v, const char* name) {
@@ -90,11 +91,17 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (Contains(header, "job_id") && Contains(header, "submit_s") && Contains(header, "gpus")) {
     return TraceFormat::kNative;
   }
+  // PAI's job table has no header: six fields, a start or end time where a header has a name.
+  double time = 0;
+  if (header.size() == 6 && (workload::ParseFiniteDouble(header[4], &time) ||
+                             workload::ParseFiniteDouble(header[5], &time))) {
+    return TraceFormat::kPai;
+  }
   return Status::InvalidArgument(
       path + ":" + std::to_string(in.line()) + ": unrecognized trace format (first line " +
       Quoted(first) + "); expected a native header (job_id,submit_s,gpus,...), a Muri/Tiresias header "
       "(job_id,num_gpu,submit_time,...), a Lucid/Helios log header (job_id,vc,gpu_num,submit_time,"
-      "duration,...), a Gavel tab-separated trace or a Philly JSON job log");
+      "duration,...), a Gavel tab-separated trace, a Philly JSON job log or a headerless PAI job table");
 }
 
 Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
@@ -123,6 +130,8 @@ Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
       return workload::LoadLucidTrace(path, options);
     case TraceFormat::kPhilly:
       return workload::LoadPhillyTrace(path);
+    case TraceFormat::kPai:
+      return workload::LoadPaiTrace(path);
     case TraceFormat::kAuto:
       break;
   }

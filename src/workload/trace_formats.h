@@ -35,6 +35,11 @@ Result<Trace> LoadMuriTrace(const std::string& path);
 Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options);
 Result<Trace> LoadNativeTrace(const std::string& path);
 Result<Trace> LoadPhillyTrace(const std::string& path);
+// `path` is the job table; the task table is the file beside it named as PaiTaskTablePath says.
+Result<Trace> LoadPaiTrace(const std::string& path);
+// The job table's name with its last "job_table" replaced by "task_table" (pai_job_table.csv ->
+// pai_task_table.csv, same folder); empty when the name holds no "job_table".
+std::string PaiTaskTablePath(const std::string& job_table);
 // `anchor` (a date, or empty for none) is Lucid's trace preparation: the window is then
 // measured from the first job at or after the anchor as if that job came at the anchor,
 // and earlier jobs are dropped. LoadTrace passes none; the Lucid profile's experiment

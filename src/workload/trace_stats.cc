@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "schedkit/metrics.h"
 
 namespace schedkit {
+
+constexpr double kHour = 3600;
 
 double TraceStats::OfferedLoad(int cluster_gpus) const {
   if (span_s() <= 0 || cluster_gpus <= 0) return NAN;
@@ -29,11 +32,22 @@ TraceStats ComputeTraceStats(const Trace& trace) {
     runtimes.push_back(j.SoloRuntime());
     s.gpu_seconds += j.gpus * j.SoloRuntime();
   }
-  if (s.span_s() > 0) s.arrivals_per_hour = (s.jobs - 1) / s.span_s() * 3600;
+  if (s.span_s() > 0) s.arrivals_per_hour = (s.jobs - 1) / s.span_s() * kHour;
   s.runtime_p50_s = Percentile(runtimes, 0.50, PercentileRule::kNearestRank);
   s.runtime_p90_s = Percentile(runtimes, 0.90, PercentileRule::kNearestRank);
   s.runtime_p99_s = Percentile(runtimes, 0.99, PercentileRule::kNearestRank);
   s.runtime_max_s = *std::max_element(runtimes.begin(), runtimes.end());
+  s.arrivals_by_hour.assign(static_cast<size_t>(s.span_s() / kHour) + 1, 0);
+  for (const JobSpec& j : trace.jobs) {
+    ++s.arrivals_by_hour[static_cast<size_t>((j.submit_s - s.first_submit_s) / kHour)];
+  }
+  std::sort(runtimes.begin(), runtimes.end());
+  const size_t n = runtimes.size();
+  const size_t m = std::min<size_t>(n, TraceStats::kRuntimeCdfPoints);
+  for (size_t k = 1; k <= m; ++k) {
+    // Nearest rank of quantile k/m: ceil(k n / m), exact in integers.
+    s.runtime_cdf_s.push_back(runtimes[(k * n + m - 1) / m - 1]);
+  }
   return s;
 }
 
@@ -70,6 +84,31 @@ std::string FormatTraceStats(const TraceStats& s, int cluster_gpus) {
                                                  : ""));
   }
   return out;
+}
+
+
+std::string TraceStatsJson(const TraceStats& s, int cluster_gpus) {
+  nlohmann::ordered_json j;
+  j["jobs"] = s.jobs;
+  j["first_submit_s"] = s.first_submit_s;
+  j["last_submit_s"] = s.last_submit_s;
+  j["arrivals_per_hour"] = s.arrivals_per_hour;
+  nlohmann::ordered_json by_gpus = nlohmann::ordered_json::object();
+  for (const auto& [g, n] : s.jobs_by_gpus) by_gpus[std::to_string(g)] = n;
+  j["jobs_by_gpus"] = by_gpus;
+  j["runtime_p50_s"] = s.runtime_p50_s;
+  j["runtime_p90_s"] = s.runtime_p90_s;
+  j["runtime_p99_s"] = s.runtime_p99_s;
+  j["runtime_max_s"] = s.runtime_max_s;
+  j["gpu_hours"] = s.gpu_seconds / kHour;
+  if (cluster_gpus > 0) {
+    const double load = s.OfferedLoad(cluster_gpus);
+    j["cluster_gpus"] = cluster_gpus;
+    j["offered_load"] = std::isnan(load) ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(load);
+  }
+  j["arrivals_by_hour"] = s.arrivals_by_hour;
+  j["runtime_cdf_s"] = s.runtime_cdf_s;
+  return j.dump(1) + "\n";
 }
 
 }  // namespace schedkit

@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "cli_runner.h"
 #include "schedkit/job.h"
+#include "schedkit/trace.h"
 #include "workload_test_util.h"
 
 namespace schedkit {
@@ -36,6 +41,23 @@ TEST(TraceStats, CountsRatesDemandRuntimesAndLoad) {
   EXPECT_DOUBLE_EQ(s.gpu_seconds, 2400);
   EXPECT_DOUBLE_EQ(s.OfferedLoad(8), 2400.0 / (8 * 3600));
   EXPECT_TRUE(std::isnan(s.OfferedLoad(0)));
+  // Hour 0 holds the submissions at 0, 1200 and 2400 s; hour 1 the one at 3600 s.
+  EXPECT_EQ(s.arrivals_by_hour, (std::vector<int64_t>{3, 1}));
+  // Four jobs <= kRuntimeCdfPoints: every runtime is a point of the CDF, sorted.
+  EXPECT_EQ(s.runtime_cdf_s, (std::vector<double>{100, 200, 300, 400}));
+}
+
+TEST(TraceStats, TheRuntimeCdfOfALargeTraceIsItsNearestRankQuantiles) {
+  Trace t;
+  for (int i = 2500; i >= 1; --i) t.jobs.push_back(JobBuilder(i).Duration(i).Build());
+  const TraceStats s = ComputeTraceStats(t);
+  ASSERT_EQ(s.runtime_cdf_s.size(), 1000u);
+  // Point k is quantile k/1000: rank ceil(2.5 k) of runtimes 1..2500.
+  EXPECT_DOUBLE_EQ(s.runtime_cdf_s[0], 3);      // k = 1: ceil(2.5) = 3.
+  EXPECT_DOUBLE_EQ(s.runtime_cdf_s[1], 5);      // k = 2: 5.
+  EXPECT_DOUBLE_EQ(s.runtime_cdf_s[399], 1000);  // k = 400: 1000.
+  EXPECT_DOUBLE_EQ(s.runtime_cdf_s[999], 2500);
+  EXPECT_EQ(s.arrivals_by_hour, (std::vector<int64_t>{2500}));  // A batch: one hour.
 }
 
 TEST(TraceStats, ABatchHasNoRateAndNoLoad) {
@@ -59,6 +81,40 @@ TEST(TraceStats, CliPrintsTheOfferedLoadAndFlagsOverCapacity) {
   const auto bad = schedkit::testing::RunCli("trace stats " + trace + " --format nope");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.output.find("unknown trace format 'nope'"), std::string::npos) << bad.output;
+}
+
+// --figures writes stats.json (the printed figures, as JSON) and the three figures drawn
+// from it, PNG and PDF.
+TEST(TraceStats, CliFiguresDrawTheStatsItPrints) {
+  testing::TempFile trace_file("", "four.csv");
+  ASSERT_TRUE(WriteNativeTrace(FourJobs(), trace_file.path()).ok());
+  const std::filesystem::path dir =
+      std::filesystem::path(trace_file.path()).parent_path() / "figures";
+  const std::string cluster = testing::SourcePath("data/clusters/tiny.csv");
+  const auto o = schedkit::testing::RunCli("trace stats " + trace_file.path() + " --cluster " +
+                                           cluster + " --figures " + dir.string());
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find(FormatTraceStats(ComputeTraceStats(FourJobs()), 8)), std::string::npos)
+      << o.output;
+  std::ifstream in(dir / "stats.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  const nlohmann::json j = nlohmann::json::parse(text.str());
+  EXPECT_EQ(j["jobs"], 4);
+  EXPECT_EQ(j["jobs_by_gpus"], nlohmann::json({{"1", 2}, {"2", 1}, {"4", 1}}));
+  EXPECT_EQ(j["arrivals_by_hour"], nlohmann::json({3, 1}));
+  EXPECT_EQ(j["runtime_cdf_s"], nlohmann::json({100, 200, 300, 400}));
+  EXPECT_DOUBLE_EQ(j["arrivals_per_hour"].get<double>(), 3);
+  EXPECT_DOUBLE_EQ(j["gpu_hours"].get<double>(), 2400.0 / 3600);
+  EXPECT_DOUBLE_EQ(j["offered_load"].get<double>(), 2400.0 / (8 * 3600));
+  for (const char* name : {"gpu_demand", "runtime_cdf", "arrivals_per_hour"}) {
+    for (const char* ext : {".png", ".pdf"}) {
+      const std::filesystem::path f = dir / (std::string(name) + ext);
+      ASSERT_TRUE(std::filesystem::exists(f)) << f << "\n" << o.output;
+      EXPECT_GT(std::filesystem::file_size(f), 1000u) << f;
+      EXPECT_NE(o.output.find(f.string()), std::string::npos) << o.output;
+    }
+  }
 }
 
 }  // namespace
