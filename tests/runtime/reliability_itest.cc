@@ -176,6 +176,68 @@ TEST(RuntimeReliability, OrphansOfAKilledMonitorAreEndedAndCancelEndsTheWholeTre
   KillAll(all);
 }
 
+// The session id of a live process, from /proc/PID/stat (field 6), or 0.
+pid_t SessionOf(pid_t pid) {
+  std::istringstream rest(ReadFile("/proc/" + std::to_string(pid) + "/stat"));
+  std::string line;
+  std::getline(rest, line);
+  const size_t paren = line.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(line.substr(paren + 2));
+  std::string state, ppid, pgrp, session;
+  fields >> state >> ppid >> pgrp >> session;
+  return static_cast<pid_t>(std::atol(session.c_str()));
+}
+
+// A process that escapes its monitor altogether (setsid in a child, then a double fork),
+// and then its monitor is SIGKILLed while the service is down: init adopts it, it is in
+// no session or process tree of schedkit's, and no pid of it is recorded anywhere. It
+// still carries the run's SCHEDKIT_JOB_TOKEN, so recovery finds and ends it before the
+// job starts again, once.
+TEST(RuntimeReliability, EscapeeOfAMonitorKilledWhileTheServiceIsDownIsEnded) {
+  const std::string dir = FreshDir("escapee_token");
+  const std::string tree = dir + "/tree";
+  Server server(dir + "/state", {"--gpus", "1", "--grace-s", "1"});
+  const std::string program =
+      "import os, sys, time\n"
+      "if os.fork() == 0:\n"
+      "    os.setsid()\n"
+      "    if os.fork() == 0:\n"
+      "        open(sys.argv[1], 'a').write('%d\\n' % os.getpid())\n"
+      "        os.execv('/bin/sleep', ['sleep', '60'])\n"
+      "    os._exit(0)\n"
+      "open(sys.argv[1], 'a').write('%d\\n' % os.getpid())\n"
+      "time.sleep(60)\n";
+  const JobId job = server.SubmitArgv({"/usr/bin/python3", "-c", program, tree});
+  ASSERT_TRUE(WaitFor([&] { return PidsIn(tree).size() == 2; }, 20));
+  const std::vector<pid_t> first = PidsIn(tree);
+  const pid_t monitor = MonitorPid(server.Get(job));
+  ASSERT_GT(monitor, 0);
+  server.Kill(SIGKILL);
+  kill(monitor, SIGKILL);
+  ASSERT_TRUE(WaitFor([&] { return !Running(monitor); }, 5));
+  ASSERT_EQ(CountRunning(first), 2);
+  // The escapee left the monitor's session (the old, session-bound search missed it).
+  int escaped = 0;
+  for (pid_t p : first) escaped += SessionOf(p) != monitor ? 1 : 0;
+  ASSERT_EQ(escaped, 1);
+  server.Start();
+  EXPECT_TRUE(WaitFor([&] { return CountRunning(first) == 0; }, 10))
+      << "a process that escaped its killed monitor outlived recovery";
+  ASSERT_TRUE(WaitFor([&] { return PidsIn(tree).size() == 4; }, 20));
+  const pb::Job requeued = server.Get(job);
+  EXPECT_EQ(requeued.state(), pb::RUNNING);
+  EXPECT_EQ(requeued.restart_count(), 1);
+  EXPECT_EQ(EventCount(server.state_dir(), job, "requeued"), 1);
+  const std::vector<pid_t> all = PidsIn(tree);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(PidsIn(tree).size(), 4u) << "the job started more than once after recovery";
+  EXPECT_EQ(CountRunning(all), 2);
+  ASSERT_TRUE(server.Cancel(job).ok());
+  EXPECT_TRUE(WaitFor([&] { return CountRunning(all) == 0; }, 5));
+  KillAll(all);
+}
+
 // A process that leaves the job's session (setsid) and drops SCHEDKIT_JOB_ID from its
 // environment is still the job's: its monitor is a child subreaper, so the escapee stays
 // its descendant. Cancel ends it, and so does the end of the job's main process.
