@@ -30,6 +30,12 @@ bool Running(pid_t pid) {
   return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
 }
 
+std::string Repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
 int CountRunning(const std::vector<pid_t>& pids) {
   int n = 0;
   for (pid_t p : pids) n += Running(p) ? 1 : 0;
@@ -400,6 +406,10 @@ TEST(RuntimeReliability, BadRequestsGetInvalidArgumentNamingTheField) {
        "command: 100004 bytes in all; at most 65536"},
       {[](pb::SubmitRequest* r) { r->set_idempotency_key(std::string(200, 'k')); },
        "idempotency_key: 200 bytes; at most 128"},
+      // Issue 21 (grpc_request fuzz seed submit_long_relative_checkpoint_dir): the whole
+      // 3 kB value, newline included, was echoed; it is cut at a character boundary.
+      {[&](pb::SubmitRequest* r) { r->set_checkpoint_dir("x" + Repeat("\u00e9", 100) + "\n" + std::string(3000, 'y')); },
+       "checkpoint_dir: 'x" + Repeat("\u00e9", 29) + "...' (3202 bytes) is not an absolute path"},
   };
   ExpectInvalidSubmits(server, cases);
   EXPECT_TRUE(AllJobs(server).empty());
