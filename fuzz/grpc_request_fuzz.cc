@@ -41,8 +41,8 @@ void CheckRefusal(const Status& st) {
 // The submitted fields of `a` and `b` are the same.
 bool SameSubmission(const JobRecord& a, const JobRecord& b) {
   return a.command == b.command && a.shell == b.shell && a.gpus == b.gpus && a.cpus == b.cpus &&
-         a.mem_gb == b.mem_gb && a.duration_s == b.duration_s && a.user == b.user &&
-         a.vc == b.vc && a.name == b.name && a.checkpoint_dir == b.checkpoint_dir &&
+         a.mem_gb == b.mem_gb && a.duration_s == b.duration_s && a.user == b.user && a.vc == b.vc &&
+         a.name == b.name && a.checkpoint_dir == b.checkpoint_dir &&
          a.working_dir == b.working_dir && a.priority == b.priority &&
          a.idempotency_key == b.idempotency_key && a.iteration_time_s == b.iteration_time_s &&
          a.stage_times_s == b.stage_times_s;

@@ -64,7 +64,8 @@ bool IsUtf8(const std::string& s) {
 
 Status ValidateSubmitRequest(const v1::SubmitRequest& r, int total_gpus) {
   using S = Status;
-  if (r.command().empty()) return S::InvalidArgument("command: empty; give the program and its arguments");
+  if (r.command().empty())
+    return S::InvalidArgument("command: empty; give the program and its arguments");
   if (r.command().size() > kMaxCommandArgs) {
     return S::InvalidArgument("command: " + std::to_string(r.command().size()) +
                               " elements; at most " + std::to_string(kMaxCommandArgs));
