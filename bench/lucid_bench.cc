@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
       schedkit::Status status;
       if (clean) {
         auto run = lc::RunVirtualClusters(*trace, config->vcs, CleanRequest(name, dir),
-                                          schedkit::SimulatorOptions{}, 1);
+                                          schedkit::SimulatorOptions(), 1);
         if (run.ok()) last = run->all;
         if (!run.ok()) status = run.status();
       } else {

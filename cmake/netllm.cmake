@@ -10,3 +10,5 @@ add_test(NAME netllm_python
 set_tests_properties(netllm_python PROPERTIES
   ENVIRONMENT "SCHEDKIT_CLI=$<TARGET_FILE:schedkit>;PYTHONPATH=${CMAKE_BINARY_DIR}/python:${PROJECT_SOURCE_DIR}/python"
   TIMEOUT 300)
+# It imports build/python's module: in a sanitizer build, with the runtime preloaded.
+set_property(TEST netllm_python APPEND PROPERTY ENVIRONMENT ${SCHEDKIT_SANITIZER_PYTHON_ENV})

@@ -22,7 +22,8 @@ set_target_properties(schedkit_python PROPERTIES
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/python)
 
 if(SCHEDKIT_BUILD_TESTS)
-  set(SCHEDKIT_PY_ENV "PYTHONPATH=${CMAKE_BINARY_DIR}/python")
+  # In a sanitizer build, with the runtime preloaded (cmake/sanitize.cmake).
+  set(SCHEDKIT_PY_ENV "PYTHONPATH=${CMAKE_BINARY_DIR}/python" ${SCHEDKIT_SANITIZER_PYTHON_ENV})
   add_test(NAME python_envs
     COMMAND ${Python3_EXECUTABLE} -m unittest -v test_envs
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/python)

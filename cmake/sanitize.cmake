@@ -30,3 +30,25 @@ if(NOT SCHEDKIT_SANITIZE STREQUAL "")
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=${SCHEDKIT_SANITIZE} -fno-sanitize-recover=all)
 endif()
+
+# Python tests that import the instrumented `schedkit` module (cmake/python.cmake) run
+# /usr/bin/python3, which is not instrumented: the sanitizer runtime must be preloaded
+# before the module loads, and LeakSanitizer is off for them (the interpreter keeps its
+# memory at exit by design). Tests that only run build/schedkit need nothing: executables
+# carry their runtime.
+set(SCHEDKIT_SANITIZER_PYTHON_ENV "")
+if(SCHEDKIT_SANITIZE MATCHES "address")
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    set(runtime_library libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so)
+  else()
+    set(runtime_library libasan.so)
+  endif()
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=${runtime_library}
+                  OUTPUT_VARIABLE runtime_path OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT EXISTS "${runtime_path}")
+    message(FATAL_ERROR "SCHEDKIT_SANITIZE: cannot find ${runtime_library} to preload into "
+                        "the Python tests (${CMAKE_CXX_COMPILER} -print-file-name)")
+  endif()
+  set(SCHEDKIT_SANITIZER_PYTHON_ENV "LD_PRELOAD=${runtime_path};ASAN_OPTIONS=detect_leaks=0")
+endif()
+

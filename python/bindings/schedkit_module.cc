@@ -33,7 +33,9 @@ T Unwrap(Result<T> result) {
 
 py::dict ToPython(const Observation& obs) {
   py::dict d;
-  for (const auto& [name, tensor] : obs) {
+  for (const auto& [field, tensor] : obs) {
+    // Clang before 16 cannot capture a structured binding in a lambda: capture a reference.
+    const std::string& name = field;
     const std::vector<py::ssize_t> shape(tensor.shape.begin(), tensor.shape.end());
     std::visit(
         [&](const auto& values) {

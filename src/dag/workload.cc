@@ -43,10 +43,13 @@ class Loader {
                   int* first_level) const {
     if (!j.is_object()) return Error(field, "expected an object {level: [durations]}");
     for (auto it = j.begin(); it != j.end(); ++it) {
-      const std::string key_field = field + "." + it.key();
+      // A copy that outlives strtol: FlatJson's key() returns a temporary, and `end` points
+      // into the text (ASan: stack-use-after-scope when it was `it.key().c_str()`).
+      const std::string key = it.key();
+      const std::string key_field = field + "." + key;
       char* end = nullptr;
-      const long level = std::strtol(it.key().c_str(), &end, 10);
-      if (it.key().empty() || *end != '\0' || level <= 0 || level > 1000000) {
+      const long level = std::strtol(key.c_str(), &end, 10);
+      if (key.empty() || *end != '\0' || level <= 0 || level > 1000000) {
         return Error(key_field, "level must be a positive integer");
       }
       if (!it.value().is_array()) return Error(key_field, "expected an array of durations");

@@ -11,14 +11,18 @@
 // monitor (killed; the job is requeued) from a running one (re-adopted, as is the monitor
 // of a service from before the gate, which left no `gated`).
 //
-// The job's processes: the monitor's descendants, and every process of the monitor's
-// session whose environment carries the job's SCHEDKIT_JOB_ID. The monitor is a child
-// subreaper (PR_SET_CHILD_SUBREAPER), so a process of the job stays its descendant even
-// when it calls setsid, clears its environment and loses its parent: orphans reparent to
-// the monitor, not to init. When the job's main process ends, the monitor kills what is
-// left under it before it records the exit; Stop and recovery signal the descendants and
-// the marked session members before the monitor's group. Only a process that escapes the
-// session and whose monitor is killed too (not by schedkit) is out of reach.
+// The job's processes: the monitor's descendants, and every process whose environment
+// carries the run's SCHEDKIT_JOB_TOKEN, a random value per start kept in jobs/<id>/job_token.
+// The monitor is a child subreaper (PR_SET_CHILD_SUBREAPER), so a process of the job stays
+// its descendant even when it calls setsid, clears its environment and loses its parent:
+// orphans reparent to the monitor, not to init. The token reaches a process that escaped
+// the monitor altogether (setsid and a double fork, then its monitor killed while the
+// service was down, so that it was reparented to init): recovery scans /proc/*/environ for
+// it (readable for the service's user). When the job's main process ends, the monitor kills
+// what is left under it before it records the exit; Stop and recovery signal the
+// descendants and the token's carriers before the monitor's group. Only a process that
+// escapes the monitor, drops the token from its environment (execve with another one) and
+// whose monitor is killed too (not by schedkit) is out of reach (docs/runtime.md).
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
@@ -36,8 +40,9 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -86,14 +91,15 @@ std::vector<pid_t> ProcPids() {
   return pids;
 }
 
-// The live processes of session `sid` whose environment holds `marker` ("NAME=VALUE"),
-// except those of process group `skip_group` (0: none).
-std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker, pid_t skip_group) {
+// The live processes whose environment holds `marker` ("NAME=VALUE"), of session `sid`
+// (0: any), except those of process group `skip_group` (0: none).
+std::vector<pid_t> MarkedProcesses(const std::string& marker, pid_t sid, pid_t skip_group) {
   std::vector<pid_t> out;
   for (const pid_t pid : ProcPids()) {
     const std::vector<std::string> f = StatFields(pid);
     // Fields 5 and 6: the process group and the session.
-    if (f.size() < 4 || std::atol(f[3].c_str()) != sid || std::atol(f[2].c_str()) == skip_group)
+    if (f.size() < 4 || (sid != 0 && std::atol(f[3].c_str()) != sid) ||
+        std::atol(f[2].c_str()) == skip_group)
       continue;
     std::ifstream env("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
     std::string var;
@@ -105,6 +111,28 @@ std::vector<pid_t> MarkedSessionMembers(pid_t sid, const std::string& marker, pi
     }
   }
   return out;
+}
+
+// Writes `text` to `path` through a temporary file and a rename.
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    if (!out.flush()) return Status::IoError(tmp + ": cannot write");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    return Status::IoError(path + ": " + std::strerror(errno));
+  return Status::Ok();
+}
+
+// 128 random bits as hex: a run's SCHEDKIT_JOB_TOKEN.
+std::string RandomToken() {
+  std::random_device rd;  // /dev/urandom.
+  static const char kHex[] = "0123456789abcdef";
+  std::string token;
+  for (int i = 0; i < 32; ++i) token += kHex[rd() % 16];
+  return token;
 }
 
 // The live descendants of `root` (not `root` itself), from the parent links in /proc.
@@ -163,6 +191,7 @@ struct ExecPlan {
   std::string program;
   std::vector<std::string> args, env;
   std::string dir, stdout_path, stderr_path, exit_path, exit_tmp, gated_path, launched_path;
+  std::string token, token_path;  // SCHEDKIT_JOB_TOKEN and the file that keeps it.
   double mem_gb = 0;
   std::vector<int> cores;       // CPU ids to pin the job to.
   std::vector<int> core_slots;  // Their indices in LocalBackend::cores_.
@@ -386,6 +415,9 @@ class LocalBackend final : public Backend {
     argv.push_back(nullptr);
     for (std::string& e : plan->env) envp.push_back(e.data());
     envp.push_back(nullptr);
+    // Before the job can run: recovery finds its processes by this token.
+    if (Status st = WriteFileAtomically(plan->token_path, plan->token + "\n"); !st.ok())
+      return st;
     int err_pipe[2], gate[2];
     if (pipe2(err_pipe, O_CLOEXEC) != 0)
       return Status::IoError(std::string("pipe: ") + std::strerror(errno));
@@ -480,6 +512,8 @@ class LocalBackend final : public Backend {
     plan.exit_path = dir + "/exit_status";
     plan.exit_tmp = dir + "/exit_status.tmp";
     plan.gated_path = dir + "/gated";
+    plan.token_path = dir + "/job_token";
+    plan.token = RandomToken();
     plan.launched_path = dir + "/launched";
     plan.dir = job.working_dir;
     if (!plan.dir.empty() && !fs::is_directory(plan.dir, ec))
@@ -502,6 +536,7 @@ class LocalBackend final : public Backend {
     }
     std::vector<std::string> ours = {
         "SCHEDKIT_JOB_ID=" + std::to_string(job.id),
+        "SCHEDKIT_JOB_TOKEN=" + plan.token,
         "SCHEDKIT_RESTART_COUNT=" + std::to_string(job.restart_count),
         "SCHEDKIT_CHECKPOINT_DIR=" + job.checkpoint_dir,
         "CUDA_VISIBLE_DEVICES=" + gpus,
@@ -574,17 +609,24 @@ class LocalBackend final : public Backend {
   // process group, which a signal to the group reaches (no process gets a signal twice).
   // `monitor_alive`: the monitor (its start time checked) still runs, so its descendants
   // are the job's, a setsid'd one included; a dead monitor's pid may be another's now.
-  static void SignalLeftovers(const JobRecord& job, pid_t monitor, bool monitor_alive, int sig,
-                              bool outside_group = false) {
-    const std::string marker = "SCHEDKIT_JOB_ID=" + std::to_string(job.id);
+  void SignalLeftovers(const JobRecord& job, pid_t monitor, bool monitor_alive, int sig,
+                       bool outside_group = false) const {
     std::set<pid_t> pids;
     if (monitor_alive) {
       for (pid_t p : Descendants(monitor)) {
         if (!outside_group || getpgid(p) != monitor) pids.insert(p);
       }
     }
-    for (pid_t p : MarkedSessionMembers(monitor, marker, outside_group ? monitor : 0))
-      pids.insert(p);
+    // Every process that carries the run's token, wherever it is; a run started before
+    // tokens (no job_token file): those of the monitor's session with the job's id.
+    std::ifstream in(JobDir(options_.state_dir, job.id) + "/job_token");
+    std::string token;
+    const std::vector<pid_t> marked =
+        std::getline(in, token) && !token.empty()
+            ? MarkedProcesses("SCHEDKIT_JOB_TOKEN=" + token, 0, outside_group ? monitor : 0)
+            : MarkedProcesses("SCHEDKIT_JOB_ID=" + std::to_string(job.id), monitor,
+                              outside_group ? monitor : 0);
+    pids.insert(marked.begin(), marked.end());
     for (pid_t p : pids) kill(p, sig);
   }
 

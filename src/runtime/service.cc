@@ -15,6 +15,7 @@
 #include "runtime/auth.h"
 #include "runtime/engine.h"
 #include "runtime/policy_support.h"
+#include "runtime/requests.h"
 #include "schedkit/v1/scheduler.grpc.pb.h"
 
 namespace schedkit {
@@ -37,63 +38,6 @@ grpc::Status ToGrpc(const Status& st) {
     default:
       return {grpc::StatusCode::INTERNAL, st.message()};
   }
-}
-
-grpc::Status Invalid(const std::string& msg) { return {grpc::StatusCode::INVALID_ARGUMENT, msg}; }
-
-bool Finite(double v) { return std::isfinite(v); }
-
-// Request limits (docs/runtime.md, "Guarantees"): a request past one is INVALID_ARGUMENT.
-constexpr size_t kMaxCommandBytes = 64 * 1024;  // All of command's elements together.
-constexpr int kMaxCommandArgs = 4096;
-constexpr size_t kMaxLabelBytes = 256;  // user, vc, name, node.
-constexpr size_t kMaxPathBytes = 4096;  // checkpoint_dir, working_dir (PATH_MAX).
-constexpr size_t kMaxKeyBytes = 128;    // idempotency_key.
-constexpr double kMaxMemGb = 1 << 20;   // 1 PiB: far past any machine, far below overflow.
-// ListJobs pages.
-constexpr int kDefaultPageSize = 500;
-constexpr int kMaxPageSize = 1000;
-constexpr size_t kPageBytes = 1 << 20;
-
-// True iff `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past
-// U+10FFFF).
-bool IsUtf8(const std::string& s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* end = p + s.size();
-  while (p < end) {
-    const unsigned c = *p++;
-    if (c < 0x80) continue;
-    int more;
-    unsigned cp, min;
-    if ((c & 0xE0) == 0xC0) {
-      more = 1, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      more = 2, cp = c & 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      more = 3, cp = c & 0x07, min = 0x10000;
-    } else {
-      return false;
-    }
-    if (end - p < more) return false;
-    for (int i = 0; i < more; ++i, ++p) {
-      if ((*p & 0xC0) != 0x80) return false;
-      cp = cp << 6 | (*p & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-  }
-  return true;
-}
-
-// A text field: UTF-8, at most `max_bytes`, without NUL bytes (SQLite and C strings end
-// there).
-grpc::Status CheckText(const std::string& field, const std::string& value, size_t max_bytes) {
-  if (!IsUtf8(value)) return Invalid(field + ": not valid UTF-8");
-  if (value.size() > max_bytes) {
-    return Invalid(field + ": " + std::to_string(value.size()) + " bytes; at most " +
-                   std::to_string(max_bytes));
-  }
-  if (value.find('\0') != std::string::npos) return Invalid(field + ": contains a NUL byte");
-  return grpc::Status::OK;
 }
 
 // The stored placement text with the backend's node names ("gpu-box-2:0-3").
@@ -119,25 +63,9 @@ class SchedulerImpl final : public pb::Scheduler::Service {
   grpc::Status Submit(grpc::ServerContext* ctx, const pb::SubmitRequest* req,
                       pb::SubmitResponse* resp) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
-    if (auto st = Validate(*req); !st.ok()) return st;
-    JobRecord job;
-    job.command.assign(req->command().begin(), req->command().end());
-    job.shell = req->shell();
-    job.gpus = req->gpus();
-    job.cpus = req->cpus();
-    job.mem_gb = req->mem_gb();
-    job.duration_s = req->duration_s();
-    job.user = req->user();
-    job.vc = req->vc();
-    job.priority = req->priority();
-    job.checkpoint_dir = req->checkpoint_dir();
-    job.name = req->name();
-    job.working_dir = req->working_dir();
-    job.iteration_time_s = req->iteration_time_s();
-    job.idempotency_key = req->idempotency_key();
-    job.time_limit_s = req->time_limit_s();
-    std::copy(req->stage_times_s().begin(), req->stage_times_s().end(), job.stage_times_s.begin());
-    Result<JobId> id = engine_->Submit(std::move(job));
+    Result<JobRecord> job = JobFromSubmitRequest(*req, engine_->TotalGpus());
+    if (!job.ok()) return ToGrpc(job.status());
+    Result<JobId> id = engine_->Submit(std::move(job).value());
     if (!id.ok()) return ToGrpc(id.status());
     resp->set_job_id(*id);
     return grpc::Status::OK;
@@ -146,26 +74,11 @@ class SchedulerImpl final : public pb::Scheduler::Service {
   grpc::Status ListJobs(grpc::ServerContext* ctx, const pb::ListJobsRequest* req,
                         pb::ListJobsResponse* resp) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
-    std::vector<RunState> states;
-    for (int s : req->states()) {
-      if (s < 1 || s > static_cast<int>(kLastRunState)) {
-        return Invalid("states: " + std::to_string(s) + " is not a job state");
-      }
-      states.push_back(static_cast<RunState>(s));
-    }
-    if (req->page_size() < 0)
-      return Invalid("page_size: " + std::to_string(req->page_size()) + " is negative");
-    const size_t page_size = req->page_size() == 0 ? kDefaultPageSize
-                                                   : std::min(req->page_size(), kMaxPageSize);
-    JobId after = 0;
-    if (!req->page_token().empty()) {
-      const std::string& t = req->page_token();
-      if (t.size() > 18 || !std::all_of(t.begin(), t.end(), ::isdigit))
-        return Invalid("page_token: not a next_page_token of ListJobs");
-      after = std::stoll(t);
-    }
+    Result<ListJobsQuery> q = ParseListJobsRequest(*req);
+    if (!q.ok()) return ToGrpc(q.status());
+    const size_t page_size = q->page_size;
     // One more than a page tells whether another page follows.
-    const std::vector<JobRecord> jobs = engine_->List(states, after, page_size + 1);
+    const std::vector<JobRecord> jobs = engine_->List(q->states, q->after, page_size + 1);
     size_t bytes = 0;
     for (const JobRecord& j : jobs) {
       if (static_cast<size_t>(resp->jobs_size()) == page_size ||
@@ -248,25 +161,21 @@ class SchedulerImpl final : public pb::Scheduler::Service {
   grpc::Status DrainNode(grpc::ServerContext* ctx, const pb::DrainNodeRequest* req,
                          pb::DrainNodeResponse*) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
-    if (auto st = CheckNode(req->node()); !st.ok()) return st;
+    if (auto st = ValidateNodeName(req->node()); !st.ok()) return ToGrpc(st);
     return ToGrpc(engine_->SetDrained(req->node(), true));
   }
 
   grpc::Status UndrainNode(grpc::ServerContext* ctx, const pb::UndrainNodeRequest* req,
                            pb::UndrainNodeResponse*) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
-    if (auto st = CheckNode(req->node()); !st.ok()) return st;
+    if (auto st = ValidateNodeName(req->node()); !st.ok()) return ToGrpc(st);
     return ToGrpc(engine_->SetDrained(req->node(), false));
   }
 
   grpc::Status Resize(grpc::ServerContext* ctx, const pb::ResizeRequest* req,
                       pb::ResizeResponse* resp) override {
     if (auto st = Authorize(ctx); !st.ok()) return st;
-    if (req->gpus() < 0) return Invalid("gpus: " + std::to_string(req->gpus()) + " is negative");
-    if (req->gpus() > engine_->TotalGpus()) {
-      return Invalid("gpus: " + std::to_string(req->gpus()) + " requested, the cluster has " +
-                     std::to_string(engine_->TotalGpus()));
-    }
+    if (auto st = ValidateResizeRequest(*req, engine_->TotalGpus()); !st.ok()) return ToGrpc(st);
     int previous = 0;
     std::string refused;
     if (Status st = engine_->Resize(req->job_id(), req->gpus(), &previous, &refused); !st.ok())
@@ -277,11 +186,6 @@ class SchedulerImpl final : public pb::Scheduler::Service {
   }
 
  private:
-  static grpc::Status CheckNode(const std::string& node) {
-    if (node.empty()) return Invalid("node: empty; give a node name (see `schedkit status`)");
-    return CheckText("node", node, kMaxLabelBytes);
-  }
-
   grpc::Status Authorize(grpc::ServerContext* ctx) const {
     const auto& md = ctx->client_metadata();
     auto it = md.find("authorization");
@@ -291,72 +195,6 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     }
     if (!TokenMatches(std::string(it->second.data(), it->second.size()), "Bearer " + token_)) {
       return {grpc::StatusCode::UNAUTHENTICATED, "wrong token (see <state-dir>/token)"};
-    }
-    return grpc::Status::OK;
-  }
-
-  grpc::Status Validate(const pb::SubmitRequest& r) const {
-    if (r.command().empty()) return Invalid("command: empty; give the program and its arguments");
-    if (r.command().size() > kMaxCommandArgs) {
-      return Invalid("command: " + std::to_string(r.command().size()) + " elements; at most " +
-                     std::to_string(kMaxCommandArgs));
-    }
-    size_t command_bytes = 0;
-    for (int i = 0; i < r.command().size(); ++i) {
-      if (auto st = CheckText("command[" + std::to_string(i) + "]", r.command(i), SIZE_MAX);
-          !st.ok())
-        return st;
-      command_bytes += r.command(i).size();
-    }
-    if (command_bytes > kMaxCommandBytes) {
-      return Invalid("command: " + std::to_string(command_bytes) + " bytes in all; at most " +
-                     std::to_string(kMaxCommandBytes));
-    }
-    if (r.command(0).empty()) return Invalid("command[0]: empty program name");
-    const std::pair<const char*, const std::string*> labels[] = {
-        {"user", &r.user()}, {"vc", &r.vc()}, {"name", &r.name()}};
-    for (const auto& [field, value] : labels) {
-      if (auto st = CheckText(field, *value, kMaxLabelBytes); !st.ok()) return st;
-    }
-    for (const auto& [field, value] : {std::pair{"checkpoint_dir", &r.checkpoint_dir()},
-                                       std::pair{"working_dir", &r.working_dir()}}) {
-      if (auto st = CheckText(field, *value, kMaxPathBytes); !st.ok()) return st;
-    }
-    if (auto st = CheckText("idempotency_key", r.idempotency_key(), kMaxKeyBytes); !st.ok())
-      return st;
-    if (r.shell() && r.command().size() != 1) {
-      return Invalid("command: with shell=true give exactly one element, the shell text (got " +
-                     std::to_string(r.command().size()) + ")");
-    }
-    if (r.gpus() < 0) return Invalid("gpus: " + std::to_string(r.gpus()) + " is negative");
-    if (r.gpus() > engine_->TotalGpus()) {
-      return Invalid("gpus: " + std::to_string(r.gpus()) + " requested, the cluster has " +
-                     std::to_string(engine_->TotalGpus()));
-    }
-    if (r.cpus() < 0) return Invalid("cpus: " + std::to_string(r.cpus()) + " is negative");
-    if (!(r.mem_gb() >= 0 && r.mem_gb() <= kMaxMemGb)) {
-      return Invalid("mem_gb: must be a number from 0 to " + std::to_string(int64_t{1} << 20) +
-                     " (1 PiB)");
-    }
-    if (!Finite(r.duration_s()) || r.duration_s() < 0)
-      return Invalid("duration_s: must be a finite number >= 0");
-    if (!Finite(r.time_limit_s()) || r.time_limit_s() < 0)
-      return Invalid("time_limit_s: must be a finite number >= 0 (0 = no limit)");
-    if (!Finite(r.iteration_time_s()) || r.iteration_time_s() < 0)
-      return Invalid("iteration_time_s: must be a finite number >= 0");
-    if (!r.stage_times_s().empty() && r.stage_times_s().size() != 3) {
-      return Invalid("stage_times_s: " + std::to_string(r.stage_times_s().size()) +
-                     " values; give none or 3 (data + CPU, GPU, network)");
-    }
-    for (int i = 0; i < r.stage_times_s().size(); ++i) {
-      if (!Finite(r.stage_times_s(i)) || r.stage_times_s(i) < 0)
-        return Invalid("stage_times_s[" + std::to_string(i) + "]: must be a finite number >= 0");
-    }
-    if (!r.checkpoint_dir().empty() && r.checkpoint_dir()[0] != '/') {
-      return Invalid("checkpoint_dir: '" + r.checkpoint_dir() + "' is not an absolute path");
-    }
-    if (!r.working_dir().empty() && r.working_dir()[0] != '/') {
-      return Invalid("working_dir: '" + r.working_dir() + "' is not an absolute path");
     }
     return grpc::Status::OK;
   }

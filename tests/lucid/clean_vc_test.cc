@@ -36,7 +36,7 @@ TEST(VirtualClusterRunTest, JobsStayInTheirVcAndMetricsArePerVc) {
   PolicyRequest fifo;
   fifo.policy = "fifo";
   Result<VirtualClusterRun> r =
-      RunVirtualClusters(trace, {{"a", 1}, {"b", 1}}, fifo, SimulatorOptions{}, 2);
+      RunVirtualClusters(trace, {{"a", 1}, {"b", 1}}, fifo, SimulatorOptions(), 2);
   ASSERT_TRUE(r.ok()) << r.status().message();
   ASSERT_EQ(r->per_vc.size(), 2u);
   EXPECT_EQ(r->per_vc[0].cluster.TotalGpus(), 8);
@@ -49,7 +49,7 @@ TEST(VirtualClusterRunTest, JobsStayInTheirVcAndMetricsArePerVc) {
   EXPECT_DOUBLE_EQ(r->all.avg_jct_s, (100 + 140 + 30) / 3.0);
   EXPECT_DOUBLE_EQ(r->all.avg_queue_s, 30);
 
-  Result<VirtualClusterRun> stray = RunVirtualClusters(trace, {{"a", 1}}, fifo, {}, 1);
+  Result<VirtualClusterRun> stray = RunVirtualClusters(trace, {{"a", 1}}, fifo, SimulatorOptions(), 1);
   ASSERT_FALSE(stray.ok());
   EXPECT_EQ(stray.status().message(), "job 3: VC 'b' is not in the VC configuration");
 }
@@ -65,7 +65,7 @@ TEST(QssfPolicyTest, OrdersByEstimateTimesGpus) {
   PolicyRequest qssf;
   qssf.policy = "qssf";
   qssf.options["estimates"] = path;
-  auto run = RunSimulation(trace, ClusterSpec::Uniform(1, 1, 8, 96, 512), qssf, {});
+  auto run = RunSimulation(trace, ClusterSpec::Uniform(1, 1, 8, 96, 512), qssf, SimulatorOptions());
   ASSERT_TRUE(run.ok()) << run.status().message();
   const auto& jobs = run->recorder->jobs();
   EXPECT_EQ(jobs[2].first_start_s, 100);
@@ -74,13 +74,13 @@ TEST(QssfPolicyTest, OrdersByEstimateTimesGpus) {
   // Without a file, jobs go by GPU count: job 3 (4 GPUs) before job 2 (8 GPUs).
   trace.jobs[2].gpus = 4;
   qssf.options["estimates"] = "";
-  run = RunSimulation(trace, ClusterSpec::Uniform(1, 1, 8, 96, 512), qssf, {});
+  run = RunSimulation(trace, ClusterSpec::Uniform(1, 1, 8, 96, 512), qssf, SimulatorOptions());
   ASSERT_TRUE(run.ok()) << run.status().message();
   EXPECT_EQ(run->recorder->jobs()[2].first_start_s, 100);
   EXPECT_EQ(run->recorder->jobs()[1].first_start_s, 110);
 
   qssf.options["estimates"] = path + ".missing";
-  auto missing = RunSimulation(trace, ClusterSpec::Uniform(1, 1, 8, 96, 512), qssf, {});
+  auto missing = RunSimulation(trace, ClusterSpec::Uniform(1, 1, 8, 96, 512), qssf, SimulatorOptions());
   ASSERT_FALSE(missing.ok());
 }
 

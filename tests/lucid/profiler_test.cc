@@ -138,7 +138,7 @@ TEST(LucidProfilerTest, CleanModelRunsThePoolBeforeTheVirtualClusters) {
   PolicyRequest lucid;
   lucid.policy = "lucid";
   lucid.options["profiler_donors"] = "a,b";
-  Result<VirtualClusterRun> r = RunVirtualClusters(trace, vcs, lucid, SimulatorOptions{}, 2);
+  Result<VirtualClusterRun> r = RunVirtualClusters(trace, vcs, lucid, SimulatorOptions(), 2);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(Vc(*r, "a").cluster.TotalGpus(), 8);
   EXPECT_EQ(Vc(*r, "c").cluster.TotalGpus(), 8);
@@ -155,7 +155,7 @@ TEST(LucidProfilerTest, CleanModelRunsThePoolBeforeTheVirtualClusters) {
 
   // profiler=false: no pool, the donors keep their nodes, c runs the jobs one by one.
   lucid.options["profiler"] = "false";
-  r = RunVirtualClusters(trace, vcs, lucid, SimulatorOptions{}, 1);
+  r = RunVirtualClusters(trace, vcs, lucid, SimulatorOptions(), 1);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->profiled.empty());
   EXPECT_EQ(Vc(*r, "a").cluster.TotalGpus(), 16);
@@ -163,7 +163,7 @@ TEST(LucidProfilerTest, CleanModelRunsThePoolBeforeTheVirtualClusters) {
 
   lucid.options["profiler"] = "true";
   lucid.options["profiler_donors"] = "a,zz";
-  r = RunVirtualClusters(trace, vcs, lucid, SimulatorOptions{}, 1);
+  r = RunVirtualClusters(trace, vcs, lucid, SimulatorOptions(), 1);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "lucid profiler: donor VC 'zz' is not configured or has no node");
 }

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -21,6 +22,12 @@ std::vector<pid_t> PidsIn(const std::string& path) {
   std::istringstream in(ReadFile(path));
   for (long p; in >> p;) pids.push_back(static_cast<pid_t>(p));
   return pids;
+}
+
+std::string Repeat(const std::string& s, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
 }
 
 int CountRunning(const std::vector<pid_t>& pids) {
@@ -131,19 +138,27 @@ TEST(RuntimeReliability, SigkillDuringBurstsOfStartsNeverRunsAJobTwice) {
   KillAll(every_pid);
 }
 
-// A job's whole process tree (its monitor's session, including processes in a process
-// group of their own) ends with it: after its monitor is killed while the service is
-// down, recovery ends the orphans before it starts the job again; cancel ends them all.
-TEST(RuntimeReliability, OrphansOfAKilledMonitorAreEndedAndCancelEndsTheWholeTree) {
-  const std::string dir = FreshDir("orphans");
+// The session id of a live process, from /proc/PID/stat (field 6), or 0.
+pid_t SessionOf(pid_t pid) {
+  const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  const size_t paren = stat.rfind(')');
+  if (paren == std::string::npos || paren + 2 > stat.size()) return 0;
+  std::istringstream fields(stat.substr(paren + 2));
+  std::string state, ppid, pgrp, session;
+  fields >> state >> ppid >> pgrp >> session;
+  return static_cast<pid_t>(std::atol(session.c_str()));
+}
+
+// Runs `program` (Python; each of its two processes appends its pid to argv[1]) as a job,
+// then SIGKILLs the service and the job's monitor, so that nothing of schedkit's is the
+// parent of either process; `orphans_are` checks how they left the monitor. Recovery must
+// end both before the job starts again, once; cancel must end the new run's processes.
+void ExpectRecoveryEndsTheOrphansOfAKilledMonitor(
+    const std::string& name, const std::string& program,
+    const std::function<void(pid_t monitor, const std::vector<pid_t>&)>& orphans_are) {
+  const std::string dir = FreshDir(name);
   const std::string tree = dir + "/tree";
   Server server(dir + "/state", {"--gpus", "1", "--grace-s", "1"});
-  const std::string program =
-      "import os, sys, time\n"
-      "if os.fork() == 0:\n"
-      "    os.setpgid(0, 0)\n"
-      "open(sys.argv[1], 'a').write('%d\\n' % os.getpid())\n"
-      "time.sleep(60)\n";
   const JobId job = server.SubmitArgv({"/usr/bin/python3", "-c", program, tree});
   ASSERT_TRUE(WaitFor([&] { return PidsIn(tree).size() == 2; }, 20));
   const std::vector<pid_t> first = PidsIn(tree);
@@ -151,8 +166,9 @@ TEST(RuntimeReliability, OrphansOfAKilledMonitorAreEndedAndCancelEndsTheWholeTre
   ASSERT_GT(monitor, 0);
   server.Kill(SIGKILL);
   kill(monitor, SIGKILL);  // Only the monitor: the job's processes are orphans now.
-  ASSERT_TRUE(WaitFor([&] { return kill(monitor, 0) != 0; }, 5));
+  ASSERT_TRUE(WaitFor([&] { return !Running(monitor); }, 5));
   ASSERT_EQ(CountRunning(first), 2);
+  orphans_are(monitor, first);
   server.Start();
   EXPECT_TRUE(WaitFor([&] { return CountRunning(first) == 0; }, 10))
       << "orphans of the first run outlived recovery";
@@ -162,11 +178,53 @@ TEST(RuntimeReliability, OrphansOfAKilledMonitorAreEndedAndCancelEndsTheWholeTre
   EXPECT_EQ(requeued.restart_count(), 1);
   EXPECT_EQ(EventCount(server.state_dir(), job, "requeued"), 1);
   const std::vector<pid_t> all = PidsIn(tree);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(PidsIn(tree).size(), 4u) << "the job started more than once after recovery";
   EXPECT_EQ(CountRunning(all), 2);
   ASSERT_TRUE(server.Cancel(job).ok());
   EXPECT_TRUE(WaitFor([&] { return CountRunning(all) == 0; }, 5))
-      << "a process of the cancelled job (one in its own process group) outlived cancel";
+      << "a process of the cancelled job (one in a group or session of its own) outlived cancel";
   KillAll(all);
+}
+
+// A job's whole process tree (including processes in a process group of their own) ends
+// with it: after its monitor is killed while the service is down, recovery ends the
+// orphans before it starts the job again; cancel ends them all.
+TEST(RuntimeReliability, OrphansOfAKilledMonitorAreEndedAndCancelEndsTheWholeTree) {
+  ExpectRecoveryEndsTheOrphansOfAKilledMonitor(
+      "orphans",
+      "import os, sys, time\n"
+      "if os.fork() == 0:\n"
+      "    os.setpgid(0, 0)\n"
+      "open(sys.argv[1], 'a').write('%d\\n' % os.getpid())\n"
+      "time.sleep(60)\n",
+      [](pid_t monitor, const std::vector<pid_t>& orphans) {
+        for (pid_t p : orphans) EXPECT_EQ(SessionOf(p), monitor);
+      });
+}
+
+// A process that escapes its monitor altogether (setsid in a child, then a double fork),
+// and then its monitor is SIGKILLed while the service is down: init adopts it, it is in
+// no session or process tree of schedkit's, and no pid of it is recorded anywhere. It
+// still carries the run's SCHEDKIT_JOB_TOKEN, so recovery finds and ends it.
+TEST(RuntimeReliability, EscapeeOfAMonitorKilledWhileTheServiceIsDownIsEnded) {
+  ExpectRecoveryEndsTheOrphansOfAKilledMonitor(
+      "escapee_token",
+      "import os, sys, time\n"
+      "if os.fork() == 0:\n"
+      "    os.setsid()\n"
+      "    if os.fork() == 0:\n"
+      "        open(sys.argv[1], 'a').write('%d\\n' % os.getpid())\n"
+      "        os.execv('/bin/sleep', ['sleep', '60'])\n"
+      "    os._exit(0)\n"
+      "open(sys.argv[1], 'a').write('%d\\n' % os.getpid())\n"
+      "time.sleep(60)\n",
+      [](pid_t monitor, const std::vector<pid_t>& orphans) {
+        // One left the monitor's session (the former, session-bound search missed it).
+        int escaped = 0;
+        for (pid_t p : orphans) escaped += SessionOf(p) != monitor ? 1 : 0;
+        EXPECT_EQ(escaped, 1);
+      });
 }
 
 // A process that leaves the job's session (setsid) and drops SCHEDKIT_JOB_ID from its
@@ -331,6 +389,12 @@ TEST(RuntimeReliability, BadRequestsGetInvalidArgumentNamingTheField) {
        "command: 100004 bytes in all; at most 65536"},
       {[](pb::SubmitRequest* r) { r->set_idempotency_key(std::string(200, 'k')); },
        "idempotency_key: 200 bytes; at most 128"},
+      // Issue 21 (grpc_request fuzz seed submit_long_relative_checkpoint_dir): the whole
+      // 3 kB value, newline included, was echoed; it is cut at a character boundary.
+      {[&](pb::SubmitRequest* r) {
+         r->set_checkpoint_dir("x" + Repeat("\u00e9", 100) + "\n" + std::string(3000, 'y'));
+       },
+       "checkpoint_dir: 'x" + Repeat("\u00e9", 29) + "...' (3202 bytes) is not an absolute path"},
   };
   ExpectInvalidSubmits(server, cases);
   EXPECT_TRUE(AllJobs(server).empty());
