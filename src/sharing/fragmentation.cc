@@ -60,7 +60,8 @@ Fragmentation::Fragmentation(const SharingClusterSpec* spec, std::vector<Weighte
 double Fragmentation::Of(int node, const NodeFree& free) const {
   const int64_t free_total = free.total_gpu_milli();
   if (free_total == 0) return 0;
-  const char* accessible = &accessible_[static_cast<size_t>(node) * workload_.size()];
+  // data() + offset, not &v[offset]: with an empty workload the vector is empty.
+  const char* accessible = accessible_.data() + static_cast<size_t>(node) * workload_.size();
   double f = 0;
   for (size_t m = 0; m < workload_.size(); ++m) {
     const int64_t frag =
