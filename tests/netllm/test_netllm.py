@@ -36,9 +36,12 @@ TINY = ModelConfig(backbone=Gpt2Config(n_embd=32, n_layer=2, n_head=2, n_positio
 
 def collect(path, scheduler="decima", steps=300, seed=1):
     cli = os.environ["SCHEDKIT_CLI"]
+    # In a sanitizer build this process runs with the sanitizer runtime preloaded (for the
+    # instrumented module); the CLI links its own copy and refuses a second one.
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
     subprocess.run([cli, "dag", "collect", "--scheduler", scheduler, "--steps", str(steps),
                     "--seed", str(seed), "--executors", "10", "--jobs", "4", "--out", path],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, env=env)
 
 
 def decima_case_observations():
