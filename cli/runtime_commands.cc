@@ -16,6 +16,7 @@
 #include <memory>
 #include <random>
 
+#include "runtime/auth.h"
 #include "runtime/client.h"
 #include "schedkit/runtime.h"
 
@@ -121,15 +122,6 @@ struct SubmitArgs {
   std::string user, vc, name, checkpoint_dir, working_dir, idempotency_key;
 };
 
-// 128 random bits as hex: a fresh idempotency key for one `schedkit submit`.
-std::string RandomKey() {
-  std::random_device rd;  // /dev/urandom.
-  static const char kHex[] = "0123456789abcdef";
-  std::string key;
-  for (int i = 0; i < 32; ++i) key += kHex[rd() % 16];
-  return key;
-}
-
 // Seconds from "90", "90s", "1.5m" or "2h"; false if `text` is none of these.
 bool ParseSeconds(const std::string& text, double* seconds) {
   size_t used = 0;
@@ -173,7 +165,7 @@ int Submit(SubmitArgs& a) {
   if (!a.checkpoint_dir.empty()) r.set_checkpoint_dir(fs::absolute(a.checkpoint_dir).string());
   r.set_working_dir(a.working_dir.empty() ? fs::current_path().string()
                                           : fs::absolute(a.working_dir).string());
-  r.set_idempotency_key(a.idempotency_key.empty() ? RandomKey() : a.idempotency_key);
+  r.set_idempotency_key(a.idempotency_key.empty() ? runtime::RandomHex(32) : a.idempotency_key);
   return WithClient(a.client, [&](runtime::Client& c) {
     pb::SubmitResponse resp;
     grpc::Status st = c.stub().Submit(c.Context().get(), r, &resp);

@@ -6,11 +6,22 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <random>
 #include <string>
 
 #include "schedkit/status.h"
 
 namespace schedkit::runtime {
+
+// `chars` random hex digits from /dev/urandom (4 bits each): the service's bearer token
+// (64), a run's SCHEDKIT_JOB_TOKEN and a submission's idempotency key (32 each).
+inline std::string RandomHex(int chars) {
+  std::random_device rd;  // /dev/urandom.
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < chars; ++i) out += kHex[rd() % 16];
+  return out;
+}
 
 // Shorter tokens are refused (the service writes 64 hex characters).
 inline constexpr size_t kMinTokenChars = 32;

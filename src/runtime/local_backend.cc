@@ -48,6 +48,7 @@
 #include <string_view>
 #include <thread>
 
+#include "runtime/auth.h"
 #include "runtime/backend.h"
 
 extern char** environ;
@@ -124,15 +125,6 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     return Status::IoError(path + ": " + std::strerror(errno));
   return Status::Ok();
-}
-
-// 128 random bits as hex: a run's SCHEDKIT_JOB_TOKEN.
-std::string RandomToken() {
-  std::random_device rd;  // /dev/urandom.
-  static const char kHex[] = "0123456789abcdef";
-  std::string token;
-  for (int i = 0; i < 32; ++i) token += kHex[rd() % 16];
-  return token;
 }
 
 // The live descendants of `root` (not `root` itself), from the parent links in /proc.
@@ -513,7 +505,7 @@ class LocalBackend final : public Backend {
     plan.exit_tmp = dir + "/exit_status.tmp";
     plan.gated_path = dir + "/gated";
     plan.token_path = dir + "/job_token";
-    plan.token = RandomToken();
+    plan.token = RandomHex(32);  // 128 bits: the run's SCHEDKIT_JOB_TOKEN.
     plan.launched_path = dir + "/launched";
     plan.dir = job.working_dir;
     if (!plan.dir.empty() && !fs::is_directory(plan.dir, ec))

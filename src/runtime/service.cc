@@ -253,9 +253,7 @@ Result<std::string> LoadOrCreateToken(const std::string& path) {
     SCHEDKIT_RETURN_IF_ERROR(CheckTokenFile(path, token));
     return token;
   }
-  std::random_device rd;  // /dev/urandom.
-  static const char kHex[] = "0123456789abcdef";
-  for (int i = 0; i < 64; ++i) token += kHex[rd() % 16];
+  token = RandomHex(64);
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0)
     return Status::IoError(path + ": cannot create the token file: " + std::strerror(errno));
