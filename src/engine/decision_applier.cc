@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <unordered_set>
 
 #include "schedkit/throughput.h"
@@ -17,12 +18,26 @@ void DecisionPlan::Clear() {
   groups.clear();
 }
 
-DecisionApplier::DecisionApplier(const ClusterSpec* cluster) : cluster_(cluster), free_(cluster) {}
+DecisionApplier::DecisionApplier(const ClusterSpec* cluster) : cluster_(cluster), free_(cluster) {
+  std::map<std::string, int> gpus;  // Sorted by type, for a deterministic message.
+  for (const NodeSpec& node : cluster->nodes) gpus[node.gpu_type] += node.gpus;
+  gpus_per_type_.assign(gpus.begin(), gpus.end());
+}
 
-std::string DecisionApplier::NeverFits(int gpus) const {
+std::string DecisionApplier::NeverFits(const JobSpec& job) const {
   const int total = free_.total_gpus();
-  if (gpus <= total) return "";
-  return "asks for " + std::to_string(gpus) + " GPUs; the cluster has " + std::to_string(total);
+  const std::string asks = "asks for " + std::to_string(job.gpus) + " GPUs; ";
+  if (job.gpus > total) return asks + "the cluster has " + std::to_string(total);
+  if (job.profile.type_speeds.empty()) return "";  // Runs on every type.
+  int usable = 0;
+  std::string types;
+  for (const auto& [type, gpus] : gpus_per_type_) {
+    if (SpeedOn(job, type) > 0) usable += gpus;
+    types += (types.empty() ? "" : ", ") + type;
+  }
+  if (job.gpus <= usable) return "";
+  return asks + "the cluster has " + std::to_string(usable) +
+         " of the GPU types it can run on (it has " + types + ")";
 }
 
 Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& jobs,

@@ -19,6 +19,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "schedkit/cluster.h"
@@ -68,9 +69,11 @@ class DecisionApplier {
   // Resources no booking holds.
   const ClusterState& free() const { return free_; }
 
-  // Why a job of `gpus` GPUs can never run on this cluster ("asks for N GPUs; the cluster
-  // has M"), or empty if it can. Engines reject such a job at arrival with this reason.
-  std::string NeverFits(int gpus) const;
+  // Why `job` can never run on this cluster, or empty if it can: it asks for more GPUs than
+  // the cluster has ("asks for N GPUs; the cluster has M"), or than the cluster has of the
+  // GPU types it can run on (throughput.h: SpeedOn > 0), counted across types, since a
+  // policy may span them. Engines reject such a job at arrival with this reason.
+  std::string NeverFits(const JobSpec& job) const;
 
   // Checks `d` in full against the jobs' states and the bookings (as they will be after
   // its stops) and fills `plan`; nothing changes. The error says which decision at `now`
@@ -116,6 +119,7 @@ class DecisionApplier {
   [[noreturn]] static void Die(const std::string& what);
 
   const ClusterSpec* cluster_;
+  std::vector<std::pair<std::string, int>> gpus_per_type_;  // GPUs of each type, by type.
   ClusterState free_;
   std::unordered_map<JobId, int64_t> holds_;  // Job -> booking; 0 for a guest.
   std::unordered_map<int64_t, Booking> bookings_;

@@ -166,7 +166,7 @@ class Simulator::Impl final : public ClusterView {
       j.last_update = now_;
       AddTo(&pending_, j);
       ++stats_.events;
-      if (!applier_.NeverFits(j.spec->gpus).empty()) {
+      if (!applier_.NeverFits(*j.spec).empty()) {
         Reject(j);  // Never reaches the policy (EventBatch).
         continue;
       }

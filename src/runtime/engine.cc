@@ -482,7 +482,7 @@ Status Engine::Resize(JobId id, int gpus, int* previous, std::string* refused) {
 void Engine::RejectUnfittable(double now_unix) {
   std::erase_if(arrived_, [&](JobId id) {
     Live& l = *jobs_.at(id);
-    const std::string why = applier_.NeverFits(l.rec.gpus);
+    const std::string why = applier_.NeverFits(l.spec);
     if (why.empty()) return false;
     Finish(l, RunState::kRejected, 0, "rejected: " + why, now_unix, "rejected");
     return true;

@@ -163,10 +163,11 @@ TEST(HeterogeneousProgress, JobsGoToTheirFastestFreeType) {
 TEST(HeterogeneousProgress, AStartOnATypeTheJobCannotRunOnIsRefused) {
   Trace trace;
   trace.jobs = {JobBuilder(0).Duration(10).Speed("v100", 1).Build()};
-  const ClusterSpec k80 = TypedCluster({{"k80", 1}}, 1);
-  Simulator sim(&trace, &k80, SimulatorOptions());
+  const ClusterSpec k80_v100 = TypedCluster({{"k80", 1}, {"v100", 1}}, 1);  // n0 is the k80.
+  Simulator sim(&trace, &k80_v100, SimulatorOptions());
   EventBatch events;
   ASSERT_TRUE(sim.NextDecisionPoint(&events));
+  ASSERT_EQ(events.arrived, std::vector<JobId>{0});
   Decisions d;
   StartDecision s;
   s.job = 0;
@@ -176,6 +177,18 @@ TEST(HeterogeneousProgress, AStartOnATypeTheJobCannotRunOnIsRefused) {
   EXPECT_EQ(st.message(),
             "decision at t=0.000000: job 0 placed on n0:0, a GPU type it has no speed for "
             "(schedkit/throughput.h)");
+}
+
+// A job that lists no type of the cluster never reaches the policy, as a job larger than
+// the cluster does: it is rejected at arrival (DecisionApplier::NeverFits has the reason).
+TEST(HeterogeneousProgress, AJobNoTypeOfTheClusterRunsIsRejectedAtArrival) {
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Duration(10).Speed("v100", 1).Build()};
+  const ClusterSpec k80 = TypedCluster({{"k80", 2}}, 1);
+  Simulator sim(&trace, &k80, SimulatorOptions());
+  EventBatch events;
+  EXPECT_TRUE(!sim.NextDecisionPoint(&events) || events.arrived.empty());
+  EXPECT_EQ(sim.view().Status(0).state, JobState::kRejected);
 }
 
 // Records whether any start spans two GPU types.

@@ -167,8 +167,23 @@ TEST_F(ApplierTest, PlansRejectsStopsThenStarts) {
 }
 
 TEST_F(ApplierTest, SaysWhyAJobNeverFits) {
-  EXPECT_EQ(applier_.NeverFits(2), "");
-  EXPECT_EQ(applier_.NeverFits(3), "asks for 3 GPUs; the cluster has 2");
+  EXPECT_EQ(applier_.NeverFits(JobBuilder(1).Gpus(2).Build()), "");
+  EXPECT_EQ(applier_.NeverFits(JobBuilder(1).Gpus(3).Build()), "asks for 3 GPUs; the cluster has 2");
+}
+
+// A job that lists speeds runs only on the types it lists (throughput.h): on 4 v100 and
+// 2 k80 GPUs, a job listing only k80 can use 2 of the 6, one listing both all 6.
+TEST(ApplierTypes, AJobNoTypeOfTheClusterCanHoldNeverFits) {
+  ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 4, 32, 256, "v100");
+  cluster.nodes.push_back(NodeSpec{.switch_id = 0, .gpus = 2, .gpu_type = "k80"});
+  const DecisionApplier applier(&cluster);
+  EXPECT_EQ(applier.NeverFits(JobBuilder(1).Gpus(6).Speed("v100", 1).Speed("k80", 0.3).Build()), "");
+  EXPECT_EQ(applier.NeverFits(JobBuilder(2).Gpus(2).Speed("k80", 1).Build()), "");
+  EXPECT_EQ(applier.NeverFits(JobBuilder(3).Gpus(3).Speed("k80", 1).Build()),
+            "asks for 3 GPUs; the cluster has 2 of the GPU types it can run on (it has k80, v100)");
+  EXPECT_EQ(applier.NeverFits(JobBuilder(4).Gpus(1).Speed("p100", 1).Build()),
+            "asks for 1 GPUs; the cluster has 0 of the GPU types it can run on (it has k80, v100)");
+  EXPECT_EQ(applier.NeverFits(JobBuilder(5).Gpus(6).Build()), "");  // Lists no speeds: any type.
 }
 
 // After a runtime restart: a group's surviving members rejoin one booking; a job that
