@@ -451,6 +451,9 @@ int main(int argc, char** argv) {
   generate->add_option("--philly-distribution", gen.config.philly_distribution_path,
                        "Philly (duration_s,num_gpus) CSV");
   generate->add_option("--seed", gen.config.seed, "random seed");
+  generate->add_option("--max-gpus", gen.config.max_gpus,
+                       "make every job elastic up to this many GPUs (max_gpus column; 0 = rigid, "
+                       "the default)");
   generate->add_option("--out", gen.out, "output trace file")->required();
 
   // Areas with their own file (cli/<area>_commands.cc), one line each.

@@ -62,7 +62,11 @@ struct WorkloadProfile {
 struct JobSpec {
   JobId id = 0;
   Time submit_s = 0;
-  int gpus = 1;
+  int gpus = 1;  // The GPUs it needs: it never runs on fewer.
+  // Elastic jobs (schedkit/scaling.h, docs/architecture.md "Elastic jobs"): the most GPUs a
+  // policy may start it on, at the speed the run's ScalingModel gives for that count. 0 =
+  // rigid: it runs on exactly `gpus`. REQUIRES: 0 or >= gpus.
+  int max_gpus = 0;
   // CPUs and memory (GB) the job asks for in total; 0 lets the placement module use
   // its own per-GPU default (Muri: 6 CPUs per GPU, 2 for a 1-GPU job).
   int cpus = 0;
@@ -90,6 +94,9 @@ struct JobSpec {
   double SoloRuntime() const {
     return (iterations > 0 && iteration_time_s > 0) ? iterations * iteration_time_s : duration_s;
   }
+  // The most GPUs it may run on: max_gpus for an elastic job, else gpus.
+  int MaxGpus() const { return max_gpus > gpus ? max_gpus : gpus; }
+  bool Elastic() const { return max_gpus > gpus; }
   bool HasStageTimes() const {
     const StageTimes& t = profile.stage_times_s;
     return t[0] > 0 || t[1] > 0 || t[2] > 0;
@@ -111,6 +118,7 @@ class JobBuilder {
   explicit JobBuilder(JobId id) { spec_.id = id; }
   JobBuilder& Submit(Time t) { spec_.submit_s = t; return *this; }
   JobBuilder& Gpus(int n) { spec_.gpus = n; return *this; }
+  JobBuilder& MaxGpus(int n) { spec_.max_gpus = n; return *this; }
   JobBuilder& Duration(double s) { spec_.duration_s = s; return *this; }
   JobBuilder& Iterations(int64_t n, double seconds_each) {
     spec_.iterations = n;

@@ -44,6 +44,11 @@ std::vector<std::pair<std::string, std::string>> SummaryRunBlock(
 // data/ (per model and GPU count) and 10 s for models not in it, as in Muri.
 Result<RestartOverheads> DefaultRestartOverheads();
 
+// The scaling model of elastic jobs shipped in data/ (kShippedScalingTable, fitted to the
+// Muri profile table: data/optimus/README.md). RunSimulation uses it when the trace has an
+// elastic job and the options name no model.
+Result<std::shared_ptr<const ScalingModel>> ShippedScalingModel();
+
 }  // namespace schedkit
 
 #endif  // SCHEDKIT_RUN_H_

@@ -25,6 +25,7 @@
 #include "schedkit/membership.h"
 #include "schedkit/policy.h"
 #include "schedkit/registry.h"
+#include "schedkit/scaling.h"
 #include "schedkit/status.h"
 
 namespace schedkit {
@@ -65,6 +66,10 @@ struct SimulatorOptions {
   // The measured throughput table policies see through ClusterView::Throughputs() (Gavel's
   // co-located pairs); null for none. Job speeds per type come from the jobs themselves.
   std::shared_ptr<const ThroughputTable> throughputs;
+  // How elastic jobs (JobSpec::max_gpus) speed up on more GPUs than they ask for
+  // (schedkit/scaling.h). REQUIRES: set when the trace has an elastic job (RunSimulation
+  // loads the shipped table then); the simulator refuses to run otherwise.
+  std::shared_ptr<const ScalingModel> scaling;
 };
 
 // Engine signals, for metrics recorders, invariant checkers, experience writers.

@@ -90,6 +90,10 @@ struct GeneratorConfig {
   std::string philly_distribution_path;  // Required for kPhilly.
   std::string gavel_throughputs_path;    // Required for kGavel.
   bool gavel_multi_gpu = false;          // kGavel: scale factors 1/2/4/8, else all 1.
+  // Elastic jobs (schedkit/scaling.h): > 0 makes every job elastic up to this many GPUs
+  // (JobSpec::max_gpus = max(gpus, max_gpus): a job asking for as many or more stays
+  // rigid). 0 = rigid jobs. Draws nothing: the same seed gives the same jobs otherwise.
+  int max_gpus = 0;
   uint64_t seed = 0;
 };
 

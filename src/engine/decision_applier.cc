@@ -68,9 +68,10 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
                                    " is not after now");
   }
   if (d.start.empty()) return Status::Ok();
-  std::vector<int> gpus;  // Of each start's job.
+  std::vector<int> gpus, max_gpus;  // Of each start's job.
   std::vector<const JobSpec*> specs;
   gpus.reserve(d.start.size());
+  max_gpus.reserve(d.start.size());
   specs.reserve(d.start.size());
   for (const StartDecision& s : d.start) {
     if (!look_up(s.job) ||
@@ -79,6 +80,7 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
     }
     if (facts.state == JobState::kRunning) plan->stop.push_back(s.job);  // A move.
     gpus.push_back(facts.gpus);
+    max_gpus.push_back(std::max(facts.gpus, facts.max_gpus));
     specs.push_back(facts.spec);
   }
   // Resources as they will be after the stops. A shared booking is freed only when all
@@ -96,7 +98,7 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
   std::unordered_map<int64_t, int> group_index;
   for (size_t i = 0; i < d.start.size(); ++i) {
     const StartDecision& s = d.start[i];
-    SCHEDKIT_RETURN_IF_ERROR(CheckStart(s, gpus[i], &after, &group_placement, at));
+    SCHEDKIT_RETURN_IF_ERROR(CheckStart(s, gpus[i], max_gpus[i], &after, &group_placement, at));
     if (specs[i] != nullptr && PlacementSpeed(*specs[i], s.placement, *cluster_) == 0) {
       return Status::InvalidArgument(at + "job " + std::to_string(s.job) + " placed on " +
                                      s.placement.ToString() +
@@ -117,7 +119,8 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
   return Status::Ok();
 }
 
-Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, ClusterState* after,
+Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, int max_gpus,
+                                   ClusterState* after,
                                    std::unordered_map<int64_t, const Placement*>* group_placement,
                                    const std::string& at) const {
   auto fail = [&](const std::string& what) {
@@ -144,10 +147,20 @@ Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, ClusterStat
       return Status::Ok();  // Booked with the group's first member.
     }
   }
-  if (s.placement.gpus() != gpus) {
+  const int n = s.placement.gpus();
+  if (max_gpus > gpus && s.group == 0) {  // Elastic, alone: any count in [gpus, max_gpus].
+    if (n < gpus || n > max_gpus) {
+      return Status::InvalidArgument(at + "starts elastic job " + std::to_string(s.job) +
+                                     " on " + std::to_string(n) + " GPUs; it runs on " +
+                                     std::to_string(gpus) + " to " + std::to_string(max_gpus));
+    }
+  } else if (n != gpus) {
     return Status::InvalidArgument(at + "starts job " + std::to_string(s.job) + " on " +
-                                   std::to_string(s.placement.gpus()) + " GPUs; it asks for " +
-                                   std::to_string(gpus));
+                                   std::to_string(n) + " GPUs; it asks for " +
+                                   std::to_string(gpus) +
+                                   (max_gpus > gpus ? " (in a group, an elastic job runs on "
+                                                      "what it asks for)"
+                                                    : ""));
   }
   if (!after->CanAllocate(s.placement)) {
     return Status::InvalidArgument(at + "job " + std::to_string(s.job) +

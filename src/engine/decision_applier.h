@@ -32,6 +32,9 @@ namespace schedkit {
 struct JobFacts {
   JobState state = JobState::kPending;
   int gpus = 0;
+  // The most GPUs a start may give it alone (an elastic job, schedkit/scaling.h); 0 or
+  // `gpus` = rigid, exactly `gpus`. Co-located and guest starts are always exactly `gpus`.
+  int max_gpus = 0;
   // Its spec, when the engine has one: a start on a placement where the job cannot run
   // (PlacementSpeed 0: a GPU type it lists no speed for) is then refused.
   const JobSpec* spec = nullptr;
@@ -110,7 +113,7 @@ class DecisionApplier {
     Placement placement;
     int holders = 0;
   };
-  Status CheckStart(const StartDecision& s, int gpus, ClusterState* after,
+  Status CheckStart(const StartDecision& s, int gpus, int max_gpus, ClusterState* after,
                     std::unordered_map<int64_t, const Placement*>* group_placement,
                     const std::string& at) const;
   // True iff every share names an existing node, in ascending order, and GPUs it has.

@@ -1,5 +1,6 @@
 #include "schedkit/run.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "schedkit/trace.h"
@@ -10,6 +11,13 @@ Result<RestartOverheads> DefaultRestartOverheads() {
   return RestartOverheads::Load(DataDir() + "/muri_profile_table.csv", 10.0);
 }
 
+Result<std::shared_ptr<const ScalingModel>> ShippedScalingModel() {
+  Result<ScalingModel> model = ScalingModel::Load(DataDir() + "/" + kShippedScalingTable);
+  if (!model.ok()) return model.status();
+  return std::shared_ptr<const ScalingModel>(
+      std::make_shared<ScalingModel>(std::move(model).value()));
+}
+
 Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
                                 const PolicyRequest& request, SimulatorOptions options,
                                 const Registries& registries) {
@@ -17,6 +25,12 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
   const CompatProfile profile = ResolveProfile(request.compat, options.runtime_factor);
   Result<std::unique_ptr<Policy>> policy = MakePolicy(request, profile.knobs, registries);
   if (!policy.ok()) return policy.status();
+  if (!options.scaling &&
+      std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const JobSpec& j) { return j.Elastic(); })) {
+    Result<std::shared_ptr<const ScalingModel>> shipped = ShippedScalingModel();
+    if (!shipped.ok()) return shipped.status();
+    options.scaling = std::move(shipped).value();
+  }
   options.progress = profile.progress;
   options.runtime_factor = profile.runtime_factor;
   RunOutput out;

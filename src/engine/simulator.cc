@@ -35,6 +35,8 @@ struct JobRun : Work {
   double max_rate = 1;    // Highest rate it ever ran at (for the solo-runtime invariant).
   double gpu_share = 1;   // 1 / members of its group at start: its share of the GPUs.
   double charged_gpu_s = 0;  // executed_s x GPUs x gpu_share, summed over intervals.
+  int run_gpus = 0;          // GPUs of its current (or last) run: spec->gpus unless grown.
+  double grown_gpu_s = 0;    // Wall seconds x GPUs it ran on beyond spec->gpus (elastic).
   Placement placement;
   uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
   int32_t list_pos = -1;    // Index in pending_ or running_.
@@ -81,9 +83,18 @@ class Simulator::Impl final : public ClusterView {
       run.remaining_s = run.work_s;
       run.own_overhead_s = options_.overheads.For(spec.profile.model, spec.gpus);
       run.overhead_s = run.own_overhead_s;
+      run.run_gpus = spec.gpus;
       if (!input_error_.ok()) continue;
       const std::string who = "job " + std::to_string(spec.id) + ": ";
-      if (!(spec.submit_s <= kMaxTimeS)) {
+      if (spec.max_gpus != 0 && spec.max_gpus < spec.gpus) {
+        input_error_ = schedkit::Status::InvalidArgument(
+            who + "max_gpus " + std::to_string(spec.max_gpus) + " is below its gpus " +
+            std::to_string(spec.gpus) + " (0 = rigid)");
+      } else if (spec.Elastic() && !options_.scaling) {
+        input_error_ = schedkit::Status::InvalidArgument(
+            who + "elastic (max_gpus " + std::to_string(spec.max_gpus) +
+            ") but the run has no scaling model (SimulatorOptions::scaling)");
+      } else if (!(spec.submit_s <= kMaxTimeS)) {
         input_error_ = schedkit::Status::InvalidArgument(TimeLimitError(who + "submit_s", spec.submit_s));
       } else if (!(run.work_s + run.own_overhead_s <= kMaxTimeS)) {
         input_error_ = schedkit::Status::InvalidArgument(
@@ -139,6 +150,12 @@ class Simulator::Impl final : public ClusterView {
       s.placement = &j.placement;
     }
     s.attained_gpu_s = s.executed_s * j.spec->gpus;
+    if (j.spec->Elastic()) {  // Rigid jobs: exactly the expression above.
+      s.attained_gpu_s += j.grown_gpu_s;
+      if (j.state == JobState::kRunning) {
+        s.attained_gpu_s += (now_ - j.last_update) * (j.run_gpus - j.spec->gpus);
+      }
+    }
     return s;
   }
 
@@ -229,7 +246,10 @@ class Simulator::Impl final : public ClusterView {
     ChargeGpuTime(j, dt);
   }
 
-  void ChargeGpuTime(JobRun& j, double dt) { j.charged_gpu_s += dt * j.spec->gpus * j.gpu_share; }
+  void ChargeGpuTime(JobRun& j, double dt) {
+    j.charged_gpu_s += dt * j.run_gpus * j.gpu_share;
+    if (j.run_gpus != j.spec->gpus) j.grown_gpu_s += dt * (j.run_gpus - j.spec->gpus);
+  }
 
   void AdvanceAllRunning() {
     for (JobId id : running_) Advance(jobs_[index_.At(id)]);
@@ -340,6 +360,9 @@ class Simulator::Impl final : public ClusterView {
       // The one throughput model: the policy's rate (co-location) times the speed of the
       // GPU type it runs on (1 on one-type clusters of type-agnostic jobs, exactly).
       j.rate = s.rate * PlacementSpeed(*j.spec, s.placement, *cluster_);
+      // Elastic jobs on more GPUs than they ask for: the run's one scaling model.
+      j.run_gpus = s.placement.gpus();
+      if (j.run_gpus != j.spec->gpus) j.rate *= options_.scaling->Speedup(*j.spec, j.run_gpus);
       j.max_rate = std::max(j.max_rate, j.rate);
       j.overhead_s = j.own_overhead_s;
       if (a.group >= 0) {
@@ -437,7 +460,7 @@ class Simulator::Impl final : public ClusterView {
   const JobLookup lookup_ = [this](JobId id, JobFacts* facts) {
     const int32_t i = index_.Find(id);
     if (i < 0 || !jobs_[i].arrived) return false;
-    *facts = JobFacts{jobs_[i].state, jobs_[i].spec->gpus, jobs_[i].spec};
+    *facts = JobFacts{jobs_[i].state, jobs_[i].spec->gpus, jobs_[i].spec->max_gpus, jobs_[i].spec};
     return true;
   };
   std::vector<JobRun> jobs_;  // In trace order.

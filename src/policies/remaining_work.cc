@@ -3,6 +3,7 @@
 // simulator: they read the engine's remaining work.
 #include <cmath>
 
+#include "policies/remaining_work.h"
 #include "schedkit/ordering_policy.h"
 #include "registry/builtins.h"
 
@@ -11,17 +12,29 @@ namespace {
 
 class RemainingWorkOrder final : public SchedulingModule {
  public:
-  explicit RemainingWorkOrder(bool gpu_weighted) : gpu_weighted_(gpu_weighted) {}
+  RemainingWorkOrder(bool gpu_weighted, bool use_priority)
+      : gpu_weighted_(gpu_weighted), use_priority_(use_priority) {}
   std::string_view Name() const override { return gpu_weighted_ ? "srsf" : "srtf"; }
   PriorityKey Key(const JobStatus& job, Time) const override {
     // Unknown remaining work (NaN) sorts last.
     const double remaining = std::isnan(job.remaining_s) ? INFINITY : job.remaining_s;
-    return {gpu_weighted_ ? remaining * job.spec->gpus : remaining, 0, 0};
+    const double work = gpu_weighted_ ? remaining * job.spec->gpus : remaining;
+    if (use_priority_) return {-static_cast<double>(job.spec->priority), work, 0};
+    return {work, 0, 0};
   }
 
  private:
   bool gpu_weighted_;
+  bool use_priority_;
 };
+
+}  // namespace
+
+std::unique_ptr<SchedulingModule> MakeRemainingWorkOrder(bool gpu_weighted, bool use_priority) {
+  return std::make_unique<RemainingWorkOrder>(gpu_weighted, use_priority);
+}
+
+namespace {
 
 Status RegisterRemainingWork(Registries* r, bool gpu_weighted) {
   return RegisterOrderingPolicy(
@@ -36,7 +49,7 @@ Status RegisterRemainingWork(Registries* r, bool gpu_weighted) {
        // restart overhead).
        .running_keys_never_grow = true,
        .make = [gpu_weighted](const PolicyContext&) -> Result<std::unique_ptr<SchedulingModule>> {
-         return std::unique_ptr<SchedulingModule>(std::make_unique<RemainingWorkOrder>(gpu_weighted));
+         return std::unique_ptr<SchedulingModule>(MakeRemainingWorkOrder(gpu_weighted, false));
        }},
       r);
 }

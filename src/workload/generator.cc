@@ -113,6 +113,10 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
         "generator: the number of jobs must be in 0.." + std::to_string(GeneratorConfig::kMaxJobs) +
         " (the trace is built in memory), got " + std::to_string(config.num_jobs));
   }
+  if (config.max_gpus < 0) {
+    return Status::InvalidArgument("generator: max_gpus must be >= 0 (0 = rigid jobs), got " +
+                                   std::to_string(config.max_gpus));
+  }
   if (!(config.jobs_per_hour > 0) || !std::isfinite(config.jobs_per_hour)) {
     return Status::InvalidArgument("generator: jobs_per_hour must be a positive number, got " +
                                    workload::FormatDouble(config.jobs_per_hour));
@@ -143,7 +147,8 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
                  (is_philly ? "philly" : is_gavel ? (config.gavel_multi_gpu ? "gavel-multi" : "gavel") : "blox") +
                  ", jobs=" + std::to_string(config.num_jobs) +
                  ", jobs_per_hour=" + workload::FormatDouble(config.jobs_per_hour) +
-                 ", seed=" + std::to_string(config.seed) + ")";
+                 ", seed=" + std::to_string(config.seed) +
+                 (config.max_gpus > 0 ? ", max_gpus=" + std::to_string(config.max_gpus) : "") + ")";
   trace.jobs.reserve(static_cast<size_t>(config.num_jobs));
   PortableRng rng(config.seed);
   const double mean_gap_s = 3600.0 / config.jobs_per_hour;
@@ -165,6 +170,7 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
       job.gpus = BloxGpus(rng);
       job.duration_s = BloxDurationSeconds(rng);
     }
+    if (config.max_gpus > job.gpus) job.max_gpus = config.max_gpus;
     trace.jobs.push_back(std::move(job));
   }
   return trace;

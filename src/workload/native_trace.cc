@@ -66,7 +66,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     bool known = false;
     for (const char* c : kNativeColumns) known = known || name == c;
     for (const char* c : kNativeLucidColumns) known = known || name == c;
-    known = known || name == kNativeSpeedColumn;
+    known = known || name == kNativeSpeedColumn || name == kNativeMaxGpusColumn;
     if (!known) {
       return Status::InvalidArgument(path + ":" + std::to_string(in.header_line()) +
                                      ": unknown column " + Quoted(name));
@@ -99,6 +99,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
   const int gmem_col = in.ColumnIndex("gmem_mb");
   const int util_col = in.ColumnIndex("gpu_util");
   const int speeds_col = in.ColumnIndex(kNativeSpeedColumn);
+  const int max_gpus_col = in.ColumnIndex(kNativeMaxGpusColumn);
 
   TraceCollector jobs(path);
   while (in.Next()) {
@@ -128,6 +129,11 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.profile.gmem_mb, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.profile.gpu_util, 0));
     SCHEDKIT_RETURN_IF_ERROR(ReadTypeSpeeds(in, speeds_col, &job.profile.type_speeds));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(max_gpus_col, &job.max_gpus, 0));
+    if (job.max_gpus != 0 && job.max_gpus < job.gpus) {
+      return in.FieldError(max_gpus_col, "is below the job's gpus " + std::to_string(job.gpus) +
+                                             " (0 or empty = rigid)");
+    }
     if (!(job.SoloRuntime() > 0)) {
       return in.FieldError(duration_col >= 0 ? duration_col : iteration_time_col,
                            "gives the job no work (need duration_s > 0, or iterations > 0 and "
@@ -146,8 +152,10 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
   using workload::FormatDouble;
   bool lucid = false;
   bool speeds = false;
+  bool elastic = false;
   for (const JobSpec& j : trace.jobs) {
     speeds = speeds || !j.profile.type_speeds.empty();
+    elastic = elastic || j.max_gpus != 0;
     lucid = lucid || !j.name.empty() || !j.profile.dataset.empty() || j.profile.amp ||
             j.profile.gmem_mb != 0 || j.profile.gpu_util != 0;
   }
@@ -160,6 +168,7 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
     for (const char* c : workload::kNativeLucidColumns) out += std::string(",") + c;
   }
   if (speeds) out += std::string(",") + workload::kNativeSpeedColumn;
+  if (elastic) out += std::string(",") + workload::kNativeMaxGpusColumn;
   out += '\n';
   for (const JobSpec& j : trace.jobs) {
     for (const std::string* s : {&j.profile.model, &j.user, &j.vc, &j.name, &j.profile.dataset}) {
@@ -193,6 +202,7 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
       }
       out += ',' + workload::TypeSpeedsText(j.profile.type_speeds);
     }
+    if (elastic) out += ',' + std::to_string(j.max_gpus);
     out += '\n';
   }
   std::ofstream f(path, std::ios::binary | std::ios::trunc);

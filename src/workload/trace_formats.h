@@ -59,6 +59,9 @@ inline constexpr const char* kNativeLucidColumns[] = {"name", "dataset", "amp", 
 // Optional, last: the job's speed per GPU type ("k80=0.25;v100=1", JobSpec::profile.
 // type_speeds). The writer adds it only when a job has speeds.
 inline constexpr const char* kNativeSpeedColumn = "type_speeds";
+// Optional, after type_speeds: the most GPUs an elastic job may run on (JobSpec::max_gpus;
+// 0 or empty = rigid). The writer adds it only when a job is elastic.
+inline constexpr const char* kNativeMaxGpusColumn = "max_gpus";
 
 }  // namespace schedkit::workload
 

@@ -107,8 +107,8 @@ TEST(Registry, EveryPolicyTakesExactlyTheModulesItSays) {
       EXPECT_EQ(field, std::string(slot.kind) + ".x");
     }
   }
-  EXPECT_EQ(refusing, 7);  // admission: muri-s, muri-l, themis, lucid, antman, gavel;
-                           // placement: antman.
+  EXPECT_EQ(refusing, 8);  // admission: muri-s, muri-l, themis, lucid, antman, gavel,
+                           // optimus; placement: antman.
 }
 
 TEST(Percentile, NearestRankAndMuriIndex) {

@@ -452,6 +452,31 @@ TEST(NativeTraceTest, RoundTripsGeneratedTracesExactly) {
   }
 }
 
+TEST(NativeTraceTest, MaxGpusColumnRoundTripsAndIsCheckedAgainstGpus) {
+  GeneratorConfig config;
+  config.num_jobs = 200;
+  config.max_gpus = 4;  // Jobs of 1 and 2 GPUs become elastic up to 4; 4 and 8 stay rigid.
+  config.seed = 3;
+  Result<Trace> in = GenerateTrace(config);
+  ASSERT_TRUE(in.ok()) << in.status().ToString();
+  int elastic = 0;
+  for (const JobSpec& j : in->jobs) {
+    EXPECT_EQ(j.max_gpus, j.gpus < 4 ? 4 : 0) << j.id;
+    elastic += j.Elastic();
+  }
+  EXPECT_GT(elastic, 100);
+  TempFile f("", "elastic.csv");
+  ASSERT_TRUE(WriteNativeTrace(*in, f.path()).ok());
+  Result<Trace> out = LoadTrace(f.path(), WithFormat(TraceFormat::kNative));
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->jobs.size(), in->jobs.size());
+  for (size_t i = 0; i < in->jobs.size(); ++i) ExpectSameJob(in->jobs[i], out->jobs[i]);
+  EXPECT_EQ(LoadErrorRelative("job_id,submit_s,gpus,duration_s,max_gpus\n0,0,4,5,8\n1,0,4,5,2\n"),
+            "t.csv:3: field 'max_gpus': '2' is below the job's gpus 4 (0 or empty = rigid)");
+  config.max_gpus = -1;
+  EXPECT_FALSE(GenerateTrace(config).ok());
+}
+
 TEST(NativeTraceTest, RoundTripsMuriTrace) {
   Result<Trace> in = LoadTrace(SourcePath("data/traces/muri_trace3.csv"));
   ASSERT_TRUE(in.ok());

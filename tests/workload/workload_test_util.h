@@ -54,6 +54,7 @@ inline void ExpectSameJob(const JobSpec& a, const JobSpec& b) {
   EXPECT_EQ(a.id, b.id);
   EXPECT_EQ(a.submit_s, b.submit_s);
   EXPECT_EQ(a.gpus, b.gpus);
+  EXPECT_EQ(a.max_gpus, b.max_gpus);
   EXPECT_EQ(a.cpus, b.cpus);
   EXPECT_EQ(a.mem_gb, b.mem_gb);
   EXPECT_EQ(a.iterations, b.iterations);
