@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -111,34 +112,34 @@ class PlacementModules {
 // schedkit.View: the ClusterView of one decide() call.
 class PyView {
  public:
-  PyView(const ClusterView* view, std::shared_ptr<const bool> valid, PlacementModules* placements)
-      : view_(view), valid_(std::move(valid)), placements_(placements) {}
+  PyView(const ClusterView* view, std::shared_ptr<const bool> valid, PlacementModules* placements,
+         const std::unordered_set<JobId>* arrived)
+      : view_(view), valid_(std::move(valid)), placements_(placements), arrived_(arrived) {}
   const ClusterView& get() const {
     if (!*valid_) {
       throw py::value_error("a schedkit.View is valid only during the decide() call it was given to");
     }
     return *view_;
   }
-  PyJob Job(JobId id) const { return PyJob(get().Status(Known(id)), valid_); }
+  PyJob Job(JobId id) const { return PyJob(get().Status(Arrived(id)), valid_); }
   Placement Place(JobId id, const ClusterState& free, const std::string& module) const {
-    return placements_->Get(module).Place(get().Spec(Known(id)), free);
+    return placements_->Get(module).Place(get().Spec(Arrived(id)), free);
   }
 
  private:
   // Status and Spec require a job that has arrived: anything else is the policy's bug.
-  JobId Known(JobId id) const {
-    const ClusterView& v = get();
-    for (const std::vector<JobId>& ids : {v.RunningJobs(), v.PendingJobs()}) {
-      for (JobId j : ids) {
-        if (j == id) return id;
-      }
+  JobId Arrived(JobId id) const {
+    get();
+    if (arrived_->count(id) == 0) {
+      throw py::value_error("job " + std::to_string(id) + " has not arrived");
     }
-    throw py::value_error("job " + std::to_string(id) + " is neither pending nor running");
+    return id;
   }
 
   const ClusterView* view_;
   std::shared_ptr<const bool> valid_;
   PlacementModules* placements_;
+  const std::unordered_set<JobId>* arrived_;
 };
 
 struct PyEvents {
@@ -252,9 +253,12 @@ class PythonPolicy final : public Policy {
   std::string_view Name() const override { return name_; }
 
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
+    arrived_.insert(events.arrived.begin(), events.arrived.end());
+    // The runtime may hand over running jobs it re-adopted after a restart, unannounced.
+    arrived_.insert(view.RunningJobs().begin(), view.RunningJobs().end());
     py::gil_scoped_acquire gil;
     CallScope scope;
-    py::object result = (*decide_)(PyView(&view, scope.valid(), &placements_),
+    py::object result = (*decide_)(PyView(&view, scope.valid(), &placements_, &arrived_),
                                    PyEvents{events.arrived, events.finished, events.interrupted,
                                             events.woken});
     if (result.is_none()) return;
@@ -269,6 +273,7 @@ class PythonPolicy final : public Policy {
   std::string name_;
   std::unique_ptr<py::object> decide_;  // Bound method policy.decide.
   PlacementModules placements_;
+  std::unordered_set<JobId> arrived_;  // Every job the policy was told of.
 };
 
 // Turns a Python exception (or an error the bridge raised) during a decision into
