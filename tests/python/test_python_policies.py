@@ -12,14 +12,16 @@ SCHEDKIT_WITH_RUNTIME=1 when `serve` is built.
 import csv
 import os
 import shutil
-import signal
 import subprocess
+import sys
 import tempfile
-import time
 import unittest
 from pathlib import Path
 
 import schedkit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import serve_order  # noqa: E402  (tests/serve_order.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = os.path.abspath(os.environ.get("SCHEDKIT_CLI", ROOT / "build" / "schedkit"))
@@ -214,6 +216,20 @@ options = {{ preemption = "never" }}
                          '[workload]\njobs_per_hour = [1]\n[[policy]]\nname = "fifo"\n')
         self.one_line_error(run("sweep", sweep, "--out", self.tmp / "bad-sweep"),
                             f"{sweep}:3: key 'python': no_such_module:X: ModuleNotFoundError")
+        # Slurm's array tasks load only the file's python key.
+        good = self.tmp / "good.toml"
+        good.write_text('[workload]\njobs_per_hour = [1]\n[[policy]]\nname = "fifo"\n')
+        self.one_line_error(run("sweep", good, "--slurm", "--python", FIFO),
+                            "--python with --slurm: name the Python policies in the sweep file's")
+
+    @unittest.skipUnless(shutil.which("ldd"), "no ldd")
+    def test_the_command_does_not_link_libpython(self):
+        # The interpreter comes with libschedkit_pyembed.so, opened only for --python.
+        linked = subprocess.run(["ldd", CLI], capture_output=True, text=True, check=True).stdout
+        self.assertNotIn("libpython", linked)
+        embed = Path(CLI).parent / "libschedkit_pyembed.so"
+        self.assertIn("libpython", subprocess.run(["ldd", embed], capture_output=True, text=True,
+                                                  check=True).stdout)
 
     def test_policies_lists_python_policies_with_their_origin(self):
         out = check("policies", "--python", FIFO, "--python", SJF)
@@ -223,52 +239,11 @@ options = {{ preemption = "never" }}
 
     @unittest.skipUnless(WITH_RUNTIME, "schedkit built without the runtime (serve)")
     def test_serve_runs_python_policies_on_real_processes(self):
-        # One GPU: `a` holds it until the test says go; `b` (100 s) and `c` (10 s) queue
-        # behind it. FIFO then runs b before c; SJF (by the duration estimate) c before b.
+        # FIFO runs b before c; SJF (by the duration estimate) c (10 s) before b (100 s).
         for spec, name, order in ((FIFO, "py-fifo", "a\nb\nc\n"), (SJF, "py-sjf", "a\nc\nb\n")):
             with self.subTest(policy=name):
-                self.serve(spec, name, order)
-
-    def serve(self, spec, name, expected_order):
-        work = self.tmp / f"serve-{name}"
-        work.mkdir()
-        state, order, go, log_path = work / "state", work / "order", work / "go", work / "log"
-        with open(log_path, "w") as log:
-            server = subprocess.Popen(
-                [CLI, "serve", "--python", spec, "--policy", name, "--gpus", "1", "--state-dir",
-                 str(state), "--listen", "127.0.0.1:0", "--poll-s", "0.05"],
-                stdout=log, stderr=subprocess.STDOUT)
-        try:
-            self.wait_until(lambda: (state / "address").exists(), log_path, server)
-            self.assertIn(f"policy {name}", check("status", "--state-dir", state))
-
-            def submit(job, duration, wait_for_go=False):
-                wait = f"while [ ! -e {go} ]; do sleep 0.05; done; " if wait_for_go else ""
-                check("submit", "--state-dir", state, "--duration", duration, "--shell", "--",
-                      f"{wait}echo {job} >> {order}")
-
-            def count(state_name):
-                listing = check("jobs", "--state-dir", state, "--state", state_name)
-                return len(listing.splitlines()) - 1  # Less the header.
-
-            submit("a", "1", wait_for_go=True)
-            self.wait_until(lambda: count("RUNNING") == 1, log_path, server)
-            submit("b", "100")
-            submit("c", "10")
-            self.wait_until(lambda: count("PENDING") == 2, log_path, server)
-            go.touch()
-            self.wait_until(lambda: count("SUCCEEDED") == 3, log_path, server)
-            self.assertEqual(order.read_text(), expected_order)
-        finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=30)
-
-    def wait_until(self, condition, log_path, server, timeout_s=30):
-        deadline = time.monotonic() + timeout_s
-        while not condition():
-            self.assertIsNone(server.poll(), log_path.read_text())
-            self.assertLess(time.monotonic(), deadline, log_path.read_text())
-            time.sleep(0.05)
+                self.assertEqual(serve_order.run_order(self, CLI, ["--python", spec], name,
+                                                       self.tmp / f"serve-{name}"), order)
 
 
 class InPythonTest(unittest.TestCase):
