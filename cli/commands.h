@@ -27,11 +27,14 @@ int ExecPythonModule(const std::string& module, const std::vector<std::string>& 
 // Parses repeated `--opt key=value` arguments.
 Result<std::map<std::string, std::string>> ParseOpts(const std::vector<std::string>& opts);
 
-// Adds `--plugin lib.so` (repeatable) to a command that takes a policy. main loads every
-// plugin given (LoadPluginArgs) once parsing is done, before any command resolves a policy.
+// Adds `--plugin lib.so` and `--python MODULE:CLASS` (both repeatable) to a command that
+// takes a policy. main loads every plugin, then every Python policy, given (LoadPluginArgs)
+// once parsing is done, before any command resolves a policy.
 void AddPluginOption(CLI::App* command);
-// The --plugin paths given, in order; LoadPlugins on them (schedkit/plugin.h).
+// The --plugin paths and --python specs given, in order.
 const std::vector<std::string>& PluginArgs();
+const std::vector<std::string>& PythonArgs();
+// LoadPlugins and LoadPythonPolicy on them (schedkit/plugin.h).
 Status LoadPluginArgs();
 
 // One subcommand: its parser node and what it does once parsed (the exit code). `run` owns the

@@ -24,6 +24,7 @@ Result<std::map<std::string, std::string>> ParseOpts(const std::vector<std::stri
 
 namespace {
 std::vector<std::string> plugin_args;
+std::vector<std::string> python_args;
 }  // namespace
 
 const std::vector<std::string>& PluginArgs() { return plugin_args; }
@@ -31,8 +32,19 @@ const std::vector<std::string>& PluginArgs() { return plugin_args; }
 void AddPluginOption(CLI::App* command) {
   command->add_option("--plugin", plugin_args,
                       "load policies from this plugin first (repeatable; docs/write-a-policy.md)");
+  command->add_option("--python", python_args,
+                      "MODULE:CLASS: load a policy written in Python (a module name or a .py "
+                      "file, then a class; repeatable; docs/write-a-policy.md)");
 }
 
-Status LoadPluginArgs() { return LoadPlugins(PluginArgs()); }
+Status LoadPluginArgs() {
+  SCHEDKIT_RETURN_IF_ERROR(LoadPlugins(PluginArgs()));
+  for (const std::string& spec : python_args) {
+    SCHEDKIT_RETURN_IF_ERROR(LoadPythonPolicy(spec));
+  }
+  return Status::Ok();
+}
+
+const std::vector<std::string>& PythonArgs() { return python_args; }
 
 }  // namespace schedkit::cli

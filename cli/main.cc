@@ -292,6 +292,10 @@ int Sweep(const SweepArgs& a) {
     return Fail("--plugin with --slurm: name the plugins in the sweep file's `plugins` key, "
                 "which every task loads");
   }
+  if (a.slurm && !sk::cli::PythonArgs().empty()) {
+    return Fail("--python with --slurm: name the Python policies in the sweep file's `python` "
+                "key, which every task loads");
+  }
   if (a.slurm) return SweepOnSlurm(a, *config);
   auto shard = sk::ParseShard(a.shard);
   if (!shard.ok()) return Fail(shard.status().message());

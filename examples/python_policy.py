@@ -24,11 +24,12 @@ class ShortestJobFirst(schedkit.SchedulingPolicy):
         return (job.solo_s,)
 
 
-mine = schedkit.simulate(trace=TRACE, cluster=CLUSTER, policy=ShortestJobFirst())
-builtin = schedkit.simulate(trace=TRACE, cluster=CLUSTER, policy="sjf")
-s = mine.summary
-print(f"{s['jobs']} jobs, avg JCT {s['avg_jct_s']:.0f} s, p99 {s['p99_jct_s']:.0f} s, "
-      f"{s['decisions']} decisions in {s['wall_s']:.3f} s")
-same = all(np.array_equal(mine.jobs[c], builtin.jobs[c], equal_nan=c.endswith("_s"))
-           for c in mine.jobs)
-print("python SJF == built-in sjf:", same)
+if __name__ == "__main__":  # `--python examples/python_policy.py:ShortestJobFirst` imports it
+    mine = schedkit.simulate(trace=TRACE, cluster=CLUSTER, policy=ShortestJobFirst())
+    builtin = schedkit.simulate(trace=TRACE, cluster=CLUSTER, policy="sjf")
+    s = mine.summary
+    print(f"{s['jobs']} jobs, avg JCT {s['avg_jct_s']:.0f} s, p99 {s['p99_jct_s']:.0f} s, "
+          f"{s['decisions']} decisions in {s['wall_s']:.3f} s")
+    same = all(np.array_equal(mine.jobs[c], builtin.jobs[c], equal_nan=c.endswith("_s"))
+               for c in mine.jobs)
+    print("python SJF == built-in sjf:", same)

@@ -63,6 +63,22 @@ struct PluginInfo {
 // REQUIRES: no run is in progress (runs read the registries without locks).
 Status LoadPlugin(const std::string& path);
 
+// Loads a policy written in Python (docs/write-a-policy.md, "In Python"). `spec` is
+// MODULE:CLASS: MODULE a module name, looked up on Python's path with `search_dir` (the
+// current directory if empty) first, or a file (a name with '/' or ending in .py, relative
+// to `search_dir`), whose folder goes first on the path; CLASS has key(job, now) or
+// decide(view, events). The class is registered under its `name` attribute (default: the
+// class's name) as a plugin's policy is, with origin "python MODULE:CLASS". The Python
+// interpreter is embedded by a separate library (libschedkit_pyembed.so, beside the
+// executable or in ../lib/schedkit/; $SCHEDKIT_PYTHON_EMBED overrides), loaded on the
+// first call, so a process that loads no Python policy never loads libpython. Loading one
+// spec twice does nothing. Fails with one line starting with `spec`: no such module or
+// class, an exception while importing it, a bad attribute, a name taken, no library.
+// Every run then calls CLASS() for its own policy object; an exception raised in a
+// decision ends that run with Decisions::Fail and the exception's last traceback line.
+// REQUIRES: no run is in progress.
+Status LoadPythonPolicy(const std::string& spec, const std::string& search_dir = "");
+
 // LoadPlugin on each path in order; stops at the first failure.
 Status LoadPlugins(const std::vector<std::string>& paths);
 

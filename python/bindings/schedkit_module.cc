@@ -1,6 +1,7 @@
 // The `schedkit` Python module (pybind11): the learning environments as Gym-style objects with
 // NumPy observations, their space descriptions, and the DAG simulator's built-in schedulers as
-// references; and (simulate.cc) schedkit.simulate with built-in or Python-keyed policies. A bad
+// references; and (simulate.cc, policy_bridge.cc) schedkit.simulate with built-in or Python
+// policies. A bad
 // Status becomes a Python ValueError carrying its one-line message.
 #include <pybind11/eval.h>
 #include <pybind11/numpy.h>
@@ -17,6 +18,7 @@
 #include "schedkit/dag.h"
 #include "schedkit/env.h"
 #include "schedkit/env_spaces.h"
+#include "policy_bridge.h"
 
 namespace py = pybind11;
 
@@ -159,45 +161,27 @@ py::dict DagSimulate(const std::string& scheduler, uint64_t seed, int num_execut
 
 }  // namespace
 
-// schedkit.simulate, schedkit.Job, schedkit.SimulationResult (simulate.cc).
+// schedkit.simulate, schedkit.SimulationResult (simulate.cc).
 void BindSimulate(py::module_& m);
+
+// The whole module: what `import schedkit` gives, from the extension module (below) or from
+// the interpreter the CLI embeds for Python policies (python/embed/embed.cc).
+void BindModule(py::module_& m);
 
 }  // namespace schedkit
 
-// The base class of Python scheduling keys: documents the attributes simulate() reads;
-// any object with key(job, now) serves as well.
-constexpr const char* kSchedulingPolicyClass = R"py(
-class SchedulingPolicy:
-    """A priority key run by schedkit's ModularPolicy (docs/write-a-policy.md).
+#ifndef SCHEDKIT_EMBEDDED
+PYBIND11_MODULE(schedkit, m) { schedkit::BindModule(m); }
+#endif
 
-    Override key(job, now) -> a number or a tuple of up to 3 numbers; lower runs first,
-    ties go by (submit time, job id). A pending job's key must not change while it waits.
-    Optional: next_key_change(job, now) -> the time a running job's key next changes
-    (or None). Attributes: name (default: the class name), default_placement
-    ("best-fit"), default_preemption ("never" or "priority"); the run's options
-    "preemption" and "backfill" override them as for built-in policies.
-    """
-
-    default_placement = "best-fit"
-    default_preemption = "never"
-
-    @property
-    def name(self):
-        return type(self).__name__
-
-    def key(self, job, now):
-        raise NotImplementedError(type(self).__name__ + ".key(job, now) is not defined")
-)py";
-
-PYBIND11_MODULE(schedkit, m) {
+void schedkit::BindModule(py::module_& m) {
   using schedkit::PyEnv;
   m.doc() =
       "schedkit learning environments (docs/learning.md): DagEnv (Spark DAG jobs) and "
       "ClusterEnv (GPU cluster), Gym-style with NumPy observations; simulate() runs a "
       "built-in or Python policy (docs/write-a-policy.md).";
+  schedkit::BindPolicies(m);
   schedkit::BindSimulate(m);
-  py::exec(kSchedulingPolicyClass, m.attr("__dict__"));
-  m.attr("SchedulingPolicy").attr("__module__") = "schedkit";
   py::class_<PyEnv>(m, "Env")
       .def_property_readonly("name", &PyEnv::name)
       .def("reset", &PyEnv::Reset, py::arg("seed") = 0,

@@ -226,8 +226,9 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
   config.source = path;
   const std::string dir = fs::path(path).parent_path().string();
   SCHEDKIT_RETURN_IF_ERROR(OnlyKnownKeys(path, root, "",
-                                         {"name", "plugins", "clusters", "seeds", "compat",
-                                          "overhead_s", "runtime_factor", "workload", "policy"}));
+                                         {"name", "plugins", "python", "clusters", "seeds",
+                                          "compat", "overhead_s", "runtime_factor", "workload",
+                                          "policy"}));
   // Plugins first: the policies below are resolved by name, theirs as built-ins are.
   auto plugins = StringList(path, root, "plugins");
   if (!plugins.ok()) return plugins.status();
@@ -240,6 +241,16 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
       return KeyError(path, at, "plugins", st.message());
     }
     config.plugins.push_back(file);
+  }
+  // Then Python policies, MODULE:CLASS, found next to the file first.
+  auto python = StringList(path, root, "python");
+  if (!python.ok()) return python.status();
+  for (size_t i = 0; i < python->size(); ++i) {
+    if (Status st = LoadPythonPolicy((*python)[i], fs::absolute(dir.empty() ? "." : dir).string()); !st.ok()) {
+      const toml::node* at = root.get("python");
+      if (const toml::array* arr = at->as_array()) at = arr->get(i);
+      return KeyError(path, at, "python", st.message());
+    }
   }
   auto name = String(path, root, "name", Stem(path));
   if (!name.ok()) return name.status();

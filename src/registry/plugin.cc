@@ -36,6 +36,11 @@ std::string Owner(std::vector<std::string> PluginInfo::*kind, const std::string&
   return p != nullptr ? "plugin " + p->path : "the built-ins";
 }
 
+Status NotAPlugin(const std::string& path, const char* symbol) {
+  return Status::InvalidArgument(path + ": not a schedkit plugin (no symbol " + symbol +
+                                 "; SCHEDKIT_PLUGIN in schedkit/plugin.h defines it)");
+}
+
 // A name a user can type wherever a module is named: in `compare --policies A,B`, in a
 // sweep file, and as the start of a sweep run's folder name. The built-ins' all qualify.
 constexpr size_t kMaxNameChars = 64;
@@ -79,27 +84,54 @@ void Add(const R& added, R* process, std::vector<std::string>* names) {
   }
 }
 
-// Runs the plugin's registration into scratch registries and, if all is well, adds what
-// it registered to the process's. The scratch copies (and their factories, which are
-// the plugin's code) are gone when this returns, so the caller may unload on failure.
-Status RegisterFrom(void* handle, const std::string& path) {
+// Fails unless `handle` is a schedkit plugin built against these headers: its ABI symbol
+// is checked before any of its code runs.
+Status CheckAbi(void* handle, const std::string& path) {
   const char* abi = static_cast<const char*>(
       dlsym(handle, SCHEDKIT_STRINGIFY(SCHEDKIT_PLUGIN_ABI_SYMBOL)));
-  auto reg = reinterpret_cast<RegisterFn>(
-      dlsym(handle, SCHEDKIT_STRINGIFY(SCHEDKIT_PLUGIN_REGISTER_SYMBOL)));
-  if (abi == nullptr || reg == nullptr) {
-    return Status::InvalidArgument(path + ": not a schedkit plugin (no symbol " +
-                                   (abi == nullptr ? SCHEDKIT_STRINGIFY(SCHEDKIT_PLUGIN_ABI_SYMBOL)
-                                                   : SCHEDKIT_STRINGIFY(
-                                                         SCHEDKIT_PLUGIN_REGISTER_SYMBOL)) +
-                                   "; SCHEDKIT_PLUGIN in schedkit/plugin.h defines it)");
-  }
+  if (abi == nullptr) return NotAPlugin(path, SCHEDKIT_STRINGIFY(SCHEDKIT_PLUGIN_ABI_SYMBOL));
   const std::string plugin_abi(abi, strnlen(abi, 200));
   if (plugin_abi != SCHEDKIT_PLUGIN_ABI) {
     return Status::InvalidArgument(path + ": built against " + Quoted(plugin_abi) +
                                    ", this is " + Quoted(SCHEDKIT_PLUGIN_ABI) +
                                    ": rebuild the plugin against this schedkit");
   }
+  return Status::Ok();
+}
+
+// Adds what a registration put into `added` to the process's registries, as the plugin
+// `origin` (held open by `handle`), if every name is usable and free.
+Status AddRegistered(const std::string& origin, const Registries& added, void* handle) {
+  if (added.policies.entries().empty() && added.placements.entries().empty() &&
+      added.admissions.entries().empty()) {
+    return Status::InvalidArgument(origin +
+                                   ": registers nothing (no policy, placement or admission)");
+  }
+  Registries& process = ProcessRegistries();
+  SCHEDKIT_RETURN_IF_ERROR(
+      CheckAdditions(origin, "policy", added.policies, process.policies, &PluginInfo::policies));
+  SCHEDKIT_RETURN_IF_ERROR(CheckAdditions(origin, "placement", added.placements,
+                                          process.placements, &PluginInfo::placements));
+  SCHEDKIT_RETURN_IF_ERROR(CheckAdditions(origin, "admission", added.admissions,
+                                          process.admissions, &PluginInfo::admissions));
+  PluginInfo info;
+  info.path = origin;
+  Add(added.policies, &process.policies, &info.policies);
+  Add(added.placements, &process.placements, &info.placements);
+  Add(added.admissions, &process.admissions, &info.admissions);
+  State().plugins.push_back(std::move(info));
+  State().handles.push_back(handle);
+  return Status::Ok();
+}
+
+// Runs the plugin's registration into scratch registries and, if all is well, adds what
+// it registered to the process's. The scratch copies (and their factories, which are
+// the plugin's code) are gone when this returns, so the caller may unload on failure.
+Status RegisterFrom(void* handle, const std::string& path) {
+  SCHEDKIT_RETURN_IF_ERROR(CheckAbi(handle, path));
+  auto reg = reinterpret_cast<RegisterFn>(
+      dlsym(handle, SCHEDKIT_STRINGIFY(SCHEDKIT_PLUGIN_REGISTER_SYMBOL)));
+  if (reg == nullptr) return NotAPlugin(path, SCHEDKIT_STRINGIFY(SCHEDKIT_PLUGIN_REGISTER_SYMBOL));
   Registries added;
   Status st;
   try {
@@ -110,26 +142,74 @@ Status RegisterFrom(void* handle, const std::string& path) {
     st = Status::Internal("registration threw");
   }
   if (!st.ok()) return Status::InvalidArgument(path + ": " + st.message());
-  if (added.policies.entries().empty() && added.placements.entries().empty() &&
-      added.admissions.entries().empty()) {
-    return Status::InvalidArgument(path +
-                                   ": registers nothing (no policy, placement or admission)");
+  return AddRegistered(path, added, handle);
+}
+
+// dlopen with every symbol bound at once; an absolute path, since a bare "x.so" would make
+// dlopen search the library path instead.
+Result<void*> Open(const std::string& path) {
+  std::error_code ec;
+  const std::string absolute = std::filesystem::absolute(path, ec).string();
+  dlerror();
+  void* handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return Status::InvalidArgument(path + ": cannot load: " +
+                                   (why != nullptr ? why : "unknown dlopen error"));
   }
-  Registries& process = ProcessRegistries();
-  SCHEDKIT_RETURN_IF_ERROR(
-      CheckAdditions(path, "policy", added.policies, process.policies, &PluginInfo::policies));
-  SCHEDKIT_RETURN_IF_ERROR(CheckAdditions(path, "placement", added.placements,
-                                          process.placements, &PluginInfo::placements));
-  SCHEDKIT_RETURN_IF_ERROR(CheckAdditions(path, "admission", added.admissions,
-                                          process.admissions, &PluginInfo::admissions));
-  PluginInfo info;
-  info.path = path;
-  Add(added.policies, &process.policies, &info.policies);
-  Add(added.placements, &process.placements, &info.placements);
-  Add(added.admissions, &process.admissions, &info.admissions);
-  State().plugins.push_back(std::move(info));
-  State().handles.push_back(handle);
-  return Status::Ok();
+  return handle;
+}
+
+// ---- Python policies ------------------------------------------------------------------
+
+// The embedded-Python library's registration function (python/embed/embed.cc).
+using PythonRegisterFn = void (*)(const char* spec, const char* search_dir, Registries* into,
+                                  Status* status);
+constexpr char kPythonRegisterSymbol[] = "schedkit_python_register";
+constexpr char kPythonEmbedFile[] = "libschedkit_pyembed.so";
+
+// Where the embedded-Python library is: $SCHEDKIT_PYTHON_EMBED, else beside the running
+// executable (a build tree), else in ../lib/schedkit/ from it (an installed prefix).
+Result<std::string> PythonEmbedPath() {
+  if (const char* env = std::getenv("SCHEDKIT_PYTHON_EMBED"); env != nullptr && *env != 0) {
+    return std::string(env);
+  }
+  std::error_code ec;
+  const std::filesystem::path exe_dir =
+      std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  std::vector<std::filesystem::path> tried = {exe_dir / kPythonEmbedFile,
+                                              exe_dir.parent_path() / "lib/schedkit" /
+                                                  kPythonEmbedFile};
+  std::string where;
+  for (const std::filesystem::path& p : tried) {
+    if (std::filesystem::is_regular_file(p, ec)) return p.string();
+    where += (where.empty() ? "" : ", ") + p.string();
+  }
+  return Status::NotFound(std::string("Python policies need ") + kPythonEmbedFile +
+                          " (schedkit built with SCHEDKIT_BUILD_PYTHON=ON); not in " + where +
+                          "; $SCHEDKIT_PYTHON_EMBED names it");
+}
+
+// The embedded-Python library, opened and checked once; null with the reason otherwise.
+Result<PythonRegisterFn> PythonEmbed() {
+  static void* handle = nullptr;
+  if (handle == nullptr) {
+    Result<std::string> path = PythonEmbedPath();
+    if (!path.ok()) return path.status();
+    Result<void*> opened = Open(*path);
+    if (!opened.ok()) return opened.status();
+    if (Status st = CheckAbi(*opened, *path); !st.ok()) {
+      dlclose(*opened);
+      return st;
+    }
+    handle = *opened;
+  }
+  auto fn = reinterpret_cast<PythonRegisterFn>(dlsym(handle, kPythonRegisterSymbol));
+  if (fn == nullptr) {
+    return Status::InvalidArgument(std::string(kPythonEmbedFile) + ": no symbol " +
+                                   kPythonRegisterSymbol);
+  }
+  return fn;
 }
 
 }  // namespace
@@ -139,23 +219,51 @@ Status LoadPlugin(const std::string& path) {
   if (!std::filesystem::is_regular_file(path, ec)) {
     return Status::NotFound(path + ": no such plugin file");
   }
-  // An absolute path: a bare "x.so" would make dlopen search the library path instead.
-  const std::string absolute = std::filesystem::absolute(path, ec).string();
-  dlerror();
-  void* handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (handle == nullptr) {
-    const char* why = dlerror();
-    return Status::InvalidArgument(path + ": cannot load: " +
-                                   (why != nullptr ? why : "unknown dlopen error"));
-  }
+  Result<void*> handle = Open(path);
+  if (!handle.ok()) return handle.status();
   const std::vector<void*>& handles = State().handles;
-  if (std::find(handles.begin(), handles.end(), handle) != handles.end()) {
-    dlclose(handle);  // Loaded already (maybe under another name): one reference is enough.
+  if (std::find(handles.begin(), handles.end(), *handle) != handles.end()) {
+    dlclose(*handle);  // Loaded already (maybe under another name): one reference is enough.
     return Status::Ok();
   }
-  Status st = RegisterFrom(handle, path);
-  if (!st.ok()) dlclose(handle);
+  Status st = RegisterFrom(*handle, path);
+  if (!st.ok()) dlclose(*handle);
   return st;
+}
+
+Status LoadPythonPolicy(const std::string& spec, const std::string& search_dir) {
+  // MODULE:CLASS with MODULE a file: its absolute path, so that one file named twice (on
+  // the command line and in a sweep file) is one policy.
+  std::string key = spec;
+  const size_t colon = spec.rfind(':');
+  if (colon != std::string::npos && colon > 0) {
+    const std::string module = spec.substr(0, colon);
+    if (module.find('/') != std::string::npos || module.ends_with(".py")) {
+      std::filesystem::path file(module);
+      if (file.is_relative() && !search_dir.empty()) file = std::filesystem::path(search_dir) / file;
+      std::error_code ec;
+      file = std::filesystem::absolute(file, ec).lexically_normal();
+      if (!std::filesystem::is_regular_file(file, ec)) {
+        return Status::NotFound(spec + ": no such Python file " + file.string());
+      }
+      key = file.string() + spec.substr(colon);
+    }
+  }
+  const std::string origin = "python " + key;
+  for (const PluginInfo& p : State().plugins) {
+    if (p.path == origin) return Status::Ok();
+  }
+  Result<PythonRegisterFn> reg = PythonEmbed();
+  if (!reg.ok()) return Status::InvalidArgument(spec + ": " + reg.status().message());
+  Registries added;
+  Status st;
+  (*reg)(key.c_str(), search_dir.c_str(), &added, &st);
+  if (!st.ok()) {  // Named as the user wrote it.
+    const std::string& m = st.message();
+    return Status::InvalidArgument(m.starts_with(key) ? spec + m.substr(key.size()) : m);
+  }
+  void* handle = nullptr;  // The embedded-Python library stays open for every policy.
+  return AddRegistered(origin, added, handle);
 }
 
 Status LoadPlugins(const std::vector<std::string>& paths) {

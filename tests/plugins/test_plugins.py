@@ -14,12 +14,14 @@ compiler and CMake generator schedkit was built with), SCHEDKIT_WITH_RUNTIME (1 
 import os
 import re
 import shutil
-import signal
 import subprocess
+import sys
 import tempfile
-import time
 import unittest
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import serve_order  # noqa: E402  (tests/serve_order.py)
 
 BUILD = Path(os.environ["SCHEDKIT_BUILD_DIR"])
 SOURCE = Path(os.environ["SCHEDKIT_SOURCE_DIR"])
@@ -204,46 +206,11 @@ name = "example-sjf"
 
     @unittest.skipUnless(WITH_RUNTIME, "schedkit built without the runtime (serve)")
     def test_serve_runs_a_plugin_policy(self):
-        state, order, go = self.tmp / "serve-state", self.tmp / "order", self.tmp / "go"
-        log_path = self.tmp / "serve.log"
-        with open(log_path, "w") as log:
-            server = subprocess.Popen(
-                [str(self.cli), "serve", "--plugin", str(self.plugin), "--policy", "example-sjf",
-                 "--gpus", "1", "--state-dir", str(state), "--listen", "127.0.0.1:0",
-                 "--poll-s", "0.05"], stdout=log, stderr=subprocess.STDOUT)
-        try:
-            self.wait_until(lambda: (state / "address").exists(), log_path, server)
-            self.assertIn("policy example-sjf", check([self.cli, "status", "--state-dir", state]))
+        # SJF by the duration estimate: c (10 s) before b (100 s), which came first.
+        order = serve_order.run_order(self, self.cli, ["--plugin", self.plugin], "example-sjf",
+                                      self.tmp / "serve")
+        self.assertEqual(order, "a\nc\nb\n")
 
-            def submit(name, duration, wait_for_go=False):
-                wait = f"while [ ! -e {go} ]; do sleep 0.05; done; " if wait_for_go else ""
-                check([self.cli, "submit", "--state-dir", state, "--duration", duration, "--shell",
-                       "--", f"{wait}echo {name} >> {order}"])
-
-            def count(state_name):
-                listing = check([self.cli, "jobs", "--state-dir", state, "--state", state_name])
-                return len(listing.splitlines()) - 1  # Less the header.
-
-            # One GPU: `a` holds it until the test says go. `b` and `c` queue behind it; SJF
-            # (by the duration estimate) then starts `c` before `b`, which came first.
-            submit("a", "1", wait_for_go=True)
-            self.wait_until(lambda: count("RUNNING") == 1, log_path, server)
-            submit("b", "100")
-            submit("c", "10")
-            self.wait_until(lambda: count("PENDING") == 2, log_path, server)
-            go.touch()
-            self.wait_until(lambda: count("SUCCEEDED") == 3, log_path, server)
-            self.assertEqual(order.read_text(), "a\nc\nb\n")
-        finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=30)
-
-    def wait_until(self, condition, log_path, server, timeout_s=30):
-        deadline = time.monotonic() + timeout_s
-        while not condition():
-            self.assertIsNone(server.poll(), log_path.read_text())
-            self.assertLess(time.monotonic(), deadline, log_path.read_text())
-            time.sleep(0.05)
 
 if __name__ == "__main__":
     unittest.main()
