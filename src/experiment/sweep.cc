@@ -313,17 +313,9 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
     config.generator.num_jobs = *jobs;
     auto durations_text = String(path, *workload, "durations", "blox");
     if (!durations_text.ok()) return durations_text.status();
-    const std::string durations = *durations_text;
-    if (durations == "philly") {
-      config.generator.durations = GeneratorConfig::Durations::kPhilly;
-      config.generator.philly_distribution_path = DataDir() + "/gavel/philly_job_distribution.csv";
-    } else if (durations == "gavel" || durations == "gavel-multi") {  // As `generate` has them.
-      config.generator.durations = GeneratorConfig::Durations::kGavel;
-      config.generator.gavel_multi_gpu = durations == "gavel-multi";
-      config.generator.gavel_throughputs_path = DataDir() + "/gavel/simulation_throughputs.json";
-    } else if (durations != "blox") {
-      return KeyError(path, workload->get("durations"), "workload.durations",
-                      "'" + durations + "' is not blox, philly, gavel or gavel-multi");
+    Status named = SetGeneratorDurations(*durations_text, DataDir(), &config.generator);
+    if (!named.ok()) {
+      return KeyError(path, workload->get("durations"), "workload.durations", named.message());
     }
   }
   SCHEDKIT_RETURN_IF_ERROR(ParsePolicies(path, root, &config));
@@ -352,17 +344,6 @@ std::map<std::string, std::string> UniqueStems(const std::vector<std::string>& p
   return out;
 }
 
-const char* DurationsName(const GeneratorConfig& generator) {
-  switch (generator.durations) {
-    case GeneratorConfig::Durations::kPhilly:
-      return "philly";
-    case GeneratorConfig::Durations::kGavel:
-      return generator.gavel_multi_gpu ? "gavel-multi" : "gavel";
-    default:
-      return "blox";
-  }
-}
-
 std::string Definition(const SweepConfig& config, const SweepPolicy& p, const std::string& cluster,
                        const std::string& trace, double load, uint64_t seed) {
   nlohmann::json j;
@@ -380,7 +361,7 @@ std::string Definition(const SweepConfig& config, const SweepPolicy& p, const st
   if (trace.empty()) {
     j["jobs"] = config.generator.num_jobs;
     j["jobs_per_hour"] = load;
-    j["durations"] = DurationsName(config.generator);
+    j["durations"] = GeneratorDurationsName(config.generator);
   } else {
     j["trace"] = trace;
   }
@@ -493,7 +474,7 @@ std::vector<std::pair<std::string, std::string>> RunBlock(const SweepConfig& con
   if (run.trace.empty()) {
     block.emplace_back("jobs", std::to_string(config.generator.num_jobs));
     block.emplace_back("jobs_per_hour", workload::FormatDouble(run.load));
-    block.emplace_back("durations", DurationsName(config.generator));
+    block.emplace_back("durations", GeneratorDurationsName(config.generator));
   }
   return block;
 }
