@@ -101,7 +101,8 @@ sk::Status WriteRunOutputs(const std::string& dir, const sk::RunOutput& run,
   std::filesystem::create_directories(dir, ec);
   if (ec) return sk::Status::IoError(dir + ": cannot create directory: " + ec.message());
   const auto run_block =
-      sk::SummaryRunBlock(request, setup.trace_path, setup.cluster_path, a.runtime_factor);
+      sk::SummaryRunBlock(request, setup.trace_path, setup.cluster_path, a.runtime_factor,
+                          sk::BuiltinRegistries(), setup.engine.measured);
   SCHEDKIT_RETURN_IF_ERROR(sk::WriteJobsCsv(*run.recorder, dir + "/jobs.csv"));
   SCHEDKIT_RETURN_IF_ERROR(sk::WriteTimeSeriesCsv(*run.recorder, dir + "/timeseries.csv"));
   return sk::WriteSummaryJson(run.summary, run_block, dir + "/summary.json");
