@@ -101,7 +101,8 @@ sk::Status WriteRunOutputs(const std::string& dir, const sk::RunOutput& run,
   std::filesystem::create_directories(dir, ec);
   if (ec) return sk::Status::IoError(dir + ": cannot create directory: " + ec.message());
   const auto run_block =
-      sk::SummaryRunBlock(request, setup.trace_path, setup.cluster_path, a.runtime_factor);
+      sk::SummaryRunBlock(request, setup.trace_path, setup.cluster_path, a.runtime_factor,
+                          sk::BuiltinRegistries(), setup.engine.measured);
   SCHEDKIT_RETURN_IF_ERROR(sk::WriteJobsCsv(*run.recorder, dir + "/jobs.csv"));
   SCHEDKIT_RETURN_IF_ERROR(sk::WriteTimeSeriesCsv(*run.recorder, dir + "/timeseries.csv"));
   return sk::WriteSummaryJson(run.summary, run_block, dir + "/summary.json");
@@ -380,20 +381,8 @@ struct GenerateArgs {
 };
 
 int Generate(GenerateArgs a) {
-  if (a.durations == "philly") {
-    a.config.durations = sk::GeneratorConfig::Durations::kPhilly;
-    if (a.config.philly_distribution_path.empty()) {
-      a.config.philly_distribution_path = sk::DataDir() + "/gavel/philly_job_distribution.csv";
-    }
-  } else if (a.durations == "gavel" || a.durations == "gavel-multi") {
-    a.config.durations = sk::GeneratorConfig::Durations::kGavel;
-    a.config.gavel_multi_gpu = a.durations == "gavel-multi";
-    if (a.config.gavel_throughputs_path.empty()) {
-      a.config.gavel_throughputs_path = sk::DataDir() + "/gavel/simulation_throughputs.json";
-    }
-  } else if (a.durations != "blox") {
-    return Fail("--durations '" + a.durations + "': expected blox, philly, gavel or gavel-multi");
-  }
+  sk::Status named = sk::SetGeneratorDurations(a.durations, sk::DataDir(), &a.config);
+  if (!named.ok()) return Fail("--durations " + named.message());
   sk::Result<sk::Trace> trace = sk::GenerateTrace(a.config);
   if (!trace.ok()) return Fail(trace.status().message());
   sk::Status st = sk::WriteNativeTrace(*trace, a.out);
@@ -448,7 +437,8 @@ int main(int argc, char** argv) {
   generate->add_option("--durations", gen.durations,
                        "blox (log-uniform), philly (sampled), gavel (Gavel's generator: 1 GPU, "
                        "steps and per-type speeds from the throughput table) or gavel-multi "
-                       "(the same, scale factors 1/2/4/8)");
+                       "(the same, scale factors 1/2/4/8), blox-philly (blox durations, 1 GPU "
+                       "each) or dual-load (Blox's base stream plus a 4x burst, 1 GPU each)");
   generate->add_option("--throughputs", gen.config.gavel_throughputs_path,
                        "Gavel throughput table for --durations gavel (default: <data "
                        "dir>/gavel/simulation_throughputs.json)");

@@ -1,5 +1,6 @@
 #include "run_options.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -78,8 +79,15 @@ Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
          {"--overhead-table", "Lucid's simulator has no restart overheads"},
          {"--runtime-factor", "jobs run for their logged durations"},
          {"--membership", "Lucid's simulator has a fixed cluster"},
+         {"--measure-jobs", "Lucid's simulator reports over every job"},
          {"--vc-config", "give the virtual clusters as --opt vc_config=FILE"},
          {"--threads", "give Lucid's simulator threads as --opt threads=N"}});
+  }
+  if (mode == CompatMode::kBlox) {
+    SCHEDKIT_RETURN_IF_ERROR(
+        RefuseGiven(args, "--compat blox",
+                    {{"--overhead-s", "Blox's simulator has no restart cost"},
+                     {"--overhead-table", "Blox's simulator has no restart cost"}}));
   }
   if (which == RunCommand::kCompare) return Status::Ok();  // Every other flag applies.
   if (args.Given("--vc-config")) {
@@ -108,9 +116,30 @@ CLI::Validator ClusterSpecFile() {
       "FILE");
 }
 
+// "FIRST-LAST", two job ids with FIRST <= LAST.
+Result<MeasuredJobs> ParseMeasuredJobs(const std::string& text) {
+  const size_t dash = text.find('-', 1);
+  MeasuredJobs m;
+  if (dash != std::string::npos) {
+    const std::string first = text.substr(0, dash), last = text.substr(dash + 1);
+    auto parse = [](const std::string& t, int64_t* v) {
+      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
+      return !t.empty() && ec == std::errc() && end == t.data() + t.size();
+    };
+    if (parse(first, &m.first) && parse(last, &m.last) && m.first <= m.last) return m;
+  }
+  return Status::InvalidArgument("--measure-jobs: expected FIRST-LAST, two job ids with FIRST <= "
+                                 "LAST (e.g. 3000-4000), got " + Quoted(text));
+}
+
 Result<SimulatorOptions> EngineOptions(const RunArgs& args) {
   SimulatorOptions options;
   options.runtime_factor = args.runtime_factor;
+  if (!args.measure_jobs.empty()) {
+    Result<MeasuredJobs> measured = ParseMeasuredJobs(args.measure_jobs);
+    if (!measured.ok()) return measured.status();
+    options.measured = *measured;
+  }
   if (!args.throughputs.empty()) {
     Result<ThroughputTable> table = ThroughputTable::LoadGavel(args.throughputs);
     if (!table.ok()) return table.status();
@@ -221,7 +250,7 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
                       simulate ? "policy option key=value (repeatable)"
                                : "key=value, given to each policy that has the option");
   std::string modes;
-  for (CompatMode m : {CompatMode::kNone, CompatMode::kMuri, CompatMode::kLucid}) {
+  for (CompatMode m : {CompatMode::kNone, CompatMode::kMuri, CompatMode::kLucid, CompatMode::kBlox}) {
     modes +=
         std::string(modes.empty() ? "" : "\n  ") + CompatModeName(m) + ": " + ProfileFor(m).summary;
   }
@@ -241,6 +270,9 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
       ->add_option("--runtime-factor", args->runtime_factor,
                    "solo runtime multiplier (default: 1.015 under --compat muri, else 1)")
       ->check(FiniteNumber(/*zero_allowed=*/false));
+  command->add_option("--measure-jobs", args->measure_jobs,
+                      "FIRST-LAST: summary statistics over these job ids only (default: all; "
+                      "3000-4000 under --compat blox)");
   command
       ->add_option("--membership", args->membership,
                    "nodes joining, draining, failing, recovering: CSV time_s,node,event "

@@ -29,6 +29,7 @@ struct RunArgs {
   std::optional<double> overhead_s;
   std::string overhead_table;
   std::optional<double> runtime_factor;
+  std::string measure_jobs;  // --measure-jobs FIRST-LAST; empty: the profile's window, or all.
   std::string membership;  // Nodes joining, draining, failing, recovering (membership.h).
   std::string throughputs;  // Gavel's throughput table (throughput.h); empty: none.
   std::string vc_config;  // simulate only.

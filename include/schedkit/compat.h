@@ -10,6 +10,7 @@
 #ifndef SCHEDKIT_COMPAT_H_
 #define SCHEDKIT_COMPAT_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -21,9 +22,10 @@ enum class CompatMode {
   kNone,   // schedkit's clean model.
   kMuri,   // The Muri simulator (itself derived from Tiresias').
   kLucid,  // The Lucid simulator; a separate engine (schedkit/lucid.h, lucid::RunCompat).
+  kBlox,   // Blox's simulator (msr-fiddle/blox): 300-s rounds.
 };
 
-// "none", "muri", "lucid". Fails naming the known modes otherwise.
+// "none", "muri", "lucid", "blox". Fails naming the known modes otherwise.
 Result<CompatMode> ParseCompatMode(const std::string& name);
 const char* CompatModeName(CompatMode mode);
 
@@ -51,6 +53,12 @@ enum class IsolatedTimeUnit {
   kIterations,  // What Muri's get_isolated_throughputs returns (iterations per share).
 };
 
+// What LAS counts as a job's attained service.
+enum class AttainedService {
+  kGpuSeconds,   // Wall seconds run x GPUs (2D-LAS, Tiresias).
+  kWallSeconds,  // Wall seconds run, whatever the GPUs (Blox's LAS).
+};
+
 // The explicit choices a profile makes for policies. Each built-in policy reads only
 // the knobs that concern it, through PolicyContext::knobs.
 struct PolicyKnobs {
@@ -75,6 +83,19 @@ struct PolicyKnobs {
   bool reference_matching_order = false;
   // Themis' isolated time when its option `isolated_time` is `auto`.
   IsolatedTimeUnit default_isolated_time = IsolatedTimeUnit::kSeconds;
+  // LAS's attained service.
+  AttainedService las_attained = AttainedService::kGpuSeconds;
+  // Queue policies place by Blox's rule (ModularPolicyConfig::tail_preemption): jobs in
+  // priority order; one that does not fit preempts running jobs from the tail of the
+  // order, one at a time, until it fits (those preemptions stand even if it never fits);
+  // the first job that cannot be placed ends the walk (no backfill).
+  bool tail_preemption = false;
+};
+
+// The jobs a summary's per-job statistics are taken over: ids first..last, inclusive.
+struct MeasuredJobs {
+  int64_t first = 0;
+  int64_t last = 0;
 };
 
 struct CompatProfile {
@@ -87,6 +108,21 @@ struct CompatProfile {
   double runtime_factor = 1.0;
   PercentileRule percentiles = PercentileRule::kNearestRank;
   PolicyKnobs knobs;
+  // Engine: > 0 makes decisions only at multiples of this many seconds (rounds): an
+  // arrival, a completion, a membership change or a wake-up at t is seen by the policy
+  // at the first multiple >= t (SimulatorOptions::decision_round_s). 0: event-driven.
+  double decision_round_s = 0;
+  // Metrics: > 0 records a job's end as the first multiple of this many seconds at or
+  // after its completion (the end of the round in which it finished), so JCTs count to
+  // the round's end. 0: the exact completion time.
+  double end_round_s = 0;
+  // Metrics: the summary's per-job statistics over these job ids only (unset: all).
+  std::optional<MeasuredJobs> measured;
+  // False: jobs pay no restart overhead (the run's overhead table is replaced by zeros).
+  bool restart_overheads = true;
+  // The placement module of a policy that takes one when the request names none; empty:
+  // the policy's own default.
+  const char* default_placement = "";
 };
 
 // The table's row for `mode`. Never fails: every mode has a row.
@@ -95,6 +131,11 @@ const CompatProfile& ProfileFor(CompatMode mode);
 // The row for `mode` with the user's --runtime-factor, if given, in both the engine's
 // factor and the policies' knob: the factor has one value per run.
 CompatProfile ResolveProfile(CompatMode mode, std::optional<double> runtime_factor);
+
+// Blox's simulator: its round length, and the job ids its figures measure (inclusive).
+inline constexpr double kBloxRoundS = 300;
+inline constexpr int64_t kBloxMeasuredFirst = 3000;
+inline constexpr int64_t kBloxMeasuredLast = 4000;
 
 // Muri's jobs.py multiplies every solo runtime by this. The only definition.
 inline constexpr double kMuriRuntimeFactor = 1.015;

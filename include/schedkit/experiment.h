@@ -62,6 +62,8 @@ struct SweepConfig {
   double overhead_s = -1;  // Fixed restart overhead; < 0: the default table.
   // Solo-runtime multiplier (`simulate --runtime-factor`); unset: the compat profile's.
   std::optional<double> runtime_factor;
+  // `measure_jobs = [FIRST, LAST]`: summaries over these job ids; unset: the profile's.
+  std::optional<MeasuredJobs> measured;
 };
 
 // Parses a sweep file, loading the plugins it names (LoadPlugin) before it resolves its

@@ -4,6 +4,7 @@
 #ifndef SCHEDKIT_METRICS_H_
 #define SCHEDKIT_METRICS_H_
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -52,7 +53,10 @@ class MetricsRecorder final : public SimulationObserver {
  public:
   // `runtime_factor` is the run's (SimulatorOptions::runtime_factor): a job's solo
   // runtime is its trace runtime times it, as the simulator models the job.
-  explicit MetricsRecorder(const Trace* trace, double runtime_factor = 1.0);
+  // `end_round_s` > 0 records each finished job's end as the first multiple of it at or
+  // after its completion (CompatProfile::end_round_s).
+  explicit MetricsRecorder(const Trace* trace, double runtime_factor = 1.0,
+                           double end_round_s = 0);
 
   void OnJobStart(const JobSpec& job, Time now, const Placement& placement) override;
   void OnJobPreempt(const JobSpec& job, Time now) override;
@@ -73,6 +77,7 @@ class MetricsRecorder final : public SimulationObserver {
   std::unordered_map<JobId, int> index_;
   std::vector<int> completion_order_;
   std::vector<ClusterSample> samples_;
+  double end_round_s_ = 0;
 };
 
 struct Summary {
@@ -91,8 +96,12 @@ struct Summary {
   int64_t decisions = 0;
 };
 
+// With `measured`, the per-job statistics (jobs, rejected, unfinished, JCT, queueing
+// delay, slowdown, preemptions) are over the jobs whose ids are in it; makespan and
+// utilisation stay the whole run's.
 Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
-                  const SimulationStats& stats, PercentileRule rule, double wall_s);
+                  const SimulationStats& stats, PercentileRule rule, double wall_s,
+                  const std::optional<MeasuredJobs>& measured = std::nullopt);
 
 Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path);
 Status WriteTimeSeriesCsv(const MetricsRecorder& recorder, const std::string& path);

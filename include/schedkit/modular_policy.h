@@ -28,6 +28,14 @@
 //  6. The policy asks to be woken at the earliest SchedulingModule::NextKeyChange of a
 //     running job, asked when the job starts and again when that time comes. A key
 //     change is thus seen at most once per wake-up, never lost to rounding.
+//  7. With tail_preemption (Blox's placement), every decision walks all admitted jobs,
+//     running ones re-keyed, in key order. A running job keeps its GPUs. A pending job
+//     is placed on what is free; if it does not fit and preemption is kPriority, running
+//     jobs are stopped from the tail of the order (the lowest first, only those behind
+//     it), one at a time, until it fits: those stops stand even if it never fits. The
+//     first job that cannot be placed ends the walk (no backfill, whatever `backfill`
+//     says). A job stopped earlier in the walk is placed again when the walk reaches it;
+//     it then keeps or moves its GPUs instead of stopping.
 // So running jobs are re-keyed only when it can matter, and an event after which
 // everyone pending can start costs no more than placing those jobs, whatever the
 // cluster's size.
@@ -63,6 +71,7 @@ struct ModularPolicyConfig {
   PreemptionMode preemption = PreemptionMode::kPriority;
   bool backfill = true;
   bool replace_all = false;  // Step 5 (PolicyKnobs::list_ordered_replacement).
+  bool tail_preemption = false;  // Step 7 (PolicyKnobs::tail_preemption).
   QueueDiscipline queue_discipline = QueueDiscipline::kStableByKey;  // Step 5's list.
   // What the scheduling module's keys promise, which lets the mechanism do less work
   // for the same decisions; false is always safe.

@@ -34,11 +34,14 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
 // `schedkit simulate` and every sweep run write. In this order: policy; placement and
 // admission (the modules used: the request's, else the policy's defaults; empty for a
 // policy that takes none); compat; trace and cluster (the paths as given); seed;
-// runtime_factor (only when given); then "opt.KEY" for each request option, by key.
-// Every value is text. A policy missing from `registries` gets the request's modules.
+// runtime_factor (only when given); measured_jobs ("FIRST-LAST", only when the summary is
+// over a window: `measured`, else the profile's); then "opt.KEY" for each request option,
+// by key. Every value is text. A policy missing from `registries` gets the request's
+// modules; the placement is the request's, else the profile's default, else the policy's.
 std::vector<std::pair<std::string, std::string>> SummaryRunBlock(
     const PolicyRequest& request, const std::string& trace, const std::string& cluster,
-    std::optional<double> runtime_factor, const Registries& registries = BuiltinRegistries());
+    std::optional<double> runtime_factor, const Registries& registries = BuiltinRegistries(),
+    std::optional<MeasuredJobs> measured = std::nullopt);
 
 // Restart overheads used when the user names none: the Muri profile table shipped in
 // data/ (per model and GPU count) and 10 s for models not in it, as in Muri.

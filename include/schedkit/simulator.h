@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "schedkit/cluster.h"
+#include "schedkit/compat.h"
 #include "schedkit/decision.h"
 #include "schedkit/job.h"
 #include "schedkit/throughput.h"
@@ -62,6 +63,14 @@ struct SimulatorOptions {
   // Nodes joining, draining, failing and recovering (membership.h), in time order.
   // REQUIRES: ValidateMembership accepts them for the cluster.
   std::vector<MembershipEvent> membership;
+  // > 0: decisions only at multiples of this many seconds (rounds, as Blox's simulator):
+  // arrivals, membership changes and wake-ups at t wait for the first multiple >= t;
+  // completions are booked at their own time (the GPUs fall idle) and the policy hears of
+  // them at that round's end. 0: event-driven. RunSimulation sets it from the profile.
+  double decision_round_s = 0;
+  // Not the engine's: RunSimulation's summary takes its per-job statistics over these
+  // job ids only (`--measure-jobs`, the blox profile's 3000-4000). Unset: all jobs.
+  std::optional<MeasuredJobs> measured;
   bool check_invariants = true;  // Abort on a violated engine invariant.
   // The measured throughput table policies see through ClusterView::Throughputs() (Gavel's
   // co-located pairs); null for none. Job speeds per type come from the jobs themselves.

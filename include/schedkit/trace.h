@@ -86,6 +86,15 @@ struct GeneratorConfig {
     // measured on a V100 at that scale factor; steps = floor(duration x V100 steps/s);
     // iteration time 1 / V100 steps/s; speeds per type from the table.
     kGavel,
+    // Blox's Philly-derived workload with its published defaults: durations as kBlox,
+    // every job 1 GPU (Blox's simulator redraws the Philly jobs' durations this way).
+    kBloxPhilly,
+    // Blox's dual load (Figures 12-13), every job 1 GPU: a base stream of Poisson
+    // arrivals at jobs_per_hour with durations uniform in [36,000, 86,400] s, plus a
+    // burst stream at 4 x jobs_per_hour with durations uniform in [600, 3,600] s that is
+    // on only inside the windows DualLoadBurstOn names. num_jobs counts both streams;
+    // ids follow the merged arrival order. Draw order in docs/formats.md.
+    kDualLoad,
   } durations = Durations::kBlox;
   std::string philly_distribution_path;  // Required for kPhilly.
   std::string gavel_throughputs_path;    // Required for kGavel.
@@ -100,6 +109,20 @@ struct GeneratorConfig {
 // Same config and seed = same trace, on every platform (the generator does not use
 // std:: distributions, whose output is implementation-defined).
 Result<Trace> GenerateTrace(const GeneratorConfig& config);
+
+// The names `schedkit generate --durations` and a sweep's `workload.durations` take:
+// blox, philly, gavel, gavel-multi, blox-philly, dual-load. Sets config->durations
+// (and gavel_multi_gpu); a kind that reads a data file gets its path under `data_dir`
+// unless one is set. Fails naming the known names otherwise.
+Status SetGeneratorDurations(const std::string& name, const std::string& data_dir,
+                             GeneratorConfig* config);
+// The name SetGeneratorDurations takes for `config`'s durations.
+const char* GeneratorDurationsName(const GeneratorConfig& config);
+
+// The dual load's burst switch: on from each multiple of 14,400 s to the first multiple
+// of 21,600 s at or after it, i.e. in [14400, 21600) and [28800, 43200) of every
+// 43,200-s period (a switch-on at a multiple of 43,200 s is switched off at once).
+bool DualLoadBurstOn(double t_s);
 
 }  // namespace schedkit
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -143,10 +144,30 @@ class Sweep:
                       key=lambda r: r.seed)
 
     def jobs(self, run: Run) -> list[dict[str, str]]:
+        """The run's jobs.csv rows; only the measured ones when its summary is over a window."""
         if run.run_id not in self._jobs:
-            self._jobs[run.run_id] = _read_csv(self.root / "runs" / run.run_id / "jobs.csv",
-                                               JOB_COLUMNS)
+            rows = _read_csv(self.root / "runs" / run.run_id / "jobs.csv", JOB_COLUMNS)
+            window = self.measured_jobs(run)
+            if window is not None:
+                rows = [j for j in rows if window[0] <= int(j["job_id"]) <= window[1]]
+            self._jobs[run.run_id] = rows
         return self._jobs[run.run_id]
+
+    def measured_jobs(self, run: Run) -> tuple[int, int] | None:
+        """The job ids the run's summary is over (summary.json run.measured_jobs), or None."""
+        path = self.root / "runs" / run.run_id / "summary.json"
+        if not path.is_file():
+            return None
+        try:
+            text = json.loads(path.read_text()).get("run", {}).get("measured_jobs")
+        except (OSError, ValueError) as e:
+            raise ReportError(f"{path}: not readable JSON ({e})") from e
+        if text is None:
+            return None
+        first, sep, last = str(text).partition("-")
+        if not (sep and first.isdigit() and last.isdigit()):
+            raise ReportError(f"{path}: run.measured_jobs is not FIRST-LAST: '{text}'")
+        return int(first), int(last)
 
     def timeseries(self, run: Run) -> dict[str, np.ndarray]:
         """Columns of the run's timeseries.csv as float arrays."""

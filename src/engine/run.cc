@@ -33,8 +33,13 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
   }
   options.progress = profile.progress;
   options.runtime_factor = profile.runtime_factor;
+  options.decision_round_s = profile.decision_round_s;
+  if (!profile.restart_overheads) options.overheads = RestartOverheads(0);
+  // The user's window, else the profile's.
+  const std::optional<MeasuredJobs> measured = options.measured ? options.measured : profile.measured;
   RunOutput out;
-  out.recorder = std::make_unique<MetricsRecorder>(&trace, profile.runtime_factor);
+  out.recorder =
+      std::make_unique<MetricsRecorder>(&trace, profile.runtime_factor, profile.end_round_s);
   Simulator sim(&trace, &cluster, std::move(options));
   sim.AddObserver(out.recorder.get());
   const auto start = std::chrono::steady_clock::now();
@@ -42,7 +47,7 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.stats = sim.stats();
-  out.summary = Summarize(*out.recorder, cluster, out.stats, profile.percentiles, wall);
+  out.summary = Summarize(*out.recorder, cluster, out.stats, profile.percentiles, wall, measured);
   return out;
 }
 

@@ -107,6 +107,10 @@ class Simulator::Impl final : public ClusterView {
             TimeLimitError("membership change of node " + std::to_string(e.node) + ": time_s", e.time_s));
       }
     }
+    if (input_error_.ok() && !(round_s_ >= 0 && round_s_ <= kMaxTimeS)) {
+      input_error_ = schedkit::Status::InvalidArgument(
+          "decision_round_s must be a number of seconds in [0, 2^32], got " + std::to_string(round_s_));
+    }
     // A node whose first change is a join is absent until then.
     std::vector<bool> seen(cluster->nodes.size(), false);
     for (const MembershipEvent& e : options_.membership) {
@@ -166,18 +170,25 @@ class Simulator::Impl final : public ClusterView {
     *batch = EventBatch();
     DropStaleEvents();
     Time t = kNever;
-    if (next_arrival_ < jobs_.size()) t = jobs_[next_arrival_].spec->submit_s;
-    if (!events_.empty()) t = std::min(t, events_.top().time);
+    if (next_arrival_ < jobs_.size()) t = DecisionTime(jobs_[next_arrival_].spec->submit_s);
+    if (!events_.empty()) t = std::min(t, DecisionTime(events_.top().time));
     if (next_change_ < options_.membership.size()) {
-      t = std::min(t, options_.membership[next_change_].time_s);
+      t = std::min(t, DecisionTime(options_.membership[next_change_].time_s));
     }
-    t = std::min(t, wake_at_);
+    t = std::min(t, DecisionTime(wake_at_));
     if (t == kNever) return false;
+    // Rounds: completions before the round's end are booked at their own times (their
+    // GPUs fall idle); the policy hears of them at the end. Never true event-driven.
+    while (!events_.empty() && events_.top().time < t) {
+      now_ = events_.top().time;
+      ProcessCompletions(batch);
+      DropStaleEvents();
+    }
     now_ = t;
     stats_.end_time = std::max(stats_.end_time, now_);
     ProcessCompletions(batch);
     ProcessMembership(batch);
-    while (next_arrival_ < jobs_.size() && jobs_[next_arrival_].spec->submit_s == now_) {
+    while (next_arrival_ < jobs_.size() && DecisionTime(jobs_[next_arrival_].spec->submit_s) == now_) {
       JobRun& j = jobs_[next_arrival_++];
       j.arrived = true;
       j.last_update = now_;
@@ -190,7 +201,7 @@ class Simulator::Impl final : public ClusterView {
       batch->arrived.push_back(j.spec->id);
     }
     if (progress_->BooksEveryJobAtEveryEvent()) AdvanceAllRunning();
-    if (wake_at_ == now_) {
+    if (DecisionTime(wake_at_) == now_) {
       batch->woken = true;
       wake_at_ = kNever;
       ++stats_.events;
@@ -232,6 +243,13 @@ class Simulator::Impl final : public ClusterView {
 
  private:
   double RemainingAt(const JobRun& j, Time t) const { return progress_->RemainingAt(j, t); }
+
+  // When the policy sees something that happens at `t`: at once, or with rounds
+  // (decision_round_s), at the first round boundary at or after t.
+  Time DecisionTime(Time t) const {
+    if (round_s_ <= 0 || t == kNever) return t;
+    return std::ceil(t / round_s_) * round_s_;
+  }
 
   // Books progress of running job `j` up to `now_`.
   void Advance(JobRun& j) {
@@ -297,7 +315,8 @@ class Simulator::Impl final : public ClusterView {
 
   void ProcessMembership(EventBatch* batch) {
     const std::vector<MembershipEvent>& changes = options_.membership;
-    for (; next_change_ < changes.size() && changes[next_change_].time_s == now_; ++next_change_) {
+    for (; next_change_ < changes.size() && DecisionTime(changes[next_change_].time_s) == now_;
+         ++next_change_) {
       const MembershipEvent& e = changes[next_change_];
       ++stats_.events;
       const bool up = e.change == MembershipChange::kJoin || e.change == MembershipChange::kRecover;
@@ -452,6 +471,7 @@ class Simulator::Impl final : public ClusterView {
   const Trace* trace_;
   const ClusterSpec* cluster_;
   SimulatorOptions options_;
+  const double round_s_ = options_.decision_round_s;
   // Set by the constructor when an input is past kMaxTimeS; Run and Apply return it.
   schedkit::Status input_error_ = schedkit::Status::Ok();
   std::unique_ptr<ProgressRules> progress_;

@@ -6,9 +6,12 @@ namespace schedkit {
 
 std::vector<std::pair<std::string, std::string>> SummaryRunBlock(
     const PolicyRequest& request, const std::string& trace, const std::string& cluster,
-    std::optional<double> runtime_factor, const Registries& registries) {
+    std::optional<double> runtime_factor, const Registries& registries,
+    std::optional<MeasuredJobs> measured) {
+  const CompatProfile& profile = ProfileFor(request.compat);
   std::string placement = request.placement, admission = request.admission;
   if (const PolicyRegistry::Entry* entry = registries.policies.Find(request.policy)) {
+    if (placement.empty() && entry->takes_placement) placement = profile.default_placement;
     if (placement.empty()) placement = entry->default_placement;
     if (admission.empty()) admission = entry->default_admission;
   }
@@ -25,6 +28,11 @@ std::vector<std::pair<std::string, std::string>> SummaryRunBlock(
     std::ostringstream factor;
     factor << *runtime_factor;
     block.emplace_back("runtime_factor", factor.str());
+  }
+  if (!measured) measured = profile.measured;
+  if (measured) {
+    block.emplace_back("measured_jobs",
+                       std::to_string(measured->first) + "-" + std::to_string(measured->last));
   }
   for (const auto& [key, value] : request.options) block.emplace_back("opt." + key, value);
   return block;

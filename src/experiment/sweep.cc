@@ -227,8 +227,8 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
   const std::string dir = fs::path(path).parent_path().string();
   SCHEDKIT_RETURN_IF_ERROR(OnlyKnownKeys(path, root, "",
                                          {"name", "plugins", "python", "clusters", "seeds",
-                                          "compat", "overhead_s", "runtime_factor", "workload",
-                                          "policy"}));
+                                          "compat", "overhead_s", "runtime_factor", "measure_jobs",
+                                          "workload", "policy"}));
   // Plugins first: the policies below are resolved by name, theirs as built-ins are.
   auto plugins = StringList(path, root, "plugins");
   if (!plugins.ok()) return plugins.status();
@@ -275,6 +275,20 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
     return KeyError(path, root.get("overhead_s"), "overhead_s", "must be >= 0");
   }
   config.overhead_s = *overhead_s;
+  if (root.get("overhead_s") != nullptr && !ProfileFor(config.compat).restart_overheads) {
+    return KeyError(path, root.get("overhead_s"), "overhead_s",
+                    "compat '" + *compat_text + "' has no restart cost: remove overhead_s");
+  }
+  if (root.get("measure_jobs") != nullptr) {
+    auto ids = NumberList(path, root, "measure_jobs");
+    if (!ids.ok()) return ids.status();
+    auto whole = [](double v) { return v >= 0 && v <= 9.0e15 && v == std::floor(v); };
+    if (ids->size() != 2 || !whole((*ids)[0]) || !whole((*ids)[1]) || (*ids)[0] > (*ids)[1]) {
+      return KeyError(path, root.get("measure_jobs"), "measure_jobs",
+                      "expected [FIRST, LAST], two job ids >= 0 with FIRST <= LAST");
+    }
+    config.measured = MeasuredJobs{static_cast<int64_t>((*ids)[0]), static_cast<int64_t>((*ids)[1])};
+  }
   if (root.get("runtime_factor") != nullptr) {
     auto factor = Number(path, root, "runtime_factor", 1.0);
     if (!factor.ok()) return factor.status();
@@ -324,17 +338,9 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
     config.generator.num_jobs = *jobs;
     auto durations_text = String(path, *workload, "durations", "blox");
     if (!durations_text.ok()) return durations_text.status();
-    const std::string durations = *durations_text;
-    if (durations == "philly") {
-      config.generator.durations = GeneratorConfig::Durations::kPhilly;
-      config.generator.philly_distribution_path = DataDir() + "/gavel/philly_job_distribution.csv";
-    } else if (durations == "gavel" || durations == "gavel-multi") {  // As `generate` has them.
-      config.generator.durations = GeneratorConfig::Durations::kGavel;
-      config.generator.gavel_multi_gpu = durations == "gavel-multi";
-      config.generator.gavel_throughputs_path = DataDir() + "/gavel/simulation_throughputs.json";
-    } else if (durations != "blox") {
-      return KeyError(path, workload->get("durations"), "workload.durations",
-                      "'" + durations + "' is not blox, philly, gavel or gavel-multi");
+    Status named = SetGeneratorDurations(*durations_text, DataDir(), &config.generator);
+    if (!named.ok()) {
+      return KeyError(path, workload->get("durations"), "workload.durations", named.message());
     }
   }
   SCHEDKIT_RETURN_IF_ERROR(ParsePolicies(path, root, &config));
@@ -363,17 +369,6 @@ std::map<std::string, std::string> UniqueStems(const std::vector<std::string>& p
   return out;
 }
 
-const char* DurationsName(const GeneratorConfig& generator) {
-  switch (generator.durations) {
-    case GeneratorConfig::Durations::kPhilly:
-      return "philly";
-    case GeneratorConfig::Durations::kGavel:
-      return generator.gavel_multi_gpu ? "gavel-multi" : "gavel";
-    default:
-      return "blox";
-  }
-}
-
 std::string Definition(const SweepConfig& config, const SweepPolicy& p, const std::string& cluster,
                        const std::string& trace, double load, uint64_t seed) {
   nlohmann::json j;
@@ -387,11 +382,12 @@ std::string Definition(const SweepConfig& config, const SweepPolicy& p, const st
   j["overhead_s"] = config.overhead_s;
   // Only when given, so that the definitions of sweeps written without it do not change.
   if (config.runtime_factor) j["runtime_factor"] = *config.runtime_factor;
+  if (config.measured) j["measure_jobs"] = {config.measured->first, config.measured->last};
   j["seed"] = seed;
   if (trace.empty()) {
     j["jobs"] = config.generator.num_jobs;
     j["jobs_per_hour"] = load;
-    j["durations"] = DurationsName(config.generator);
+    j["durations"] = GeneratorDurationsName(config.generator);
   } else {
     j["trace"] = trace;
   }
@@ -498,13 +494,14 @@ PolicyRequest RequestOf(const SweepRun& run) {
 std::vector<std::pair<std::string, std::string>> RunBlock(const SweepConfig& config,
                                                           const SweepRun& run) {
   auto block = SummaryRunBlock(RequestOf(run), run.trace.empty() ? "generated" : run.trace,
-                               run.cluster, config.runtime_factor);
+                               run.cluster, config.runtime_factor, BuiltinRegistries(),
+                               config.measured);
   block.emplace_back("run_id", run.id);
   block.emplace_back("label", run.policy->label);
   if (run.trace.empty()) {
     block.emplace_back("jobs", std::to_string(config.generator.num_jobs));
     block.emplace_back("jobs_per_hour", workload::FormatDouble(run.load));
-    block.emplace_back("durations", DurationsName(config.generator));
+    block.emplace_back("durations", GeneratorDurationsName(config.generator));
   }
   return block;
 }
@@ -524,6 +521,7 @@ Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string&
   if (!cluster.ok()) return cluster.status();
   SimulatorOptions options;
   options.runtime_factor = config.runtime_factor;
+  options.measured = config.measured;
   if (config.overhead_s >= 0) {
     options.overheads = RestartOverheads(config.overhead_s);
   } else {

@@ -26,7 +26,8 @@ double Percentile(std::vector<double> values, double p, PercentileRule rule) {
   return values[std::min(index, n - 1)];
 }
 
-MetricsRecorder::MetricsRecorder(const Trace* trace, double runtime_factor) {
+MetricsRecorder::MetricsRecorder(const Trace* trace, double runtime_factor, double end_round_s)
+    : end_round_s_(end_round_s) {
   jobs_.reserve(trace->jobs.size());
   for (const JobSpec& spec : trace->jobs) {
     index_.emplace(spec.id, static_cast<int>(jobs_.size()));
@@ -59,7 +60,7 @@ void MetricsRecorder::OnJobFinish(const JobSpec& job, Time now, Time first_start
                                   const Placement& last_placement) {
   const int i = index_.at(job.id);
   RecordedJob& r = jobs_[i];
-  r.end_s = now;
+  r.end_s = end_round_s_ > 0 ? std::ceil(now / end_round_s_) * end_round_s_ : now;
   r.first_start_s = first_start;
   r.executed_s = executed_s;
   r.preemptions = preemptions;
@@ -73,13 +74,19 @@ void MetricsRecorder::OnClusterState(Time now, int pending, int running, int bus
 }
 
 Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
-                  const SimulationStats& stats, PercentileRule rule, double wall_s) {
+                  const SimulationStats& stats, PercentileRule rule, double wall_s,
+                  const std::optional<MeasuredJobs>& measured) {
+  auto counted = [&](const RecordedJob& r) {
+    return !measured || (r.id >= measured->first && r.id <= measured->last);
+  };
   Summary s;
   std::vector<double> jcts, queues, slowdowns;
   double jct_sum = 0, queue_sum = 0, slowdown_sum = 0, last_end = 0;
   double first_submit = recorder.jobs().empty() ? 0 : recorder.jobs().front().submit_s;
   for (int i : recorder.completion_order()) {
     const RecordedJob& r = recorder.jobs()[i];
+    last_end = std::max(last_end, r.end_s);
+    if (!counted(r)) continue;
     jct_sum += r.jct_s();
     queue_sum += r.queue_s();
     jcts.push_back(r.jct_s());
@@ -88,11 +95,11 @@ Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
       slowdown_sum += r.slowdown();
       slowdowns.push_back(r.slowdown());
     }
-    last_end = std::max(last_end, r.end_s);
   }
   for (const RecordedJob& r : recorder.jobs()) {
-    s.preemptions += r.preemptions;
     first_submit = std::min(first_submit, r.submit_s);
+    if (!counted(r)) continue;
+    s.preemptions += r.preemptions;
     if (r.outcome == RecordedJob::Outcome::kRejected) ++s.rejected;
     if (r.outcome == RecordedJob::Outcome::kUnfinished) ++s.unfinished;
   }

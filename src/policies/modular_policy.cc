@@ -12,6 +12,7 @@ namespace schedkit {
 ModularPolicy::ModularPolicy(ModularPolicyConfig config)
     : config_(std::move(config)),
       keys_never_grow_(config_.running_keys_never_grow && !config_.replace_all &&
+                       !config_.tail_preemption &&
                        config_.preemption == PreemptionMode::kPriority) {
   assert(config_.admission && config_.scheduling && config_.placement);
 }
@@ -39,7 +40,9 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
   for (JobId id : events.interrupted) Requeue(view, id);
   AdmitArrivals(view, events, out);
   if (keys_never_grow_) SyncRunning(view);
-  if (config_.replace_all) {
+  if (config_.tail_preemption) {
+    DecideTailPreemption(view, out);
+  } else if (config_.replace_all) {
     DecideReplaceAll(view, out);
   } else if (config_.preemption == PreemptionMode::kNever) {
     DecideKeepRunning(view, out);
@@ -320,6 +323,50 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, D
     }
   }
   if (config_.backfill) PlacePending(view, &free, out, tried);
+}
+
+void ModularPolicy::DecideTailPreemption(const ClusterView& view, Decisions* out) {
+  const std::vector<Candidate> running = RunningInOrder(view);
+  std::vector<char> stopped(running.size(), 0);
+  // Victims come from the back: running[tail..] are stopped (or placed again since).
+  size_t tail = running.size();
+  ClusterState free = view.Resources();
+  const bool may_preempt = config_.preemption == PreemptionMode::kPriority;
+  auto r = running.begin();
+  auto q = queue_.begin();
+  while (r != running.end() || q != queue_.end()) {
+    const bool take_running = q == queue_.end() || (r != running.end() && r->order < *q);
+    const size_t ri = take_running ? static_cast<size_t>(r - running.begin()) : 0;
+    const JobId id = take_running ? r->order.id : q->id;
+    if (take_running) ++r; else ++q;
+    if (take_running && !stopped[ri]) continue;  // A running job keeps its GPUs.
+    // The running jobs behind this one in the order: running[behind..].
+    const size_t behind = static_cast<size_t>(r - running.begin());
+    const JobSpec& spec = view.Spec(id);
+    const Placement* old = take_running ? running[ri].status.placement : nullptr;
+    auto place = [&]() {
+      if (old != nullptr && free.CanAllocate(*old)) return *old;
+      if (spec.gpus > free.total_free_gpus()) return Placement();
+      return config_.placement->Place(spec, free);
+    };
+    Placement p = place();
+    while (p.empty() && may_preempt && tail > behind) {
+      --tail;
+      stopped[tail] = 1;
+      free.Release(*running[tail].status.placement);
+      p = place();
+    }
+    if (p.empty()) break;  // The stops made for it stand; no backfill.
+    free.Allocate(p);
+    if (old != nullptr) {
+      stopped[ri] = 0;
+      if (p == *old) continue;  // Placed again where it runs: it just keeps running.
+    }
+    out->start.push_back(StartDecision{id, std::move(p)});
+  }
+  for (size_t i = 0; i < running.size(); ++i) {
+    if (stopped[i]) out->preempt.push_back(running[i].order.id);
+  }
 }
 
 void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {

@@ -76,6 +76,8 @@ class ModularPolicy final : public Policy {
   bool RunningAllAheadOfPending(const ClusterView& view);
   void DecidePriority(const ClusterView& view, Frontier frontier, Decisions* out);
   void DecideReplaceAll(const ClusterView& view, Decisions* out);
+  // Step 7: Blox's walk with preemption from the tail of the order.
+  void DecideTailPreemption(const ClusterView& view, Decisions* out);
   // Places pending jobs from the queue, in order, on `free`; stops on the first
   // misfit without backfill. Skips jobs in `skip`.
   void PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,

@@ -35,6 +35,7 @@ Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r) {
     // non-preemptive policy keeps its running jobs in compat mode too.
     config.replace_all =
         ctx.knobs.list_ordered_replacement && config.preemption == PreemptionMode::kPriority;
+    config.tail_preemption = ctx.knobs.tail_preemption;
     config.queue_discipline = info.queue_discipline;
     config.periodic_key_changes = info.periodic_key_changes;
     config.running_keys_never_grow = info.running_keys_never_grow;

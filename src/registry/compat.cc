@@ -8,7 +8,10 @@ struct ModeName {
   const char* name;
 };
 constexpr ModeName kModeNames[] = {
-    {CompatMode::kNone, "none"}, {CompatMode::kMuri, "muri"}, {CompatMode::kLucid, "lucid"}};
+    {CompatMode::kNone, "none"},
+    {CompatMode::kMuri, "muri"},
+    {CompatMode::kLucid, "lucid"},
+    {CompatMode::kBlox, "blox"}};
 
 CompatProfile MakeMuriProfile() {
   CompatProfile p;
@@ -33,6 +36,22 @@ CompatProfile MakeLucidProfile() {
   p.summary = "the Lucid simulator (Lucid figures): its own 1-second-tick engine over virtual "
               "clusters";
   p.own_engine = true;
+  return p;
+}
+
+CompatProfile MakeBloxProfile() {
+  CompatProfile p;
+  p.mode = CompatMode::kBlox;
+  p.summary = "Blox's simulator (Blox figures): 300-s rounds, JCT to the round's end, first-fit "
+              "with tail preemption and no backfill, LAS on wall-seconds, no restart cost, "
+              "job ids 3000-4000 measured";
+  p.decision_round_s = kBloxRoundS;
+  p.end_round_s = kBloxRoundS;
+  p.measured = MeasuredJobs{kBloxMeasuredFirst, kBloxMeasuredLast};
+  p.restart_overheads = false;
+  p.default_placement = "first-fit";
+  p.knobs.las_attained = AttainedService::kWallSeconds;
+  p.knobs.tail_preemption = true;
   return p;
 }
 
@@ -76,7 +95,10 @@ const CompatProfile& ProfileFor(CompatMode mode) {
   static const CompatProfile kClean = MakeCleanProfile();
   static const CompatProfile kMuri = MakeMuriProfile();
   static const CompatProfile kLucid = MakeLucidProfile();
+  static const CompatProfile kBlox = MakeBloxProfile();
   switch (mode) {
+    case CompatMode::kBlox:
+      return kBlox;
     case CompatMode::kMuri:
       return kMuri;
     case CompatMode::kLucid:

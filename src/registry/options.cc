@@ -218,8 +218,10 @@ Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request, const P
   ctx.options = std::move(values).value();
   ctx.seed = request.seed;
   ctx.knobs = knobs;
-  const std::string placement =
-      request.placement.empty() ? entry->default_placement : request.placement;
+  const std::string profile_placement = ProfileFor(request.compat).default_placement;
+  const std::string placement = !request.placement.empty() ? request.placement
+                                : !profile_placement.empty() ? profile_placement
+                                                             : entry->default_placement;
   if (entry->takes_placement && !placement.empty()) {
     auto p = MakeModule(registries.placements, "placement", placement, routed.placement);
     if (!p.ok()) return p.status();

@@ -105,7 +105,113 @@ Status DrawGavelJob(PortableRng& rng, const GavelJobTypes& types, bool multi_gpu
   return Status::Ok();
 }
 
+// Blox's dual load (simulator_dual_load.py). The base stream's durations are uniform
+// in [36,000, 86,400] s, the burst stream's in [600, 3,600] s, and the burst arrives at
+// kBurstRateFactor x the base rate while DualLoadBurstOn.
+constexpr double kBaseMinS = 36000, kBaseMaxS = 86400;
+constexpr double kBurstMinS = 600, kBurstMaxS = 3600;
+constexpr double kBurstRateFactor = 4;
+// The switch: on at multiples of kBurstOnEveryS, off at multiples of kBurstOffEveryS.
+// Their least common multiple is the period; within it the burst is on in
+// [kBurstOnEveryS, kBurstOffEveryS) and [2 kBurstOnEveryS, kBurstPeriodS).
+constexpr double kBurstOnEveryS = 14400, kBurstOffEveryS = 21600;
+constexpr double kBurstPeriodS = 43200;
+constexpr double kFirstWindowS = kBurstOffEveryS - kBurstOnEveryS;           // 7,200 s on.
+constexpr double kBurstOnPerPeriodS = kFirstWindowS + (kBurstPeriodS - 2 * kBurstOnEveryS);
+// The burst stream draws from its own generator, seeded with the trace's seed plus this
+// (an arbitrary odd constant), so that neither stream's draws depend on the other's.
+constexpr uint64_t kBurstSeedOffset = 0x9E3779B97F4A7C15ULL;
+
+// The sim time at which the burst stream has been on for `on_s` seconds: the burst's
+// Poisson process runs on a clock that only ticks while the switch is on.
+double BurstClockToTime(double on_s) {
+  const double period = std::floor(on_s / kBurstOnPerPeriodS);
+  const double r = on_s - period * kBurstOnPerPeriodS;
+  const double offset = r < kFirstWindowS ? kBurstOnEveryS + r : 2 * kBurstOnEveryS + (r - kFirstWindowS);
+  return period * kBurstPeriodS + offset;
+}
+
+// Both streams, merged in time order (a base job first on a tie); every job 1 GPU.
+void GenerateDualLoad(const GeneratorConfig& config, Trace* trace) {
+  PortableRng base(config.seed), burst(config.seed + kBurstSeedOffset);
+  const double base_gap_s = 3600.0 / config.jobs_per_hour;
+  const double burst_gap_s = base_gap_s / kBurstRateFactor;
+  // The next job of each stream: its arrival, then its duration (the draw order).
+  double base_at = 0;  // The base stream's first job arrives at 0, as the others do.
+  double base_duration = base.Uniform(kBaseMinS, kBaseMaxS);
+  double burst_clock = burst.Exponential(burst_gap_s);
+  double burst_at = BurstClockToTime(burst_clock);
+  double burst_duration = burst.Uniform(kBurstMinS, kBurstMaxS);
+  for (int64_t i = 0; i < config.num_jobs; ++i) {
+    JobSpec job;
+    job.id = i;
+    job.gpus = 1;
+    if (base_at <= burst_at) {
+      job.submit_s = base_at;
+      job.duration_s = base_duration;
+      base_at += base.Exponential(base_gap_s);
+      base_duration = base.Uniform(kBaseMinS, kBaseMaxS);
+    } else {
+      job.submit_s = burst_at;
+      job.duration_s = burst_duration;
+      burst_clock += burst.Exponential(burst_gap_s);
+      burst_at = BurstClockToTime(burst_clock);
+      burst_duration = burst.Uniform(kBurstMinS, kBurstMaxS);
+    }
+    trace->jobs.push_back(std::move(job));
+  }
+}
+
+struct DurationsEntry {
+  const char* name;
+  GeneratorConfig::Durations durations;
+  bool gavel_multi_gpu;
+};
+constexpr DurationsEntry kDurationsNames[] = {
+    {"blox", GeneratorConfig::Durations::kBlox, false},
+    {"philly", GeneratorConfig::Durations::kPhilly, false},
+    {"gavel", GeneratorConfig::Durations::kGavel, false},
+    {"gavel-multi", GeneratorConfig::Durations::kGavel, true},
+    {"blox-philly", GeneratorConfig::Durations::kBloxPhilly, false},
+    {"dual-load", GeneratorConfig::Durations::kDualLoad, false},
+};
+
 }  // namespace
+
+bool DualLoadBurstOn(double t_s) {
+  const double r = t_s - std::floor(t_s / kBurstPeriodS) * kBurstPeriodS;
+  return (r >= kBurstOnEveryS && r < kBurstOffEveryS) || r >= 2 * kBurstOnEveryS;
+}
+
+Status SetGeneratorDurations(const std::string& name, const std::string& data_dir,
+                             GeneratorConfig* config) {
+  std::string known;
+  for (const DurationsEntry& d : kDurationsNames) {
+    known += known.empty() ? "" : ", ";
+    known += d.name;
+    if (name != d.name) continue;
+    config->durations = d.durations;
+    config->gavel_multi_gpu = d.gavel_multi_gpu;
+    if (d.durations == GeneratorConfig::Durations::kPhilly && config->philly_distribution_path.empty()) {
+      config->philly_distribution_path = data_dir + "/gavel/philly_job_distribution.csv";
+    }
+    if (d.durations == GeneratorConfig::Durations::kGavel && config->gavel_throughputs_path.empty()) {
+      config->gavel_throughputs_path = data_dir + "/gavel/simulation_throughputs.json";
+    }
+    return Status::Ok();
+  }
+  return Status::InvalidArgument("'" + name + "' is not one of " + known);
+}
+
+const char* GeneratorDurationsName(const GeneratorConfig& config) {
+  for (const DurationsEntry& d : kDurationsNames) {
+    if (d.durations == config.durations &&
+        (d.durations != GeneratorConfig::Durations::kGavel || d.gavel_multi_gpu == config.gavel_multi_gpu)) {
+      return d.name;
+    }
+  }
+  return "unknown";
+}
 
 Result<Trace> GenerateTrace(const GeneratorConfig& config) {
   if (config.num_jobs < 0 || config.num_jobs > GeneratorConfig::kMaxJobs) {
@@ -143,13 +249,17 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
   }
 
   Trace trace;
-  trace.source = std::string("generated(durations=") +
-                 (is_philly ? "philly" : is_gavel ? (config.gavel_multi_gpu ? "gavel-multi" : "gavel") : "blox") +
+  trace.source = std::string("generated(durations=") + GeneratorDurationsName(config) +
                  ", jobs=" + std::to_string(config.num_jobs) +
                  ", jobs_per_hour=" + workload::FormatDouble(config.jobs_per_hour) +
                  ", seed=" + std::to_string(config.seed) +
                  (config.max_gpus > 0 ? ", max_gpus=" + std::to_string(config.max_gpus) : "") + ")";
   trace.jobs.reserve(static_cast<size_t>(config.num_jobs));
+  if (config.durations == GeneratorConfig::Durations::kDualLoad) {
+    GenerateDualLoad(config, &trace);
+    return trace;
+  }
+  const bool one_gpu = config.durations == GeneratorConfig::Durations::kBloxPhilly;
   PortableRng rng(config.seed);
   const double mean_gap_s = 3600.0 / config.jobs_per_hour;
   double now = 0;
@@ -167,7 +277,7 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
     } else if (is_gavel) {
       SCHEDKIT_RETURN_IF_ERROR(DrawGavelJob(rng, gavel, config.gavel_multi_gpu, &job));
     } else {
-      job.gpus = BloxGpus(rng);
+      job.gpus = one_gpu ? 1 : BloxGpus(rng);
       job.duration_s = BloxDurationSeconds(rng);
     }
     if (config.max_gpus > job.gpus) job.max_gpus = config.max_gpus;

@@ -138,7 +138,7 @@ TEST(RunOptions, ValidatorsRefuseBadValuesBeforeRunning) {
   }
   ExpectOneLineError(tiny + " --overhead-s 1 --overhead-table " + kOverheadTable, "excludes");
   ExpectOneLineError(tiny + " --compat muri2",
-                     "--compat: unknown compat mode 'muri2' (expected one of: none, muri, lucid)");
+                     "--compat: unknown compat mode 'muri2' (expected one of: none, muri, lucid, blox)");
   ExpectOneLineError(tiny + " --format csv", "--format: unknown trace format 'csv'");
   ExpectOneLineError("simulate --trace /nonexistent/t.csv", "--trace: File does not exist");
   ExpectOneLineError("compare --cluster /nonexistent/c.csv", "--cluster: File does not exist");

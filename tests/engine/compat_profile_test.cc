@@ -14,7 +14,7 @@ using testing::Request;
 using testing::RunScenario;
 
 TEST(CompatProfile, ModeNamesRoundTrip) {
-  for (CompatMode mode : {CompatMode::kNone, CompatMode::kMuri, CompatMode::kLucid}) {
+  for (CompatMode mode : {CompatMode::kNone, CompatMode::kMuri, CompatMode::kLucid, CompatMode::kBlox}) {
     Result<CompatMode> parsed = ParseCompatMode(CompatModeName(mode));
     ASSERT_TRUE(parsed.ok()) << CompatModeName(mode);
     EXPECT_EQ(*parsed, mode);
@@ -22,7 +22,7 @@ TEST(CompatProfile, ModeNamesRoundTrip) {
   Result<CompatMode> bad = ParseCompatMode("gavel");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "unknown compat mode 'gavel' (expected one of: none, muri, lucid)");
+            "unknown compat mode 'gavel' (expected one of: none, muri, lucid, blox)");
 }
 
 TEST(CompatProfile, RowsSayWhatEachModeChanges) {

@@ -287,7 +287,7 @@ TEST(Sweep, ModulesAPolicyDoesNotTakeAreRefusedAtTheirLine) {
        "6: key 'policy.placement': policy 'antman' takes no placement module (it places jobs "
        "itself): placement 'yarn' would be ignored"},
       {"cmp.toml", "compat = \"muri2\"\n" + head,
-       "1: key 'compat': unknown compat mode 'muri2' (expected one of: none, muri, lucid)"},
+       "1: key 'compat': unknown compat mode 'muri2' (expected one of: none, muri, lucid, blox)"},
   };
   for (const Case& c : cases) {
     auto config = LoadSweepConfig(WriteTempFile(c.file, c.body));

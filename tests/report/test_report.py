@@ -143,6 +143,19 @@ class ReportTest(unittest.TestCase):
         self.assertEqual((row["policy"], row["baseline"], row["n"]), ("srtf", "fifo", "1"))
         self.assertEqual(row["avg_jct_s_ci95_low"], "")
 
+    def test_measured_window_limits_the_per_job_figures(self):
+        # Issue 16: a summary over job ids 20-39 (measure_jobs); the CDF takes those jobs only.
+        from schedkit_report.data import Sweep
+        out = sweep_and_report(self.tmp, "window", GENERATED_SWEEP.replace(
+            'overhead_s = 10', 'overhead_s = 10\nmeasure_jobs = [20, 39]'))
+        sweep = Sweep(out)
+        for r in sweep.runs:
+            self.assertEqual(sweep.measured_jobs(r), (20, 39))
+            ids = [int(j["job_id"]) for j in sweep.jobs(r)]
+            self.assertEqual(ids, list(range(20, 40)))
+            self.assertEqual(r.metrics["jobs"], 20)
+        self.assertIn("fifo: 40", (out / "report" / "index.html").read_text(encoding="utf-8"))
+
     def test_paired_ratio_matches_hand_computation(self):
         results = read_csv(self.sweep / "results.csv")
         (row,) = [r for r in read_csv(self.report / "paired.csv") if r["jobs_per_hour"] == "4"]
