@@ -9,7 +9,7 @@
 namespace schedkit {
 namespace {
 
-class LasOrder final : public SchedulingModule {
+class LasOrder final : public CopyableModule<LasOrder, SchedulingModule> {
  public:
   explicit LasOrder(double quantum_s) : quantum_s_(quantum_s) {}
   std::string_view Name() const override { return "las"; }

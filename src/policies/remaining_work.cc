@@ -9,7 +9,7 @@
 namespace schedkit {
 namespace {
 
-class RemainingWorkOrder final : public SchedulingModule {
+class RemainingWorkOrder final : public CopyableModule<RemainingWorkOrder, SchedulingModule> {
  public:
   explicit RemainingWorkOrder(bool gpu_weighted) : gpu_weighted_(gpu_weighted) {}
   std::string_view Name() const override { return gpu_weighted_ ? "srsf" : "srtf"; }
