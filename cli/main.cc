@@ -105,6 +105,7 @@ sk::Status WriteRunOutputs(const std::string& dir, const sk::RunOutput& run,
                           sk::BuiltinRegistries(), setup.engine.measured);
   SCHEDKIT_RETURN_IF_ERROR(sk::WriteJobsCsv(*run.recorder, dir + "/jobs.csv"));
   SCHEDKIT_RETURN_IF_ERROR(sk::WriteTimeSeriesCsv(*run.recorder, dir + "/timeseries.csv"));
+  SCHEDKIT_RETURN_IF_ERROR(run.policy->WriteOutputs(dir));
   return sk::WriteSummaryJson(run.summary, run_block, dir + "/summary.json");
 }
 

@@ -65,9 +65,11 @@ enum class QueueDiscipline {
 
 struct ModularPolicyConfig {
   std::string name;
-  std::unique_ptr<AdmissionModule> admission;
-  std::unique_ptr<SchedulingModule> scheduling;
-  std::unique_ptr<PlacementModule> placement;
+  // Copying a config clones its modules (ModulePtr): a ModularPolicy is cloned exactly
+  // (Policy::Clone) when its three modules can be.
+  ModulePtr<AdmissionModule> admission;
+  ModulePtr<SchedulingModule> scheduling;
+  ModulePtr<PlacementModule> placement;
   PreemptionMode preemption = PreemptionMode::kPriority;
   bool backfill = true;
   bool replace_all = false;  // Step 5 (PolicyKnobs::list_ordered_replacement).

@@ -38,11 +38,16 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "schedkit/cluster.h"
 #include "schedkit/decision.h"
+#include "schedkit/status.h"
 #include "schedkit/view.h"
 
 namespace schedkit {
@@ -53,6 +58,39 @@ class Policy {
   virtual std::string_view Name() const = 0;
   // Decides what changes at view.Now(). `out` arrives empty.
   virtual void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) = 0;
+  // An exact, independent copy of this policy and all its state, for forking a simulation
+  // (Simulator::Fork): given the same views and events from now on, the copy decides
+  // exactly as this policy would. The copy shares nothing mutable with this one, so the
+  // two may run in different threads. A policy that cannot be copied (its state lives in
+  // another process, or in Python) keeps this default, which fails naming the policy.
+  virtual Result<std::unique_ptr<Policy>> Clone() const {
+    return Status::InvalidArgument("policy '" + std::string(Name()) + "' cannot be cloned");
+  }
+  // Writes the policy's own output files, if it has any (the `dynamic` policy's
+  // switches.csv), into `dir`, the run's output folder, after the run. Each is documented
+  // in docs/outputs.md. Most policies have none.
+  virtual Status WriteOutputs(const std::string& dir) const {
+    (void)dir;
+    return Status::Ok();
+  }
+};
+
+// Builds Policy::Clone from a copyable policy's copy constructor:
+//   class MyPolicy final : public ClonablePolicy<MyPolicy> { ... };
+// The copy constructor must copy every piece of state (modules held in ModulePtr do).
+// A copy whose module could not be cloned fails, naming the policy and the module.
+template <typename Derived>
+class ClonablePolicy : public Policy {
+ public:
+  Result<std::unique_ptr<Policy>> Clone() const override {
+    auto copy = std::make_unique<Derived>(static_cast<const Derived&>(*this));
+    Status st = copy->ModulesCloned();
+    if (!st.ok()) return Status::InvalidArgument("policy '" + std::string(Name()) + "': " + st.message());
+    return std::unique_ptr<Policy>(std::move(copy));
+  }
+  // OK iff every module of this (copied) policy is set. Policies holding ModulePtrs
+  // override it to check them (ModulePtr::Check).
+  virtual Status ModulesCloned() const { return Status::Ok(); }
 };
 
 // Admission: which waiting jobs may enter the scheduler's queue now. Jobs not admitted
@@ -65,6 +103,9 @@ class AdmissionModule {
   // admitted, unfinished jobs. Appends to `admitted` a subset of `waiting`, in order.
   virtual void Admit(const ClusterView& view, const std::vector<JobId>& waiting,
                      int64_t active_gpu_demand, std::vector<JobId>* admitted) = 0;
+  // An exact copy with the same state, or null if this module cannot be copied (then no
+  // policy holding it can be cloned: Policy::Clone). CopyableModule implements it.
+  virtual std::unique_ptr<AdmissionModule> Clone() const { return nullptr; }
 };
 
 // A priority key: lower runs first, compared lexicographically. The mechanism breaks
@@ -89,6 +130,8 @@ class SchedulingModule {
     (void)now;
     return kNever;
   }
+  // As AdmissionModule::Clone.
+  virtual std::unique_ptr<SchedulingModule> Clone() const { return nullptr; }
 };
 
 // Placement: which resources a job gets, given what is free.
@@ -99,6 +142,50 @@ class PlacementModule {
   // Returns a placement for `job` within `free`, or an empty one if it does not fit.
   // Must be deterministic and must not return resources that are not free.
   virtual Placement Place(const JobSpec& job, const ClusterState& free) const = 0;
+  // As AdmissionModule::Clone.
+  virtual std::unique_ptr<PlacementModule> Clone() const { return nullptr; }
+};
+
+// Implements Clone for a module that its copy constructor copies exactly:
+//   class MyOrder final : public CopyableModule<MyOrder, SchedulingModule> { ... };
+template <typename Derived, typename Module>
+class CopyableModule : public Module {
+ public:
+  std::unique_ptr<Module> Clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+};
+
+// Owns a module, like unique_ptr, but copying it clones the module (Module::Clone), so a
+// policy holding its modules in ModulePtrs is copied by its implicit copy constructor. The
+// copy of a module that cannot be cloned is null; Check says which.
+template <typename Module>
+class ModulePtr {
+ public:
+  ModulePtr() = default;
+  template <typename M, typename = std::enable_if_t<std::is_convertible_v<M*, Module*>>>
+  ModulePtr(std::unique_ptr<M> m) : m_(std::move(m)) {}  // NOLINT: implicit, as unique_ptr.
+  ModulePtr(const ModulePtr& o) : m_(o.m_ ? o.m_->Clone() : nullptr), from_(o.m_ ? o.Name() : "") {}
+  ModulePtr& operator=(const ModulePtr& o) { return *this = ModulePtr(o); }
+  ModulePtr(ModulePtr&&) noexcept = default;
+  ModulePtr& operator=(ModulePtr&&) noexcept = default;
+
+  Module* get() const { return m_.get(); }
+  Module* operator->() const { return m_.get(); }
+  Module& operator*() const { return *m_; }
+  explicit operator bool() const { return m_ != nullptr; }
+
+  // OK unless this is the null copy of a module that cannot be cloned; `role` names it in
+  // the error ("placement module 'x' cannot be cloned").
+  Status Check(const std::string& role) const {
+    if (m_ || from_.empty()) return Status::Ok();
+    return Status::InvalidArgument(role + " module '" + from_ + "' cannot be cloned");
+  }
+
+ private:
+  std::string Name() const { return std::string(m_->Name()); }
+  std::unique_ptr<Module> m_;
+  std::string from_;  // The name of the module this was copied from.
 };
 
 // When a running job may be stopped in favour of a job with a better key.

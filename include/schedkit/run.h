@@ -19,6 +19,7 @@ struct RunOutput {
   Summary summary;
   SimulationStats stats;
   std::unique_ptr<MetricsRecorder> recorder;
+  std::unique_ptr<Policy> policy;  // The run's policy, after the run (Policy::WriteOutputs).
 };
 
 // Builds the policy from `request`, simulates `trace` on `cluster` and summarises.

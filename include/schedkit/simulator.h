@@ -103,6 +103,15 @@ struct SimulationStats {
   Time end_time = 0;
 };
 
+class Simulator;
+struct PredictedFinish;
+
+// What Simulator::Fork returns: the copied simulation and the copied policy that drives it.
+struct SimulationFork {
+  std::unique_ptr<Simulator> simulator;
+  std::unique_ptr<Policy> policy;
+};
+
 class Simulator {
  public:
   // `trace` and `cluster` must outlive the simulator.
@@ -113,7 +122,8 @@ class Simulator {
 
   void AddObserver(SimulationObserver* observer);
 
-  // Runs `policy` to the end of the trace. Fails, with "<policy>: <message>", if the policy
+  // Runs `policy` from the current point (the start, unless stepped or forked) to the end
+  // of the trace. Fails, with "<policy>: <message>", if the policy
   // returns an invalid decision or reports a failure (Decisions::Fail).
   Status Run(Policy* policy);
 
@@ -126,10 +136,64 @@ class Simulator {
   const ClusterView& view() const;
   const SimulationStats& stats() const;
 
+  // FORKING: an exact copy of this simulation at its current point, and of `policy`, the
+  // policy driving it (Policy::Clone). Run with the copied policy, the copy goes through
+  // the very events, decisions, observer signals and stats from here to the end that this
+  // simulation goes through with `policy`: the two end byte for byte equal, and either
+  // may run first, or both at once in different threads.
+  //  Copied: every job's state and lazily booked progress, the clock, the pending events
+  //    with their tie order, the wake-up asked for, the bookings, the stats, the options.
+  //  Shared, read-only: the trace and the cluster (which must outlive both), the options'
+  //    throughput table.
+  //  Not copied: observers. The fork starts with none; add its own (a recorder that must
+  //    cover the whole run starts as a copy of the original's at the fork).
+  //  Cost: O(jobs in the trace + pending events) time and memory, plus the policy's copy;
+  //    nothing is re-simulated.
+  // Fails, changing nothing, if `policy` cannot be cloned (the error names it) or when
+  // called between NextDecisionPoint and its Apply (fork before or after a decision).
+  Result<SimulationFork> Fork(const Policy& policy) const;
+
  private:
+  friend Result<std::vector<PredictedFinish>> SimulateFrom(const ClusterView& view,
+                                                          Policy* policy,
+                                                          const SimulatorOptions& options);
+  Simulator();  // impl_ set by Fork or SimulateFrom.
   class Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// SIMULATING AHEAD FROM A VIEW: what happens to the jobs now in the system if `policy`,
+// FRESH (it has decided nothing yet), takes over at view.Now() and no job arrives any more.
+// This serves a policy that looks ahead (the `dynamic` policy) from behind the Policy
+// contract: it has only the view, not the engine, so it cannot Fork.
+// The look-ahead is the simulator itself, started from the view's state instead of from
+// the trace's beginning:
+//  - Jobs: the view's running and pending jobs (finished and rejected ones are gone),
+//    each with its remaining work (JobStatus::remaining_s, which must be known), executed
+//    and attained time, first and last start and preemption count as the view reports them.
+//  - Running jobs keep their placements and run ALONE there at their placement's speed
+//    (rate 1: co-location groups and guests are not recreated; overlapping placements
+//    fail), still paying what is left of their restart overhead (options.overheads, from
+//    their last start). The policy adopts them as the runtime's policy does after a
+//    restart: it sees them running in the view though it never started them.
+//  - Pending jobs are announced to the policy as arrivals in the first EventBatch, at
+//    view.Now(), in (submit time, id) order.
+//  - Nodes held back in the view (ClusterView::Capacity) stay held; no membership change
+//    happens (options.membership is ignored). options' progress model, overheads,
+//    throughput table and invariant checks apply; the runtime factor is not applied
+//    again (remaining work is taken as the view gives it).
+// Returns every job's predicted finish time, kNever for a job that does not finish (the
+// policy rejected it, or it was stuck when events ran out), in (submit time, id) order.
+// Fails if a job's remaining work is unknown (NaN), on placements that cannot be adopted,
+// or if the policy fails ("<policy>: <message>", as Simulator::Run).
+// Cost: one simulation of the jobs in the system, O(jobs) to set up; the view is only read.
+struct PredictedFinish {
+  JobId job = 0;
+  Time submit_s = 0;
+  Time finish_s = kNever;
+};
+Result<std::vector<PredictedFinish>> SimulateFrom(const ClusterView& view, Policy* policy,
+                                                 const SimulatorOptions& options);
 
 }  // namespace schedkit
 

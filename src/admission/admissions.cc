@@ -9,7 +9,7 @@
 namespace schedkit {
 namespace {
 
-class AcceptAll final : public AdmissionModule {
+class AcceptAll final : public CopyableModule<AcceptAll, AdmissionModule> {
  public:
   std::string_view Name() const override { return "accept-all"; }
   void Admit(const ClusterView&, const std::vector<JobId>& waiting, int64_t,
@@ -18,7 +18,7 @@ class AcceptAll final : public AdmissionModule {
   }
 };
 
-class LoadBased final : public AdmissionModule {
+class LoadBased final : public CopyableModule<LoadBased, AdmissionModule> {
  public:
   LoadBased(double threshold, bool admit_crossing)
       : threshold_(threshold), admit_crossing_(admit_crossing) {}

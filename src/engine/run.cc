@@ -48,6 +48,7 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   out.stats = sim.stats();
   out.summary = Summarize(*out.recorder, cluster, out.stats, profile.percentiles, wall, measured);
+  out.policy = std::move(policy).value();
   return out;
 }
 

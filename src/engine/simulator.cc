@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <unordered_map>
 
 #include "engine/decision_applier.h"
 #include "engine/event_queue.h"
@@ -120,6 +121,58 @@ class Simulator::Impl final : public ClusterView {
     }
   }
 
+  // A copy for Simulator::Fork: everything but the observers, which the caller drops.
+  Impl(const Impl&) = default;
+
+  // The engine at `view`'s point, for SimulateFrom: `snapshot` holds the specs of the
+  // view's unfinished jobs in (submit, id) order and must outlive the engine.
+  Impl(const ClusterView& view, const Trace* snapshot, SimulatorOptions options)
+      : Impl(snapshot, &view.Cluster(), WithoutMembership(std::move(options))) {
+    now_ = view.Now();
+    const ClusterState capacity = view.Capacity();
+    for (int node = 0; node < capacity.num_nodes(); ++node) {
+      if (capacity.held(node)) applier_.HoldBack(node, true);
+    }
+    for (JobRun& j : jobs_) {
+      const JobStatus s = view.Status(j.spec->id);
+      const std::string who = "job " + std::to_string(j.spec->id);
+      if (!std::isfinite(s.remaining_s)) {
+        input_error_ = schedkit::Status::InvalidArgument(who + ": remaining work unknown");
+        return;
+      }
+      j.arrived = true;
+      j.work_s = s.remaining_s;  // What the invariants can check from here.
+      j.remaining_s = s.remaining_s;
+      j.executed_s = s.executed_s;
+      j.first_start = s.first_start_s;
+      j.last_start = s.last_start_s;
+      j.preemptions = s.preemptions;
+      j.last_update = now_;
+      if (!s.running()) {
+        AddTo(&pending_, j);
+        announce_.push_back(j.spec->id);
+        continue;
+      }
+      schedkit::Status st = applier_.Adopt(j.spec->id, *s.placement, 0, false);
+      if (!st.ok()) {
+        input_error_ = schedkit::Status::InvalidArgument(who + ": cannot adopt its placement: " +
+                                                         st.message());
+        return;
+      }
+      AddTo(&running_, j);
+      j.state = JobState::kRunning;
+      j.placement = *s.placement;
+      j.rate = PlacementSpeed(*j.spec, j.placement, *cluster_);
+      j.max_rate = std::max(j.max_rate, j.rate);
+      progress_->OnStart(&j, j.last_start);  // What is left of its overhead.
+      events_.Push(PredictCompletion(j), static_cast<int32_t>(&j - jobs_.data()), ++j.generation);
+    }
+    next_arrival_ = jobs_.size();  // All of them have arrived.
+  }
+
+  void DropObservers() { observers_.clear(); }
+  bool awaiting_apply() const { return awaiting_apply_; }
+
   // ClusterView.
   Time Now() const override { return now_; }
   const ClusterSpec& Cluster() const override { return *cluster_; }
@@ -176,7 +229,9 @@ class Simulator::Impl final : public ClusterView {
       t = std::min(t, DecisionTime(options_.membership[next_change_].time_s));
     }
     t = std::min(t, DecisionTime(wake_at_));
+    if (!announce_.empty()) t = std::min(t, now_);
     if (t == kNever) return false;
+    awaiting_apply_ = true;
     // Rounds: completions before the round's end are booked at their own times (their
     // GPUs fall idle); the policy hears of them at the end. Never true event-driven.
     while (!events_.empty() && events_.top().time < t) {
@@ -200,6 +255,8 @@ class Simulator::Impl final : public ClusterView {
       }
       batch->arrived.push_back(j.spec->id);
     }
+    batch->arrived.insert(batch->arrived.begin(), announce_.begin(), announce_.end());
+    announce_.clear();
     if (progress_->BooksEveryJobAtEveryEvent()) AdvanceAllRunning();
     if (DecisionTime(wake_at_) == now_) {
       batch->woken = true;
@@ -214,7 +271,8 @@ class Simulator::Impl final : public ClusterView {
     SCHEDKIT_RETURN_IF_ERROR(input_error_);
     ++stats_.decisions;
     if (d.failed()) return d.error;
-    SCHEDKIT_RETURN_IF_ERROR(applier_.Validate(d, now_, lookup_, &plan_));
+    SCHEDKIT_RETURN_IF_ERROR(applier_.Validate(d, now_, Lookup(), &plan_));
+    awaiting_apply_ = false;
     for (const DecisionPlan::Reject& r : plan_.reject) Reject(jobs_[index_.At(r.job)]);
     for (JobId id : plan_.stop) Preempt(jobs_[index_.At(id)]);  // Moves stop, then restart.
     applier_.Book(plan_);
@@ -242,6 +300,20 @@ class Simulator::Impl final : public ClusterView {
   }
 
  private:
+  static SimulatorOptions WithoutMembership(SimulatorOptions o) {
+    o.membership.clear();
+    return o;
+  }
+
+  JobLookup Lookup() const {
+    return [this](JobId id, JobFacts* facts) {
+      const int32_t i = index_.Find(id);
+      if (i < 0 || !jobs_[i].arrived) return false;
+      *facts = JobFacts{jobs_[i].state, jobs_[i].spec->gpus, jobs_[i].spec->max_gpus, jobs_[i].spec};
+      return true;
+    };
+  }
+
   double RemainingAt(const JobRun& j, Time t) const { return progress_->RemainingAt(j, t); }
 
   // When the policy sees something that happens at `t`: at once, or with rounds
@@ -474,15 +546,9 @@ class Simulator::Impl final : public ClusterView {
   const double round_s_ = options_.decision_round_s;
   // Set by the constructor when an input is past kMaxTimeS; Run and Apply return it.
   schedkit::Status input_error_ = schedkit::Status::Ok();
-  std::unique_ptr<ProgressRules> progress_;
+  std::shared_ptr<const ProgressRules> progress_;  // Stateless: forks share it.
   DecisionApplier applier_;  // Bookings and validation.
   DecisionPlan plan_;        // Of the decision being applied; reused.
-  const JobLookup lookup_ = [this](JobId id, JobFacts* facts) {
-    const int32_t i = index_.Find(id);
-    if (i < 0 || !jobs_[i].arrived) return false;
-    *facts = JobFacts{jobs_[i].state, jobs_[i].spec->gpus, jobs_[i].spec->max_gpus, jobs_[i].spec};
-    return true;
-  };
   std::vector<JobRun> jobs_;  // In trace order.
   JobIndex index_;
   std::vector<JobId> pending_;
@@ -492,6 +558,9 @@ class Simulator::Impl final : public ClusterView {
   EventQueue events_;
   Time now_ = 0;
   Time wake_at_ = kNever;
+  // SimulateFrom: the pending jobs the first EventBatch announces as arrivals.
+  std::vector<JobId> announce_;
+  bool awaiting_apply_ = false;  // Between NextDecisionPoint and a successful Apply.
   std::vector<SimulationObserver*> observers_;
   SimulationStats stats_;
   int last_pending_ = -1, last_running_ = -1, last_busy_ = -1;
@@ -499,6 +568,7 @@ class Simulator::Impl final : public ClusterView {
 
 Simulator::Simulator(const Trace* trace, const ClusterSpec* cluster, SimulatorOptions options)
     : impl_(std::make_unique<Impl>(trace, cluster, std::move(options))) {}
+Simulator::Simulator() = default;
 Simulator::~Simulator() = default;
 void Simulator::AddObserver(SimulationObserver* observer) { impl_->AddObserver(observer); }
 Status Simulator::Run(Policy* policy) { return impl_->Run(policy); }
@@ -506,5 +576,60 @@ bool Simulator::NextDecisionPoint(EventBatch* events) { return impl_->NextDecisi
 Status Simulator::Apply(const Decisions& decisions) { return impl_->Apply(decisions); }
 const ClusterView& Simulator::view() const { return *impl_; }
 const SimulationStats& Simulator::stats() const { return impl_->stats(); }
+
+Result<SimulationFork> Simulator::Fork(const Policy& policy) const {
+  if (impl_->awaiting_apply()) {
+    return Status::InvalidArgument("cannot fork between NextDecisionPoint and Apply");
+  }
+  Result<std::unique_ptr<Policy>> copy = policy.Clone();
+  if (!copy.ok()) return copy.status();
+  SimulationFork fork;
+  fork.simulator.reset(new Simulator());  // Private constructor: no make_unique.
+  fork.simulator->impl_ = std::make_unique<Impl>(*impl_);
+  fork.simulator->impl_->DropObservers();
+  fork.policy = std::move(copy).value();
+  return fork;
+}
+
+namespace {
+
+// Records each job's finish time for SimulateFrom.
+class FinishTimes final : public SimulationObserver {
+ public:
+  explicit FinishTimes(std::unordered_map<JobId, Time>* at) : at_(at) {}
+  void OnJobFinish(const JobSpec& job, Time now, Time, double, int, const Placement&) override {
+    (*at_)[job.id] = now;
+  }
+
+ private:
+  std::unordered_map<JobId, Time>* at_;
+};
+
+}  // namespace
+
+Result<std::vector<PredictedFinish>> SimulateFrom(const ClusterView& view, Policy* policy,
+                                                 const SimulatorOptions& options) {
+  Trace snapshot;
+  std::vector<JobId> ids = view.PendingJobs();
+  ids.insert(ids.end(), view.RunningJobs().begin(), view.RunningJobs().end());
+  snapshot.jobs.reserve(ids.size());
+  for (JobId id : ids) snapshot.jobs.push_back(view.Spec(id));
+  std::sort(snapshot.jobs.begin(), snapshot.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
+    return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
+  });
+  Simulator sim;
+  sim.impl_ = std::make_unique<Simulator::Impl>(view, &snapshot, options);
+  std::unordered_map<JobId, Time> finish;
+  FinishTimes recorder(&finish);
+  sim.AddObserver(&recorder);
+  SCHEDKIT_RETURN_IF_ERROR(sim.Run(policy));
+  std::vector<PredictedFinish> out;
+  out.reserve(snapshot.jobs.size());
+  for (const JobSpec& j : snapshot.jobs) {
+    auto it = finish.find(j.id);
+    out.push_back(PredictedFinish{j.id, j.submit_s, it == finish.end() ? kNever : it->second});
+  }
+  return out;
+}
 
 }  // namespace schedkit

@@ -544,6 +544,7 @@ Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string&
   }
   SCHEDKIT_RETURN_IF_ERROR(WriteJobsCsv(*result->recorder, dir + "/jobs.csv"));
   SCHEDKIT_RETURN_IF_ERROR(WriteTimeSeriesCsv(*result->recorder, dir + "/timeseries.csv"));
+  SCHEDKIT_RETURN_IF_ERROR(result->policy->WriteOutputs(dir));
   // summary.json last, by rename: its presence means the run is complete.
   SCHEDKIT_RETURN_IF_ERROR(
       WriteSummaryJson(result->summary, RunBlock(config, run), dir + "/summary.json.tmp"));

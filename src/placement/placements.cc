@@ -41,7 +41,7 @@ int MaxNodeGpus(const ClusterState& free) {
   return m;
 }
 
-class YarnPlacement final : public PlacementModule {
+class YarnPlacement final : public CopyableModule<YarnPlacement, PlacementModule> {
  public:
   std::string_view Name() const override { return "yarn"; }
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
@@ -91,7 +91,7 @@ class YarnPlacement final : public PlacementModule {
   }
 };
 
-class GpuCountPlacement final : public PlacementModule {
+class GpuCountPlacement final : public CopyableModule<GpuCountPlacement, PlacementModule> {
  public:
   std::string_view Name() const override { return "gpu-count"; }
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
@@ -100,7 +100,7 @@ class GpuCountPlacement final : public PlacementModule {
   }
 };
 
-class BestFitPlacement final : public PlacementModule {
+class BestFitPlacement final : public CopyableModule<BestFitPlacement, PlacementModule> {
  public:
   std::string_view Name() const override { return "best-fit"; }
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
@@ -114,7 +114,7 @@ class BestFitPlacement final : public PlacementModule {
   }
 };
 
-class FirstFitPlacement final : public PlacementModule {
+class FirstFitPlacement final : public CopyableModule<FirstFitPlacement, PlacementModule> {
  public:
   std::string_view Name() const override { return "first-fit"; }
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
@@ -124,7 +124,7 @@ class FirstFitPlacement final : public PlacementModule {
 
 // A built-in module that keeps each job within one GPU type (PlaceWithinOneType).
 template <typename T>
-class OneGpuType final : public PlacementModule {
+class OneGpuType final : public CopyableModule<OneGpuType<T>, PlacementModule> {
  public:
   std::string_view Name() const override { return inner_.Name(); }
   Placement Place(const JobSpec& job, const ClusterState& free) const override {

@@ -5,7 +5,7 @@
 namespace schedkit {
 namespace {
 
-class FifoOrder final : public SchedulingModule {
+class FifoOrder final : public CopyableModule<FifoOrder, SchedulingModule> {
  public:
   explicit FifoOrder(bool use_priority) : use_priority_(use_priority) {}
   std::string_view Name() const override { return "fifo"; }

@@ -62,7 +62,7 @@ Time NextIndexChange(const GittinsIndex& index, const JobStatus& job, Time now) 
   return service == kNever ? kNever : now + service / job.spec->gpus;
 }
 
-class GittinsOrder final : public SchedulingModule {
+class GittinsOrder final : public CopyableModule<GittinsOrder, SchedulingModule> {
  public:
   explicit GittinsOrder(GittinsIndex index) : index_(std::move(index)) {}
   std::string_view Name() const override { return "gittins"; }
@@ -77,7 +77,7 @@ class GittinsOrder final : public SchedulingModule {
   GittinsIndex index_;
 };
 
-class TiresiasGittinsOrder final : public SchedulingModule {
+class TiresiasGittinsOrder final : public CopyableModule<TiresiasGittinsOrder, SchedulingModule> {
  public:
   TiresiasGittinsOrder(QueueLevels levels, GittinsIndex index)
       : levels_(std::move(levels)), index_(std::move(index)) {}

@@ -10,7 +10,7 @@
 namespace schedkit {
 namespace {
 
-class LasOrder final : public SchedulingModule {
+class LasOrder final : public CopyableModule<LasOrder, SchedulingModule> {
  public:
   LasOrder(double quantum_s, AttainedService attained) : quantum_s_(quantum_s), attained_(attained) {}
   std::string_view Name() const override { return "las"; }

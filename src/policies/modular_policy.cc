@@ -18,12 +18,20 @@ ModularPolicy::ModularPolicy(ModularPolicyConfig config)
 }
 ModularPolicy::~ModularPolicy() = default;
 
+Status ModularPolicy::ModulesCloned() const {
+  SCHEDKIT_RETURN_IF_ERROR(config_.admission.Check("admission"));
+  SCHEDKIT_RETURN_IF_ERROR(config_.scheduling.Check("scheduling"));
+  return config_.placement.Check("placement");
+}
+
 std::unique_ptr<Policy> MakeModularPolicy(ModularPolicyConfig config) {
   return std::make_unique<ModularPolicy>(std::move(config));
 }
 
 void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, Decisions* out) {
+  if (!adopted_) AdoptRunning(view);
   for (JobId id : events.finished) {
+    adopted_ids_.erase(id);
     // The simulator only finishes running jobs; the runtime also ends pending ones
     // (cancelled), which must leave the waiting list or the queue.
     auto waiting = std::find(waiting_.begin(), waiting_.end(), id);
@@ -58,6 +66,19 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
   BookDecisions(view, out);
 }
 
+void ModularPolicy::AdoptRunning(const ClusterView& view) {
+  adopted_ = true;
+  // replace_all keeps its own list, which adopted jobs join when the runtime announces
+  // them after their preemption (docs/runtime.md, Limits).
+  if (config_.replace_all) return;
+  for (JobId id : view.RunningJobs()) {
+    const JobStatus s = view.Status(id);
+    admitted_gpu_demand_ += s.spec->gpus;
+    adopted_ids_.insert(id);
+    SetWake(id, config_.scheduling->NextKeyChange(s, view.Now()), view.Now());
+  }
+}
+
 bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
   if (queue_.empty()) return true;
   ClusterState free = view.Resources();
@@ -76,7 +97,9 @@ bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
 
 void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& events,
                                   Decisions* out) {
-  waiting_.insert(waiting_.end(), events.arrived.begin(), events.arrived.end());
+  for (JobId id : events.arrived) {
+    if (adopted_ids_.empty() || adopted_ids_.erase(id) == 0) waiting_.push_back(id);
+  }
   if (waiting_.empty()) return;
   std::vector<JobId> admitted;
   config_.admission->Admit(view, waiting_, admitted_gpu_demand_, &admitted);

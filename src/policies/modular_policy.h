@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "mechanisms/job_queue.h"
@@ -15,7 +16,7 @@
 
 namespace schedkit {
 
-class ModularPolicy final : public Policy {
+class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
  public:
   // REQUIRES: admission, scheduling and placement are set.
   explicit ModularPolicy(ModularPolicyConfig config);
@@ -23,6 +24,7 @@ class ModularPolicy final : public Policy {
 
   std::string_view Name() const override { return config_.name; }
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override;
+  Status ModulesCloned() const override;
 
  private:
   using QueueEntry = QueuedJob;
@@ -63,6 +65,12 @@ class ModularPolicy final : public Policy {
                                                 std::set<QueueEntry>::iterator cursor);
   void TrackRunning(JobId id, const JobStatus& running, Time now);
   void UntrackRunning(JobId id);
+  // At the first decision: running jobs this fresh policy never started (the runtime
+  // re-adopting them after a restart, a switch or look-ahead of the `dynamic` policy)
+  // count in the admitted GPU demand and get their key-change wake-ups. If such a job is
+  // preempted, the runtime announces it as an arrival later: it is already queued and
+  // counted, so that arrival is ignored.
+  void AdoptRunning(const ClusterView& view);
   // Rebuilds the index of running jobs if the engine's set differs (a runtime may adopt
   // running jobs the policy never started).
   void SyncRunning(const ClusterView& view);
@@ -91,6 +99,8 @@ class ModularPolicy final : public Policy {
   void ForgetWake(JobId id);
 
   ModularPolicyConfig config_;
+  bool adopted_ = false;  // AdoptRunning has run.
+  std::unordered_set<JobId> adopted_ids_;  // Adopted, neither finished nor announced since.
   std::vector<JobId> waiting_;  // Arrived, not yet admitted, in arrival order.
   int64_t admitted_gpu_demand_ = 0;
   JobQueue queue_;  // Admitted pending jobs.

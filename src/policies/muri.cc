@@ -27,7 +27,7 @@ namespace {
 
 enum class MuriKey { kRemainingGpuTime, kAttainedGpuTime };
 
-class MuriPolicy final : public Policy {
+class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
  public:
   MuriPolicy(std::string name, MuriKey key, bool autopack, const PolicyKnobs& knobs,
              std::unique_ptr<PlacementModule> placement)
@@ -39,6 +39,8 @@ class MuriPolicy final : public Policy {
         placement_(std::move(placement)) {}
 
   std::string_view Name() const override { return name_; }
+
+  Status ModulesCloned() const override { return placement_.Check("placement"); }
 
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     const int total_gpus = view.Cluster().TotalGpus();
@@ -420,7 +422,7 @@ class MuriPolicy final : public Policy {
   bool autopack_;
   bool key_unstarted_by_trace_duration_;
   bool reference_matching_order_;
-  std::unique_ptr<PlacementModule> placement_;
+  ModulePtr<PlacementModule> placement_;
   PersistentOrder list_;  // Admitted unfinished jobs, in the persistent sorted order.
   std::unordered_map<JobId, Running> current_;  // What each running job was last given.
   std::unordered_map<JobId, int> type_of_;      // Job -> type id (TypeOf).

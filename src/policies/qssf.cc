@@ -17,7 +17,7 @@
 namespace schedkit {
 namespace {
 
-class QssfOrder final : public SchedulingModule {
+class QssfOrder final : public CopyableModule<QssfOrder, SchedulingModule> {
  public:
   QssfOrder(std::unordered_map<JobId, double> estimates, bool have_file)
       : estimates_(std::move(estimates)), have_file_(have_file) {}

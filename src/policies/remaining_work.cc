@@ -10,7 +10,7 @@
 namespace schedkit {
 namespace {
 
-class RemainingWorkOrder final : public SchedulingModule {
+class RemainingWorkOrder final : public CopyableModule<RemainingWorkOrder, SchedulingModule> {
  public:
   RemainingWorkOrder(bool gpu_weighted, bool use_priority)
       : gpu_weighted_(gpu_weighted), use_priority_(use_priority) {}

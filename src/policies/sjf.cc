@@ -6,7 +6,7 @@
 namespace schedkit {
 namespace {
 
-class SjfOrder final : public SchedulingModule {
+class SjfOrder final : public CopyableModule<SjfOrder, SchedulingModule> {
  public:
   std::string_view Name() const override { return "sjf"; }
   PriorityKey Key(const JobStatus& job, Time) const override {

@@ -36,7 +36,7 @@ struct JobBook {
   double sort_value = 0, deficit = 0, share = 0;
 };
 
-class ThemisPolicy final : public Policy {
+class ThemisPolicy final : public ClonablePolicy<ThemisPolicy> {
  public:
   ThemisPolicy(FtfSelection selection, IsolatedTimeUnit units, double runtime_factor,
                std::unique_ptr<PlacementModule> placement)
@@ -46,6 +46,8 @@ class ThemisPolicy final : public Policy {
         placement_(std::move(placement)) {}
 
   std::string_view Name() const override { return "themis"; }
+
+  Status ModulesCloned() const override { return placement_.Check("placement"); }
 
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     const Time now = view.Now();
@@ -186,7 +188,7 @@ class ThemisPolicy final : public Policy {
   FtfSelection selection_;
   IsolatedTimeUnit units_;
   double runtime_factor_;
-  std::unique_ptr<PlacementModule> placement_;
+  ModulePtr<PlacementModule> placement_;
   std::vector<JobId> list_;  // Unfinished jobs; the order persists between decisions.
   std::unordered_map<JobId, JobBook> book_;
   std::unordered_map<JobId, Placement> current_;  // Where each running job was placed.

@@ -16,7 +16,7 @@
 namespace schedkit {
 namespace {
 
-class TiresiasOrder final : public SchedulingModule {
+class TiresiasOrder final : public CopyableModule<TiresiasOrder, SchedulingModule> {
  public:
   // `list_ordered`: the mechanism keeps list order within a queue (kLevelFifo), so
   // only the queue is in the key. `whole_seconds`: demotions fall on whole seconds of

@@ -21,6 +21,7 @@ Status RegisterThemis(Registries* r);
 Status RegisterGavel(Registries* r);  // The simulated Gavel policy (src/gavel's allocations).
 Status RegisterAntMan(Registries* r);
 Status RegisterOptimus(Registries* r);
+Status RegisterDynamic(Registries* r);  // Looks ahead with the policies registered before it.
 Status RegisterPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);
 

@@ -1,0 +1,278 @@
+// dynamic: Blox's dynamic policy switching. Every `round_s` seconds (rounds fall on
+// multiples of round_s; the first at the first decision) each candidate combination of
+// scheduling policy x admission module x placement module is simulated ahead from the
+// view (SimulateFrom: the jobs now in the system, no new arrivals, the candidate fresh),
+// and the one with the lowest predicted average JCT runs until the next round. A switch
+// creates the new candidate fresh; it adopts the running jobs and hears of the pending
+// ones as arrivals. docs/policies.md ("dynamic") has the definitions.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "registry/builtins.h"
+#include "schedkit/run.h"
+#include "schedkit/simulator.h"
+
+namespace schedkit {
+namespace {
+
+struct Candidate {
+  std::string scheduling, admission, placement;  // As the options list them.
+  PolicyRequest request;
+};
+
+// One evaluated round, a row of switches.csv.
+struct Round {
+  Time time_s = 0;
+  size_t jobs = 0;
+  size_t chosen = 0;
+  double predicted_avg_jct_s = 0;
+  bool switched = false;
+};
+
+std::vector<std::string> SplitList(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t end = text.find(sep, start);
+    out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// The average over `finish` of finish - submit; +inf if a job does not finish.
+double AverageJct(const std::vector<PredictedFinish>& finish) {
+  double sum = 0;
+  for (const PredictedFinish& f : finish) {
+    if (f.finish_s == kNever) return std::numeric_limits<double>::infinity();
+    sum += f.finish_s - f.submit_s;
+  }
+  return sum / static_cast<double>(finish.size());
+}
+
+class DynamicPolicy final : public Policy {
+ public:
+  DynamicPolicy(std::vector<Candidate> candidates, PolicyKnobs knobs, double round_s,
+                int threads, SimulatorOptions lookahead)
+      : candidates_(std::move(candidates)),
+        knobs_(knobs),
+        round_s_(round_s),
+        threads_(threads),
+        lookahead_(std::move(lookahead)) {}
+
+  std::string_view Name() const override { return "dynamic"; }
+
+  void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
+    const Time now = view.Now();
+    in_system_ += static_cast<int64_t>(events.arrived.size()) - static_cast<int64_t>(events.finished.size());
+    const bool fresh_start = current_ == nullptr;
+    const bool round = fresh_start || !(now < next_round_);
+    bool fresh = fresh_start;
+    if (round) {
+      next_round_ = (std::floor(now / round_s_) + 1) * round_s_;
+      Result<bool> switched = Choose(view, fresh_start);
+      if (!switched.ok()) return out->Fail(switched.status().message());
+      fresh = fresh || *switched;
+    }
+    if (fresh) {
+      // The new policy has heard of nothing: every pending job is an arrival to it, and
+      // it adopts the running ones (the Policy contract's fresh policy after a restart).
+      EventBatch adopt;
+      adopt.arrived = view.PendingJobs();
+      adopt.woken = events.woken;
+      current_->Decide(view, adopt, out);
+    } else {
+      current_->Decide(view, events, out);
+    }
+    if (out->failed()) return;
+    // Nothing in the system after these decisions: sleep until the next arrival.
+    in_system_ -= static_cast<int64_t>(out->reject.size());
+    if (in_system_ > 0) out->wake_at = std::min(out->wake_at, next_round_);
+  }
+
+  Status WriteOutputs(const std::string& dir) const override {
+    const std::string path = dir + "/switches.csv";
+    std::ofstream f(path);
+    if (!f) return Status::IoError(path + ": cannot write");
+    f << "time_s,jobs,scheduling,admission,placement,predicted_avg_jct_s,switched\n";
+    char num[64];
+    for (const Round& r : rounds_) {
+      const Candidate& c = candidates_[r.chosen];
+      std::snprintf(num, sizeof(num), "%.17g,%zu,", r.time_s, r.jobs);
+      f << num << c.scheduling << ',' << c.admission << ',' << c.placement << ',';
+      std::snprintf(num, sizeof(num), "%.17g,%d\n", r.predicted_avg_jct_s, r.switched ? 1 : 0);
+      f << num;
+    }
+    return f.good() ? Status::Ok() : Status::IoError(path + ": write failed");
+  }
+
+ private:
+  // Simulates every candidate ahead and makes the best one current. Returns whether the
+  // current policy changed (a fresh one must adopt the jobs).
+  Result<bool> Choose(const ClusterView& view, bool none_yet) {
+    const size_t jobs = view.RunningJobs().size() + view.PendingJobs().size();
+    size_t best = current_index_;
+    if (jobs > 0) {
+      std::vector<double> avg(candidates_.size());
+      std::vector<Status> error(candidates_.size());
+      std::atomic<size_t> next{0};
+      auto work = [&] {
+        for (size_t i = next++; i < candidates_.size(); i = next++) {
+          Result<double> r = Predict(view, candidates_[i]);
+          if (r.ok()) {
+            avg[i] = *r;
+          } else {
+            error[i] = r.status();
+          }
+        }
+      };
+      const size_t n = std::min<size_t>(threads_, candidates_.size());
+      std::vector<std::thread> pool;
+      for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+      work();
+      for (std::thread& t : pool) t.join();
+      for (const Status& st : error) SCHEDKIT_RETURN_IF_ERROR(st);
+      // The lowest wins; on a tie the current candidate stays, else the earliest in
+      // option order wins.
+      best = 0;
+      for (size_t i = 1; i < avg.size(); ++i) {
+        if (avg[i] < avg[best]) best = i;
+      }
+      if (!none_yet && avg[current_index_] == avg[best]) best = current_index_;
+      rounds_.push_back(Round{view.Now(), jobs, best, avg[best], !none_yet && best != current_index_});
+    }
+    if (!none_yet && best == current_index_) return false;
+    Result<std::unique_ptr<Policy>> p = MakePolicy(candidates_[best].request, knobs_);
+    if (!p.ok()) return p.status();
+    current_ = std::move(p).value();
+    current_index_ = best;
+    return true;
+  }
+
+  Result<double> Predict(const ClusterView& view, const Candidate& c) const {
+    Result<std::unique_ptr<Policy>> policy = MakePolicy(c.request, knobs_);
+    if (!policy.ok()) return policy.status();
+    SimulatorOptions options = lookahead_;
+    // The run's table, lent for the look-ahead, which ends before this call returns.
+    options.throughputs = std::shared_ptr<const ThroughputTable>(view.Throughputs(),
+                                                                 [](const ThroughputTable*) {});
+    Result<std::vector<PredictedFinish>> finish = SimulateFrom(view, policy->get(), options);
+    if (!finish.ok()) return finish.status();
+    return AverageJct(*finish);
+  }
+
+  const std::vector<Candidate> candidates_;
+  const PolicyKnobs knobs_;
+  const double round_s_;
+  const int threads_;
+  const SimulatorOptions lookahead_;
+  std::unique_ptr<Policy> current_;
+  size_t current_index_ = 0;
+  Time next_round_ = 0;
+  int64_t in_system_ = 0;  // Arrived, not finished, not rejected: pending or running.
+  std::vector<Round> rounds_;
+};
+
+// "NAME" or "NAME:KEY=VALUE:KEY=VALUE" -> the request's admission and its options.
+Status ParseAdmission(const std::string& text, PolicyRequest* request) {
+  std::vector<std::string> parts = SplitList(text, ':');
+  request->admission = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const size_t eq = parts[i].find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("dynamic: option 'admissions': '" + text +
+                                     "': expected NAME or NAME:KEY=VALUE[:KEY=VALUE...]");
+    }
+    request->options["admission." + parts[i].substr(0, eq)] = parts[i].substr(eq + 1);
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<Candidate>> MakeCandidates(const PolicyContext& ctx) {
+  std::vector<Candidate> out;
+  for (const std::string& s : SplitList(ctx.options.String("schedulings"), ',')) {
+    for (const std::string& a : SplitList(ctx.options.String("admissions"), ',')) {
+      for (const std::string& p : SplitList(ctx.options.String("placements"), ',')) {
+        Candidate c{s, a, p, PolicyRequest()};
+        if (s == "dynamic") return Status::InvalidArgument("dynamic: a candidate cannot be 'dynamic'");
+        c.request.policy = s;
+        c.request.placement = p;
+        c.request.seed = ctx.seed;
+        SCHEDKIT_RETURN_IF_ERROR(ParseAdmission(a, &c.request));
+        // Builds it once now so that a bad name or option fails the construction.
+        Result<std::unique_ptr<Policy>> made = MakePolicy(c.request, ctx.knobs);
+        if (!made.ok()) {
+          return Status::InvalidArgument("dynamic: candidate " + s + " x " + a + " x " + p + ": " +
+                                         made.status().message());
+        }
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Status RegisterDynamic(Registries* r) {
+  PolicyRegistry::Entry e;
+  e.name = "dynamic";
+  e.description =
+      "Blox's dynamic policy: every round, simulate each scheduling x admission x placement "
+      "ahead and run the one with the lowest predicted average JCT";
+  e.options = {
+      {"round_s", OptionSpec::Type::kDouble, "300", "seconds between look-aheads (> 0)"},
+      {"schedulings", OptionSpec::Type::kString, "fifo,srtf,las",
+       "candidate scheduling policies (registered policies that take admission and placement)"},
+      {"admissions", OptionSpec::Type::kString,
+       "accept-all,load-based:threshold=1.2,load-based:threshold=1.4",
+       "candidate admission modules: NAME or NAME:KEY=VALUE[:KEY=VALUE...]"},
+      {"placements", OptionSpec::Type::kString, "best-fit", "candidate placement modules"},
+      {"threads", OptionSpec::Type::kInt, "4", "candidates simulated at a time (>= 1)"},
+      {"overhead_s", OptionSpec::Type::kDouble, "-1",
+       "restart overhead the look-ahead charges (-1: the default table, as `schedkit "
+       "simulate` without --overhead-s / --overhead-table)"},
+  };
+  e.takes_placement = false;
+  e.takes_admission = false;
+  e.default_placement = "";
+  e.default_admission = "";
+  e.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
+    const double round_s = ctx.options.Double("round_s");
+    if (!(round_s > 0) || !std::isfinite(round_s)) {
+      return Status::InvalidArgument("dynamic: option 'round_s' must be > 0");
+    }
+    const int64_t threads = ctx.options.Int("threads");
+    if (threads < 1 || threads > 1024) {
+      return Status::InvalidArgument("dynamic: option 'threads' must be in 1..1024");
+    }
+    const double overhead_s = ctx.options.Double("overhead_s");
+    SimulatorOptions lookahead;
+    if (overhead_s == -1) {
+      Result<RestartOverheads> table = DefaultRestartOverheads();
+      if (!table.ok()) return table.status();
+      lookahead.overheads = std::move(table).value();
+    } else if (overhead_s >= 0 && std::isfinite(overhead_s)) {
+      lookahead.overheads = RestartOverheads(overhead_s);
+    } else {
+      return Status::InvalidArgument("dynamic: option 'overhead_s' must be -1 or >= 0");
+    }
+    Result<std::vector<Candidate>> candidates = MakeCandidates(ctx);
+    if (!candidates.ok()) return candidates.status();
+    return std::unique_ptr<Policy>(std::make_unique<DynamicPolicy>(
+        std::move(candidates).value(), ctx.knobs, round_s, static_cast<int>(threads),
+        std::move(lookahead)));
+  };
+  return r->policies.Register(std::move(e));
+}
+
+}  // namespace schedkit

@@ -1,0 +1,221 @@
+// Simulator::Fork and SimulateFrom (schedkit/simulator.h).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "schedkit/metrics.h"
+#include "schedkit/modular_policy.h"
+#include "schedkit/run.h"
+#include "schedkit/simulator.h"
+#include "schedkit/trace.h"
+#include "sim_test_util.h"
+#include "test_files.h"
+
+namespace schedkit::testing {
+namespace {
+
+// What a run leaves: jobs.csv, timeseries.csv and the engine's stats, as text.
+std::string Outputs(const MetricsRecorder& recorder, const SimulationStats& stats,
+                    const std::string& name) {
+  const std::string jobs = ::testing::TempDir() + "/fork_" + name + "_jobs.csv";
+  const std::string series = ::testing::TempDir() + "/fork_" + name + "_series.csv";
+  EXPECT_TRUE(WriteJobsCsv(recorder, jobs).ok());
+  EXPECT_TRUE(WriteTimeSeriesCsv(recorder, series).ok());
+  char end[64];
+  std::snprintf(end, sizeof(end), "%.17g", stats.end_time);
+  return ReadFile(jobs) + ReadFile(series) + "events=" + std::to_string(stats.events) +
+         " decisions=" + std::to_string(stats.decisions) +
+         " preemptions=" + std::to_string(stats.preemptions) +
+         " unfinished=" + std::to_string(stats.unfinished) + " end=" + end;
+}
+
+Trace BloxTrace(int64_t jobs, uint64_t seed) {
+  GeneratorConfig g;
+  g.num_jobs = jobs;
+  g.jobs_per_hour = 6;  // About 1.5x the 16 GPUs' capacity: queues, preemptions.
+  g.seed = seed;
+  Result<Trace> t = GenerateTrace(g);
+  EXPECT_TRUE(t.ok());
+  return *t;
+}
+
+SimulatorOptions Options() {
+  SimulatorOptions o;
+  o.overheads = RestartOverheads(10);  // Restarts cost something: forks must carry it.
+  return o;
+}
+
+// For each policy: one straight run to the end; then the same run stepped by hand and
+// forked before the first decision and after decisions 7, 40 and 100. Each fork, run to the end
+// with the policy's clone and a copy of the original's recorder, must leave exactly the
+// straight run's outputs; and so must the original, run on after the last fork.
+TEST(Fork, ForkedRunsEndByteForByteLikeTheOriginal) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 4, 4, 0, 0);
+  const Trace trace = BloxTrace(80, 3);
+  for (const char* name : {"fifo", "las", "srtf", "tiresias", "themis", "muri-s"}) {
+    SCOPED_TRACE(name);
+    Result<std::unique_ptr<Policy>> straight_policy = MakePolicy(Request(name));
+    ASSERT_TRUE(straight_policy.ok()) << straight_policy.status().message();
+    MetricsRecorder straight_rec(&trace);
+    Simulator straight(&trace, &cluster, Options());
+    straight.AddObserver(&straight_rec);
+    ASSERT_TRUE(straight.Run(straight_policy->get()).ok());
+    const std::string expected = Outputs(straight_rec, straight.stats(), "straight");
+    ASSERT_GT(straight.stats().decisions, 100);
+
+    Result<std::unique_ptr<Policy>> policy = MakePolicy(Request(name));
+    ASSERT_TRUE(policy.ok());
+    MetricsRecorder rec(&trace);
+    Simulator sim(&trace, &cluster, Options());
+    sim.AddObserver(&rec);
+    int forks = 0;
+    auto fork_and_check = [&] {
+      Result<SimulationFork> fork = sim.Fork(**policy);
+      ASSERT_TRUE(fork.ok()) << fork.status().message();
+      MetricsRecorder fork_rec = rec;  // The fork's own observer, caught up to the fork.
+      fork->simulator->AddObserver(&fork_rec);
+      ASSERT_TRUE(fork->simulator->Run(fork->policy.get()).ok());
+      EXPECT_EQ(Outputs(fork_rec, fork->simulator->stats(), "fork"), expected)
+          << "fork after " << sim.stats().decisions << " decisions";
+      ++forks;
+    };
+    fork_and_check();  // Before anything happened.
+    EventBatch batch;
+    Decisions d;
+    while (sim.NextDecisionPoint(&batch)) {
+      d.Clear();
+      (*policy)->Decide(sim.view(), batch, &d);
+      ASSERT_TRUE(sim.Apply(d).ok());
+      const int64_t k = sim.stats().decisions;
+      if (k == 7 || k == 40 || k == 100) fork_and_check();
+    }
+    EXPECT_EQ(forks, 4);
+    // The original, unaffected by its forks, ends as the straight run did. (Run from here
+    // only finishes the stats: no event is left.)
+    ASSERT_TRUE(sim.Run(policy->get()).ok());
+    EXPECT_EQ(Outputs(rec, sim.stats(), "original"), expected);
+  }
+}
+
+TEST(Fork, RefusedBetweenDecisionPointAndApply) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(1).Submit(0).Duration(10).Build()};
+  Simulator sim(&trace, &cluster, SimulatorOptions());
+  Result<std::unique_ptr<Policy>> fifo = MakePolicy(Request("fifo"));
+  EventBatch batch;
+  ASSERT_TRUE(sim.NextDecisionPoint(&batch));
+  Result<SimulationFork> fork = sim.Fork(**fifo);
+  ASSERT_FALSE(fork.ok());
+  EXPECT_NE(fork.status().message().find("between NextDecisionPoint and Apply"), std::string::npos);
+  ASSERT_TRUE(sim.Apply(Decisions()).ok());
+  EXPECT_TRUE(sim.Fork(**fifo).ok());
+}
+
+// A policy that keeps the default Clone.
+class Opaque final : public Policy {
+ public:
+  std::string_view Name() const override { return "opaque"; }
+  void Decide(const ClusterView&, const EventBatch&, Decisions*) override {}
+};
+
+// A scheduling module that does not implement Clone (as a Python key).
+class UncopyableKey final : public SchedulingModule {
+ public:
+  std::string_view Name() const override { return "uncopyable-key"; }
+  PriorityKey Key(const JobStatus& job, Time) const override { return {job.spec->submit_s, 0, 0}; }
+};
+
+TEST(Fork, APolicyThatCannotBeClonedFailsTheForkNamingIt) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(1).Submit(0).Duration(10).Build()};
+  Simulator sim(&trace, &cluster, SimulatorOptions());
+  Opaque opaque;
+  Result<SimulationFork> fork = sim.Fork(opaque);
+  ASSERT_FALSE(fork.ok());
+  EXPECT_EQ(fork.status().message(), "policy 'opaque' cannot be cloned");
+
+  ModuleContext ctx;
+  ModularPolicyConfig config;
+  config.name = "mine";
+  config.admission = BuiltinRegistries().admissions.Find("accept-all")->factory(ctx).value();
+  config.placement = BuiltinRegistries().placements.Find("best-fit")->factory(ctx).value();
+  config.scheduling = std::make_unique<UncopyableKey>();
+  std::unique_ptr<Policy> mine = MakeModularPolicy(std::move(config));
+  fork = sim.Fork(*mine);
+  ASSERT_FALSE(fork.ok());
+  EXPECT_EQ(fork.status().message(),
+            "policy 'mine': scheduling module 'uncopyable-key' cannot be cloned");
+}
+
+// One GPU. Job 0 (10,000 s) starts at 0; jobs 1-3 (100 s each) arrive at 100. Looking
+// ahead from t = 100 (no overheads):
+//  fifo: job 0 ends at 10,000, then 1, 2, 3 at 10,100, 10,200, 10,300.
+//  srtf: job 0 (9,900 s left) is preempted; 1, 2, 3 end at 200, 300, 400; job 0 resumes
+//        and ends at 400 + 9,900 = 10,300.
+//  las:  job 0 has attained 100 GPU-s, the others 0: the same as srtf.
+TEST(SimulateFrom, PredictsEachFreshPolicyFromTheView) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(10000).Build()};
+  for (JobId id = 1; id <= 3; ++id) trace.jobs.push_back(JobBuilder(id).Submit(100).Duration(100).Build());
+  Simulator sim(&trace, &cluster, SimulatorOptions());
+  Result<std::unique_ptr<Policy>> fifo = MakePolicy(Request("fifo"));
+  EventBatch batch;
+  Decisions d;
+  ASSERT_TRUE(sim.NextDecisionPoint(&batch));
+  (*fifo)->Decide(sim.view(), batch, &d);
+  ASSERT_TRUE(sim.Apply(d).ok());
+  ASSERT_TRUE(sim.NextDecisionPoint(&batch));  // t = 100, jobs 1-3 arrive.
+  ASSERT_EQ(sim.view().Now(), 100);
+
+  auto predict = [&](const std::string& name) {
+    Result<std::unique_ptr<Policy>> p = MakePolicy(Request(name));
+    EXPECT_TRUE(p.ok());
+    Result<std::vector<PredictedFinish>> r = SimulateFrom(sim.view(), p->get(), SimulatorOptions());
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    std::vector<double> finish;
+    for (const PredictedFinish& f : *r) finish.push_back(f.finish_s);
+    return finish;
+  };
+  EXPECT_EQ(predict("fifo"), (std::vector<double>{10000, 10100, 10200, 10300}));
+  EXPECT_EQ(predict("srtf"), (std::vector<double>{10300, 200, 300, 400}));
+  EXPECT_EQ(predict("las"), (std::vector<double>{10300, 200, 300, 400}));
+  // The view was only read: the run goes on as if nothing happened.
+  d.Clear();
+  (*fifo)->Decide(sim.view(), batch, &d);
+  ASSERT_TRUE(sim.Apply(d).ok());
+  ASSERT_TRUE(sim.Run(fifo->get()).ok());
+  EXPECT_EQ(sim.stats().end_time, 10300);
+}
+
+// A restart overhead left to pay is carried into the look-ahead: job 0 started at 0 with
+// a 50 s overhead; from t = 20 it still has 30 s of it, then 100 s of work: ends at 150.
+TEST(SimulateFrom, CarriesWhatIsLeftOfARestartOverhead) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(100).Build(),
+                JobBuilder(1).Submit(20).Duration(10).Build()};
+  SimulatorOptions o;
+  o.overheads = RestartOverheads(50);
+  Simulator sim(&trace, &cluster, o);
+  Result<std::unique_ptr<Policy>> fifo = MakePolicy(Request("fifo"));
+  EventBatch batch;
+  Decisions d;
+  ASSERT_TRUE(sim.NextDecisionPoint(&batch));
+  (*fifo)->Decide(sim.view(), batch, &d);
+  ASSERT_TRUE(sim.Apply(d).ok());
+  ASSERT_TRUE(sim.NextDecisionPoint(&batch));
+  ASSERT_EQ(sim.view().Now(), 20);
+  Result<std::unique_ptr<Policy>> fresh = MakePolicy(Request("fifo"));
+  Result<std::vector<PredictedFinish>> r = SimulateFrom(sim.view(), fresh->get(), o);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_EQ((*r)[0].finish_s, 150);
+  EXPECT_EQ((*r)[1].finish_s, 150 + 50 + 10);  // Its own start pays the overhead too.
+}
+
+}  // namespace
+}  // namespace schedkit::testing
