@@ -229,7 +229,11 @@ class Simulator::Impl final : public ClusterView {
     ChargeGpuTime(j, dt);
   }
 
-  void ChargeGpuTime(JobRun& j, double dt) { j.charged_gpu_s += dt * j.spec->gpus * j.gpu_share; }
+  // A fractional job is charged its share of the GPU (JobSpec::gpu_milli).
+  void ChargeGpuTime(JobRun& j, double dt) {
+    const double fraction = static_cast<double>(j.spec->gpu_milli) / kMilliPerGpu;
+    j.charged_gpu_s += dt * j.spec->gpus * j.gpu_share * fraction;
+  }
 
   void AdvanceAllRunning() {
     for (JobId id : running_) Advance(jobs_[index_.At(id)]);
@@ -385,6 +389,9 @@ class Simulator::Impl final : public ClusterView {
         Die("used " + std::to_string(gpu_seconds) + " GPU-seconds of a capacity of " +
             std::to_string(capacity));
       }
+      // Fractional bookings never over-commit a GPU (ClusterState::CheckShares).
+      const std::string shares = applier_.free().CheckShares();
+      if (!shares.empty()) Die("GPU shares: " + shares);
     }
   }
 
