@@ -22,6 +22,7 @@ Status RegisterBuiltins(Registries* r) {
   SCHEDKIT_RETURN_IF_ERROR(RegisterGavel(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterAntMan(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterPlacements(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterSharingPlacements(r));
   return RegisterAdmissions(r);
 }
 

@@ -21,6 +21,8 @@ Status RegisterThemis(Registries* r);
 Status RegisterGavel(Registries* r);  // The simulated Gavel policy (src/gavel's allocations).
 Status RegisterAntMan(Registries* r);
 Status RegisterPlacements(Registries* r);
+// The GPU-sharing placement modules fgd, fgd-best-fit, ... (src/sharing/placement_modules.cc).
+Status RegisterSharingPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);
 
 // The process's registries: the built-ins, then what plugins add (LoadPlugin, the only
