@@ -66,7 +66,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     bool known = false;
     for (const char* c : kNativeColumns) known = known || name == c;
     for (const char* c : kNativeLucidColumns) known = known || name == c;
-    known = known || name == kNativeSpeedColumn;
+    known = known || name == kNativeSpeedColumn || name == kNativeShareColumn;
     if (!known) {
       return Status::InvalidArgument(path + ":" + std::to_string(in.header_line()) +
                                      ": unknown column " + Quoted(name));
@@ -99,6 +99,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
   const int gmem_col = in.ColumnIndex("gmem_mb");
   const int util_col = in.ColumnIndex("gpu_util");
   const int speeds_col = in.ColumnIndex(kNativeSpeedColumn);
+  const int share_col = in.ColumnIndex(kNativeShareColumn);
 
   TraceCollector jobs(path);
   while (in.Next()) {
@@ -128,6 +129,10 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(gmem_col, &job.profile.gmem_mb, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalDouble(util_col, &job.profile.gpu_util, 0));
     SCHEDKIT_RETURN_IF_ERROR(ReadTypeSpeeds(in, speeds_col, &job.profile.type_speeds));
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(share_col, &job.gpu_milli, 1, kMilliPerGpu));
+    if (job.gpu_milli < kMilliPerGpu && job.gpus != 1) {
+      return in.FieldError(share_col, "is a fraction of a GPU: the job must ask for 1 GPU");
+    }
     if (!(job.SoloRuntime() > 0)) {
       return in.FieldError(duration_col >= 0 ? duration_col : iteration_time_col,
                            "gives the job no work (need duration_s > 0, or iterations > 0 and "
@@ -146,8 +151,10 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
   using workload::FormatDouble;
   bool lucid = false;
   bool speeds = false;
+  bool shares = false;
   for (const JobSpec& j : trace.jobs) {
     speeds = speeds || !j.profile.type_speeds.empty();
+    shares = shares || j.gpu_milli != kMilliPerGpu;
     lucid = lucid || !j.name.empty() || !j.profile.dataset.empty() || j.profile.amp ||
             j.profile.gmem_mb != 0 || j.profile.gpu_util != 0;
   }
@@ -160,6 +167,7 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
     for (const char* c : workload::kNativeLucidColumns) out += std::string(",") + c;
   }
   if (speeds) out += std::string(",") + workload::kNativeSpeedColumn;
+  if (shares) out += std::string(",") + workload::kNativeShareColumn;
   out += '\n';
   for (const JobSpec& j : trace.jobs) {
     for (const std::string* s : {&j.profile.model, &j.user, &j.vc, &j.name, &j.profile.dataset}) {
@@ -193,6 +201,7 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
       }
       out += ',' + workload::TypeSpeedsText(j.profile.type_speeds);
     }
+    if (shares) out += ',' + std::to_string(j.gpu_milli);
     out += '\n';
   }
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
