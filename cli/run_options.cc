@@ -210,7 +210,7 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
       ->check(CLI::ExistingFile);
   command
       ->add_option("--format", args->format,
-                   "trace format: auto, native, muri, gavel, gavel-legacy, lucid, philly, pai")
+                   "trace format: auto, native, muri, gavel, gavel-legacy, lucid, philly, pai, openb")
       ->check(NameParsedBy(ParseTraceFormat, "FORMAT"));
   command->add_option("--window-begin", args->window_begin,
                       "dated logs (lucid format): keep jobs submitted from this time on, "

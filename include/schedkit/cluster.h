@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "schedkit/job.h"
 #include "schedkit/status.h"
 
 namespace schedkit {
@@ -46,6 +47,8 @@ struct ClusterSpec {
 //    (one row; every node identical; GPU type "generic").
 //  - schedkit: switch,nodes,gpus_per_node,cpus_per_node,mem_gb_per_node,gpu_type
 //    (one row per group of identical nodes; see docs/formats.md).
+//  - openb node list (header sn,cpu_milli,memory_mib,gpu,model: the Alibaba GPU-sharing
+//    traces, docs/fgd.md): one node per row, all on switch 0, GPU type = model.
 //  - Gavel (a file whose first character is '{', e.g. msr_cluster_specs.json):
 //    {"NAME": ["V:P:K", ...]}, V, P and K the numbers of v100, p100 and k80 GPUs. Each
 //    GPU is a node of its own (Gavel's simulator places GPUs, not servers), one switch
@@ -60,7 +63,11 @@ struct NodeShare {
   uint64_t gpu_mask = 0;  // Bit g set = local GPU g of the node.
   int cpus = 0;
   double mem_gb = 0;
+  // What each GPU of gpu_mask gives the job, in milli-GPU: kMilliPerGpu = the whole GPU
+  // (every placement of whole-GPU jobs); 1-999 = a share of the one GPU the mask names.
+  int gpu_milli = kMilliPerGpu;
   int gpus() const { return std::popcount(gpu_mask); }
+  bool fractional() const { return gpu_milli < kMilliPerGpu; }
 };
 
 // Where a job runs: one share per node, in ascending node order. Empty = not placed.
@@ -72,7 +79,8 @@ struct Placement {
   // The placement text, the one format of jobs.csv, the runtime's store and its gRPC
   // `placement` field (docs/formats.md, "Placement text"): one "n<node>:<gpus>" per
   // share joined by ';', <gpus> the share's GPU indices in ascending order, joined by ','
-  // with runs of two or more written as ranges ("n0:0-3;n1:0,2"). An empty placement is
+  // with runs of two or more written as ranges ("n0:0-3;n1:0,2"); a fractional share ends
+  // with "@<milli-GPU>" ("n0:3@300"), a whole one with nothing. An empty placement is
   // "". CPUs and memory are not in the text. ParsePlacement reads it back.
   std::string ToString() const;
   // The same text with node i written as node_names[i] instead of "n<i>" (the runtime's
@@ -83,13 +91,21 @@ struct Placement {
 
 // Reads Placement::ToString()'s text: nodes as "n<i>", or, given `node_names`, as
 // ToString(node_names) writes them. Shares must name distinct nodes in ascending order,
-// each GPU at most once and below kMaxGpusPerNode; CPUs and memory come back 0. Fails with
+// each GPU at most once and below kMaxGpusPerNode, a fractional share ("@1" to "@999")
+// one GPU; CPUs and memory come back 0. Fails with
 // one line naming the text and what is wrong ("placement 'n0:9-2': GPU range '9-2' is not
 // ascending").
 Result<Placement> ParsePlacement(const std::string& text,
                                  const std::vector<std::string>& node_names = {});
 
 // Free resources of every node. Copyable: placement modules plan on a scratch copy.
+//
+// Fractional shares (docs/fgd.md): a GPU is in free_gpu_mask iff it is entirely free.
+// Fractional bookings (NodeShare::gpu_milli < 1000) take a GPU out of the mask and add
+// up on it, never past 1000 milli-GPU; a GPU partly booked by them with share left is in
+// shared_gpu_mask. Whole-GPU bookings never read or write the per-GPU shares (they are
+// allocated on the first fractional booking), so runs without fractional jobs cost what
+// they did before shares existed.
 class ClusterState {
  public:
   explicit ClusterState(const ClusterSpec* spec);
@@ -102,11 +118,27 @@ class ClusterState {
   double free_mem_gb(int node) const { return free_mem_gb_[node]; }
   int total_free_gpus() const { return total_free_gpus_; }
   int total_gpus() const { return total_gpus_; }  // Free or not: the cluster's size.
+  // GPUs of `node` that fractional jobs book part of and that have share left: where a
+  // fractional job may go besides free_gpu_mask. 0 on a held node.
+  uint64_t shared_gpu_mask(int node) const {
+    return shared_mask_.empty() || held(node) ? 0 : shared_mask_[node];
+  }
+  // Number of GPUs partly booked by fractional jobs with share left (held nodes' too).
+  int total_shared_gpus() const { return total_shared_gpus_; }
+  // Free milli-GPU of GPU `gpu` of `node`: kMilliPerGpu if it is in free_gpu_mask, the
+  // share fractional jobs leave if it is in shared_gpu_mask, else 0.
+  int free_gpu_milli(int node, int gpu) const;
+  // True iff a job asking for `gpus` GPUs of `gpu_milli` each may find room: enough free
+  // GPUs, or a fractional job and a shared GPU (the cheap test policies run first).
+  bool MayFit(int gpus, int gpu_milli) const {
+    return gpus <= total_free_gpus_ || (gpu_milli < kMilliPerGpu && total_shared_gpus_ > 0);
+  }
   // True iff every node has the same GPU type (placements need not choose one).
   bool one_gpu_type() const { return one_gpu_type_; }
 
   // Returns true iff the shares name distinct nodes in ascending order and every share's
-  // GPUs are free and its CPUs and memory fit.
+  // GPUs are free and its CPUs and memory fit. A fractional share names one GPU of the
+  // node, not held, with its gpu_milli free (free_gpu_milli).
   bool CanAllocate(const Placement& p) const;
   // REQUIRES: CanAllocate(p). Aborts on violation: a double booking is an engine bug.
   void Allocate(const Placement& p);
@@ -119,6 +151,12 @@ class ClusterState {
   // frees them. Bookings already on the node are untouched.
   void SetHeld(int node, bool held);
   bool held(int node) const { return !held_.empty() && held_[node]; }
+
+  // "" if the per-GPU shares are consistent (each GPU's fractional bookings within
+  // [0, 1000] milli-GPU, a GPU in free_gpu_mask booked by none, shared_gpu_mask exactly
+  // the GPUs partly booked, the free counts matching the masks), else what is wrong.
+  // The simulator checks it at the end of every run.
+  std::string CheckShares() const;
 
  private:
   const ClusterSpec* spec_;
@@ -133,6 +171,19 @@ class ClusterState {
   // is held, and the GPUs the hold books.
   std::vector<char> held_;
   std::vector<uint64_t> held_gpus_;
+  // Fractional shares, sized on the first fractional booking (empty until then): per
+  // node, the GPUs partly booked with share left; per GPU (first_gpu_[node] + g), the
+  // milli-GPU fractional jobs book on it.
+  std::vector<uint64_t> shared_mask_;
+  std::vector<int> first_gpu_;
+  std::vector<int> share_used_;
+  int total_shared_gpus_ = 0;
+
+  void AllocateFraction(const NodeShare& s);
+  void ReleaseFraction(const NodeShare& s);
+  bool CanAllocateFraction(const NodeShare& s) const;
+  // The GPU a fractional share names has become free (every fraction released).
+  void GpuFreed(int node, uint64_t bit);
 };
 
 // The lowest `n` set bits of `mask`. REQUIRES: popcount(mask) >= n.

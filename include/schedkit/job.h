@@ -20,6 +20,10 @@ using JobId = int64_t;
 
 inline constexpr Time kNever = std::numeric_limits<double>::infinity();
 
+// One whole GPU in milli-GPU, the unit of fractional GPU shares (JobSpec::gpu_milli,
+// NodeShare::gpu_milli, docs/fgd.md).
+inline constexpr int kMilliPerGpu = 1000;
+
 // Per-iteration stage times of a job (seconds), as Muri profiles them:
 // [0] storage I/O + CPU preprocessing, [1] GPU compute, [2] network (0 on one GPU).
 using StageTimes = std::array<double, 3>;
@@ -67,6 +71,10 @@ struct JobSpec {
   // policy may start it on, at the speed the run's ScalingModel gives for that count. 0 =
   // rigid: it runs on exactly `gpus`. REQUIRES: 0 or >= gpus.
   int max_gpus = 0;
+  // The share of each of its GPUs the job needs, in milli-GPU: kMilliPerGpu (the default)
+  // = whole GPUs; 1-999 = a fraction of one GPU, which other fractional jobs may share
+  // (then gpus == 1; docs/fgd.md).
+  int gpu_milli = kMilliPerGpu;
   // CPUs and memory (GB) the job asks for in total; 0 lets the placement module use
   // its own per-GPU default (Muri: 6 CPUs per GPU, 2 for a 1-GPU job).
   int cpus = 0;
@@ -119,6 +127,7 @@ class JobBuilder {
   JobBuilder& Submit(Time t) { spec_.submit_s = t; return *this; }
   JobBuilder& Gpus(int n) { spec_.gpus = n; return *this; }
   JobBuilder& MaxGpus(int n) { spec_.max_gpus = n; return *this; }
+  JobBuilder& GpuMilli(int m) { spec_.gpu_milli = m; return *this; }
   JobBuilder& Duration(double s) { spec_.duration_s = s; return *this; }
   JobBuilder& Iterations(int64_t n, double seconds_each) {
     spec_.iterations = n;

@@ -140,10 +140,16 @@ class PlacementModule {
   virtual ~PlacementModule() = default;
   virtual std::string_view Name() const = 0;
   // Returns a placement for `job` within `free`, or an empty one if it does not fit.
-  // Must be deterministic and must not return resources that are not free.
+  // Must be deterministic and must not return resources that are not free. A fractional
+  // job (JobSpec::gpu_milli < 1000) gets one share with the job's gpu_milli.
   virtual Placement Place(const JobSpec& job, const ClusterState& free) const = 0;
   // As AdmissionModule::Clone.
   virtual std::unique_ptr<PlacementModule> Clone() const { return nullptr; }
+  // The view at the start of a decision, before any Place of that decision. For modules
+  // that score by what runs where, beyond what ClusterState books (the GPU-sharing
+  // modules' pod kinds, docs/fgd.md); the others ignore it. ModularPolicy calls it; a
+  // policy that does not leaves such a module with the last view it saw.
+  virtual void Observe(const ClusterView& view) { (void)view; }
 };
 
 // Implements Clone for a module that its copy constructor copies exactly:

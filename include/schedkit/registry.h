@@ -54,6 +54,10 @@ class OptionValues {
 
 struct ModuleContext {
   OptionValues options;
+  // The run's workload when the engine knows it up front (the simulator), else null.
+  // Placement modules that plan for the expected workload (FGD's target workload,
+  // docs/fgd.md) read it; they fail to build without it.
+  const Trace* trace = nullptr;
 };
 
 struct PolicyContext {
@@ -142,6 +146,8 @@ struct PolicyRequest {
   // Its profile's knobs reach the policy (ProfileFor(compat).knobs). kLucid is refused: it
   // runs on its own engine (schedkit/lucid.h).
   CompatMode compat = CompatMode::kNone;
+  // The run's workload, for ModuleContext::trace; null when unknown. RunSimulation sets it.
+  const Trace* trace = nullptr;
 };
 
 // Fails iff `request` names a placement or admission module, or gives a "placement.K" /

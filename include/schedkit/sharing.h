@@ -19,11 +19,12 @@
 #include <string_view>
 #include <vector>
 
+#include "schedkit/job.h"
 #include "schedkit/status.h"
 
 namespace schedkit::sharing {
 
-inline constexpr int kMilliPerGpu = 1000;
+// kMilliPerGpu (1000 = one GPU) is schedkit's (schedkit/job.h).
 // GPUs of a node are bits of a uint32_t mask and slots of a fixed array (no allocation on
 // the scoring path). The openb traces have at most 8.
 inline constexpr int kMaxGpusPerNode = 16;
@@ -39,6 +40,13 @@ struct PodSpec {
   int gpus = 0;
   int gpu_milli = 0;        // Per GPU.
   std::string gpu_models;   // Required GPU model: "" = any, "A|B" = A or B.
+  // Seconds in the trace's clock, -1 when the row leaves them empty (or has no such
+  // column): creation, deletion and scheduled time. `schedkit fgd run` ignores them (it
+  // replays arrivals only); the simulator's openb loader reads them (docs/formats.md).
+  int64_t creation_s = -1;
+  int64_t deletion_s = -1;
+  int64_t scheduled_s = -1;
+  int line = 0;  // The file line it was read from, for errors.
 
   bool fractional() const { return gpus == 1 && gpu_milli < kMilliPerGpu; }
   int64_t total_gpu_milli() const { return static_cast<int64_t>(gpus) * gpu_milli; }
@@ -97,6 +105,15 @@ struct NodeFree {
   void Take(const SharingPlacement& p);
 };
 
+// What placement policies see of one node: its free resources and the kinds of GPU pods
+// it holds (key 0 = fractional, k >= 1 = k whole GPUs: the affinity tags of GPU
+// clustering).
+struct NodeUse {
+  NodeFree free;
+  int64_t free_mem_mib = 0;
+  std::map<int, int> kinds;
+};
+
 // Per-GPU free shares, CPU and memory of every node. Copyable.
 class SharingState {
  public:
@@ -104,13 +121,13 @@ class SharingState {
   explicit SharingState(const SharingClusterSpec* spec);
 
   const SharingClusterSpec& spec() const { return *spec_; }
-  int num_nodes() const { return static_cast<int>(free_.size()); }
-  const NodeFree& free(int node) const { return free_[node]; }
-  int64_t free_mem_mib(int node) const { return free_mem_mib_[node]; }
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  const std::vector<NodeUse>& nodes() const { return nodes_; }
+  const NodeFree& free(int node) const { return nodes_[node].free; }
+  int64_t free_mem_mib(int node) const { return nodes_[node].free_mem_mib; }
   int fully_free_gpus(int node) const;
-  // GPU pods on the node by kind: key 0 = fractional, k >= 1 = k whole GPUs (the
-  // affinity tags of GPU clustering).
-  const std::map<int, int>& gpu_pod_kinds(int node) const { return kinds_[node]; }
+  // GPU pods on the node by kind (NodeUse::kinds).
+  const std::map<int, int>& gpu_pod_kinds(int node) const { return nodes_[node].kinds; }
   int64_t allocated_gpu_milli() const { return allocated_gpu_milli_; }
   int64_t total_gpu_milli() const { return total_gpu_milli_; }
 
@@ -128,9 +145,7 @@ class SharingState {
 
  private:
   const SharingClusterSpec* spec_;
-  std::vector<NodeFree> free_;
-  std::vector<int64_t> free_mem_mib_;
-  std::vector<std::map<int, int>> kinds_;
+  std::vector<NodeUse> nodes_;
   int64_t allocated_gpu_milli_ = 0;
   int64_t total_gpu_milli_ = 0;
 };
@@ -138,6 +153,10 @@ class SharingState {
 // Returns true iff `pod` can be placed on `node` now: CPU, memory, GPU model, and enough
 // GPUs with gpu_milli free (fully free ones for whole-GPU pods).
 bool Fits(const SharingState& state, int node, const PodSpec& pod);
+// The same for node `node` of `spec` whose use is `use`.
+bool Fits(const SharingNodeSpec& spec, const NodeUse& use, const PodSpec& pod);
+// The number of fully free GPUs of `free`.
+int FullyFreeGpus(const NodeFree& free);
 
 // A pod shape of the target workload: what fragmentation is measured against. Memory is
 // not part of it (as in the reference).
@@ -179,7 +198,9 @@ class Fragmentation {
   // Recomputes every node from `state` (at the start of a run).
   void Reset(const SharingState& state);
   // Recomputes `node` only, after its free resources changed.
-  void Update(const SharingState& state, int node);
+  void Update(const SharingState& state, int node) { Update(node, state.free(node)); }
+  // The same, given the node's free resources now.
+  void Update(int node, const NodeFree& free);
   // As of the last Reset/Update.
   double node(int n) const { return per_node_[n]; }
   double total() const { return total_; }

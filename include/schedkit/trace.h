@@ -20,9 +20,10 @@ enum class TraceFormat {
   kLucid,        // Lucid cluster_full_log / Helios cluster_log CSV (dated submit_time).
   kPhilly,       // Microsoft Philly cluster_job_log: a JSON list of jobs with attempts.
   kPai,          // Alibaba PAI 2020 pai_job_table.csv (headerless), with pai_task_table.csv beside it.
+  kOpenb,        // Alibaba GPU-sharing openb_pod_list_*.csv (fractional GPUs, docs/fgd.md).
 };
 
-// "auto", "native", "muri", "gavel", "gavel-legacy", "lucid", "philly", "pai".
+// "auto", "native", "muri", "gavel", "gavel-legacy", "lucid", "philly", "pai", "openb".
 Result<TraceFormat> ParseTraceFormat(const std::string& name);
 const char* TraceFormatName(TraceFormat f);
 

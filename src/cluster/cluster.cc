@@ -67,6 +67,7 @@ std::string PlacementText(const Placement& p,
   for (const NodeShare& s : p.shares) {
     if (!out.empty()) out += ';';
     out += node_name(s.node) + ':' + GpuListText(s.gpu_mask);
+    if (s.fractional()) out += '@' + std::to_string(s.gpu_milli);
   }
   return out;
 }
@@ -129,6 +130,16 @@ std::string ParseShare(std::string_view text, const std::vector<std::string>& no
            (node_names.empty() ? "'n<index>'" : "a node of the cluster");
   }
   std::string_view gpus = text.substr(colon + 1);
+  const size_t at = gpus.find('@');
+  if (at != std::string_view::npos) {
+    const std::string_view milli = gpus.substr(at + 1);
+    if (!ParseIndex(milli, &share->gpu_milli) || share->gpu_milli < 1 ||
+        share->gpu_milli >= kMilliPerGpu) {
+      return "share '" + std::string(milli) + "' is not a milli-GPU share from 1 to " +
+             std::to_string(kMilliPerGpu - 1);
+    }
+    gpus = gpus.substr(0, at);
+  }
   while (!gpus.empty()) {
     const size_t comma = gpus.find(',');
     const std::string why = AddGpuRange(gpus.substr(0, comma), &share->gpu_mask);
@@ -136,6 +147,10 @@ std::string ParseShare(std::string_view text, const std::vector<std::string>& no
     if (comma == std::string_view::npos) break;
     gpus.remove_prefix(comma + 1);
     if (gpus.empty()) return "share '" + std::string(text) + "' ends with ','";
+  }
+  if (share->fractional() && share->gpus() != 1) {
+    return "fractional share '" + std::string(text) + "' names " + std::to_string(share->gpus()) +
+           " GPUs, not one";
   }
   return "";
 }
@@ -176,7 +191,8 @@ bool Placement::operator==(const Placement& o) const {
   for (size_t i = 0; i < shares.size(); ++i) {
     const NodeShare& a = shares[i];
     const NodeShare& b = o.shares[i];
-    if (a.node != b.node || a.gpu_mask != b.gpu_mask || a.cpus != b.cpus || a.mem_gb != b.mem_gb) {
+    if (a.node != b.node || a.gpu_mask != b.gpu_mask || a.cpus != b.cpus || a.mem_gb != b.mem_gb ||
+        a.gpu_milli != b.gpu_milli) {
       return false;
     }
   }
@@ -206,7 +222,11 @@ bool ClusterState::CanAllocate(const Placement& p) const {
     // Shares name each node once, in ascending order (so no GPU is counted twice).
     if (s.node <= previous_node || s.node >= num_nodes()) return false;
     previous_node = s.node;
-    if ((s.gpu_mask & free_gpu_mask_[s.node]) != s.gpu_mask) return false;
+    if (s.fractional()) {
+      if (!CanAllocateFraction(s)) return false;
+    } else if ((s.gpu_mask & free_gpu_mask_[s.node]) != s.gpu_mask) {
+      return false;
+    }
     if (s.cpus > free_cpus_[s.node] || s.mem_gb > free_mem_gb_[s.node] + 1e-9) return false;
   }
   return true;
@@ -218,10 +238,14 @@ void ClusterState::Allocate(const Placement& p) {
     std::abort();
   }
   for (const NodeShare& s : p.shares) {
-    free_gpu_mask_[s.node] &= ~s.gpu_mask;
-    free_gpus_[s.node] -= s.gpus();
     free_cpus_[s.node] -= s.cpus;
     free_mem_gb_[s.node] -= s.mem_gb;
+    if (s.fractional()) {
+      AllocateFraction(s);
+      continue;
+    }
+    free_gpu_mask_[s.node] &= ~s.gpu_mask;
+    free_gpus_[s.node] -= s.gpus();
     total_free_gpus_ -= s.gpus();
   }
 }
@@ -235,6 +259,10 @@ void ClusterState::Release(const Placement& p) {
     }
     free_cpus_[s.node] += s.cpus;
     free_mem_gb_[s.node] += s.mem_gb;
+    if (s.fractional()) {
+      ReleaseFraction(s);
+      continue;
+    }
     if (held(s.node)) {
       held_gpus_[s.node] |= s.gpu_mask;  // The hold keeps them.
       continue;
@@ -258,6 +286,100 @@ void ClusterState::SetHeld(int node, bool held_now) {
   total_free_gpus_ += held_now ? -count : count;
   held_gpus_[node] = held_now ? gpus : 0;
   held_[node] = held_now;
+}
+
+int ClusterState::free_gpu_milli(int node, int gpu) const {
+  if (free_gpu_mask_[node] >> gpu & 1) return kMilliPerGpu;
+  if (!(shared_gpu_mask(node) >> gpu & 1)) return 0;
+  return kMilliPerGpu - share_used_[first_gpu_[node] + gpu];
+}
+
+bool ClusterState::CanAllocateFraction(const NodeShare& s) const {
+  if (s.gpu_milli < 1 || s.gpus() != 1 || held(s.node)) return false;
+  if (s.gpu_mask >> spec_->nodes[s.node].gpus != 0) return false;  // No such GPU.
+  const int gpu = std::countr_zero(s.gpu_mask);
+  return free_gpu_milli(s.node, gpu) >= s.gpu_milli;
+}
+
+void ClusterState::AllocateFraction(const NodeShare& s) {
+  if (share_used_.empty()) {
+    shared_mask_.assign(free_gpus_.size(), 0);
+    first_gpu_.reserve(free_gpus_.size());
+    int first = 0;
+    for (const NodeSpec& n : spec_->nodes) {
+      first_gpu_.push_back(first);
+      first += n.gpus;
+    }
+    share_used_.assign(static_cast<size_t>(first), 0);
+  }
+  if (free_gpu_mask_[s.node] & s.gpu_mask) {  // A free GPU becomes shared.
+    free_gpu_mask_[s.node] &= ~s.gpu_mask;
+    --free_gpus_[s.node];
+    --total_free_gpus_;
+  }
+  int& used = share_used_[first_gpu_[s.node] + std::countr_zero(s.gpu_mask)];
+  const bool was_shared = used > 0 && used < kMilliPerGpu;
+  used += s.gpu_milli;
+  const bool shared = used < kMilliPerGpu;
+  shared_mask_[s.node] = shared ? shared_mask_[s.node] | s.gpu_mask : shared_mask_[s.node] & ~s.gpu_mask;
+  total_shared_gpus_ += static_cast<int>(shared) - static_cast<int>(was_shared);
+}
+
+void ClusterState::ReleaseFraction(const NodeShare& s) {
+  const int gpu = s.gpu_mask == 0 ? -1 : std::countr_zero(s.gpu_mask);
+  if (share_used_.empty() || s.gpus() != 1 || gpu >= spec_->nodes[s.node].gpus ||
+      share_used_[first_gpu_[s.node] + gpu] < s.gpu_milli) {
+    std::fprintf(stderr, "schedkit: internal error: releasing a share not booked %s\n",
+                 Placement{{s}}.ToString().c_str());
+    std::abort();
+  }
+  int& used = share_used_[first_gpu_[s.node] + gpu];
+  const bool was_shared = used < kMilliPerGpu;
+  used -= s.gpu_milli;
+  const bool shared = used > 0;
+  shared_mask_[s.node] = shared ? shared_mask_[s.node] | s.gpu_mask : shared_mask_[s.node] & ~s.gpu_mask;
+  total_shared_gpus_ += static_cast<int>(shared) - static_cast<int>(was_shared);
+  if (used == 0) GpuFreed(s.node, s.gpu_mask);
+}
+
+void ClusterState::GpuFreed(int node, uint64_t bit) {
+  if (held(node)) {
+    held_gpus_[node] |= bit;  // The hold keeps it.
+    return;
+  }
+  free_gpu_mask_[node] |= bit;
+  ++free_gpus_[node];
+  ++total_free_gpus_;
+}
+
+std::string ClusterState::CheckShares() const {
+  int shared_total = 0;
+  for (int node = 0; node < num_nodes(); ++node) {
+    const std::string at = "node " + std::to_string(node);
+    const int gpus = spec_->nodes[node].gpus;
+    if (free_gpus_[node] != std::popcount(free_gpu_mask_[node])) {
+      return at + ": free GPU count differs from its free mask";
+    }
+    if (share_used_.empty()) continue;
+    for (int g = 0; g < gpus; ++g) {
+      const int used = share_used_[first_gpu_[node] + g];
+      const uint64_t bit = uint64_t{1} << g;
+      if (used < 0 || used > kMilliPerGpu) {
+        return at + " GPU " + std::to_string(g) + ": fractional jobs book " +
+               std::to_string(used) + " milli-GPU";
+      }
+      if (used > 0 && (free_gpu_mask_[node] & bit)) {
+        return at + " GPU " + std::to_string(g) + " is free and booked by fractional jobs";
+      }
+      const bool shared = used > 0 && used < kMilliPerGpu;
+      if (shared != ((shared_mask_[node] & bit) != 0)) {
+        return at + " GPU " + std::to_string(g) + ": shared mask differs from its bookings";
+      }
+      shared_total += shared;
+    }
+  }
+  if (shared_total != total_shared_gpus_) return "shared GPU count differs from the masks";
+  return "";
 }
 
 uint64_t LowestBits(uint64_t mask, int n) {

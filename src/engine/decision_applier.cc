@@ -98,6 +98,16 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
   std::unordered_map<int64_t, int> group_index;
   for (size_t i = 0; i < d.start.size(); ++i) {
     const StartDecision& s = d.start[i];
+    if (specs[i] != nullptr && !s.guest) {
+      for (const NodeShare& share : s.placement.shares) {
+        if (share.gpu_milli == specs[i]->gpu_milli) continue;
+        return Status::InvalidArgument(at + "job " + std::to_string(s.job) + " placed on " +
+                                       s.placement.ToString() + " with " +
+                                       std::to_string(share.gpu_milli) +
+                                       " milli-GPU per GPU; it asks for " +
+                                       std::to_string(specs[i]->gpu_milli));
+      }
+    }
     SCHEDKIT_RETURN_IF_ERROR(CheckStart(s, gpus[i], max_gpus[i], &after, &group_placement, at));
     if (specs[i] != nullptr && PlacementSpeed(*specs[i], s.placement, *cluster_) == 0) {
       return Status::InvalidArgument(at + "job " + std::to_string(s.job) + " placed on " +

@@ -23,7 +23,9 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
                                 const Registries& registries) {
   SCHEDKIT_RETURN_IF_ERROR(ValidateMembership(options.membership, cluster, "membership"));
   const CompatProfile profile = ResolveProfile(request.compat, options.runtime_factor);
-  Result<std::unique_ptr<Policy>> policy = MakePolicy(request, profile.knobs, registries);
+  PolicyRequest with_trace = request;
+  with_trace.trace = &trace;
+  Result<std::unique_ptr<Policy>> policy = MakePolicy(with_trace, profile.knobs, registries);
   if (!policy.ok()) return policy.status();
   if (!options.scaling &&
       std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const JobSpec& j) { return j.Elastic(); })) {

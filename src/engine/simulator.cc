@@ -336,8 +336,10 @@ class Simulator::Impl final : public ClusterView {
     ChargeGpuTime(j, dt);
   }
 
+  // A fractional job is charged its share of the GPU (JobSpec::gpu_milli).
   void ChargeGpuTime(JobRun& j, double dt) {
-    j.charged_gpu_s += dt * j.run_gpus * j.gpu_share;
+    const double fraction = static_cast<double>(j.spec->gpu_milli) / kMilliPerGpu;
+    j.charged_gpu_s += dt * j.run_gpus * j.gpu_share * fraction;
     if (j.run_gpus != j.spec->gpus) j.grown_gpu_s += dt * (j.run_gpus - j.spec->gpus);
   }
 
@@ -499,6 +501,9 @@ class Simulator::Impl final : public ClusterView {
         Die("used " + std::to_string(gpu_seconds) + " GPU-seconds of a capacity of " +
             std::to_string(capacity));
       }
+      // Fractional bookings never over-commit a GPU (ClusterState::CheckShares).
+      const std::string shares = applier_.free().CheckShares();
+      if (!shares.empty()) Die("GPU shares: " + shares);
     }
   }
 

@@ -13,6 +13,7 @@ NodeShare ShareOn(const ClusterState& free, const JobSpec& job, int node, int gp
   NodeShare share;
   share.node = node;
   share.gpu_mask = LowestBits(free.free_gpu_mask(node), gpus_here);
+  share.gpu_milli = job.gpu_milli;  // A fractional job takes a share of a free GPU.
   const bool whole_job_here = gpus_here == job.gpus;
   if (spec.cpus > 0) {
     share.cpus = job.cpus > 0 ? (job.cpus * gpus_here + job.gpus - 1) / job.gpus

@@ -48,6 +48,7 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
   for (JobId id : events.interrupted) Requeue(view, id);
   AdmitArrivals(view, events, out);
   if (keys_never_grow_) SyncRunning(view);
+  config_.placement->Observe(view);
   if (config_.tail_preemption) {
     DecideTailPreemption(view, out);
   } else if (config_.replace_all) {
@@ -85,7 +86,7 @@ bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
   std::vector<StartDecision> starts;
   for (const QueueEntry& e : queue_) {
     const JobSpec& spec = view.Spec(e.id);
-    if (spec.gpus > free.total_free_gpus()) return false;
+    if (!free.MayFit(spec.gpus, spec.gpu_milli)) return false;
     Placement p = config_.placement->Place(spec, free);
     if (p.empty()) return false;
     free.Allocate(p);
@@ -262,10 +263,10 @@ void ModularPolicy::SyncRunning(const ClusterView& view) {
 void ModularPolicy::PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,
                                  const std::set<JobId>& skip) {
   for (const QueueEntry& e : queue_) {
-    if (free->total_free_gpus() == 0) break;
+    if (!free->MayFit(1, 1)) break;  // No GPU has any share free.
     if (skip.count(e.id)) continue;
     const JobSpec& spec = view.Spec(e.id);
-    if (spec.gpus > free->total_free_gpus()) {
+    if (!free->MayFit(spec.gpus, spec.gpu_milli)) {
       if (!config_.backfill) break;
       continue;
     }
@@ -401,10 +402,10 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
   ClusterState fresh = view.Capacity();
   std::vector<StartDecision> fresh_set;
   for (const auto& [id, key] : list_.entries()) {
-    if (fresh.total_free_gpus() == 0) break;
+    if (!fresh.MayFit(1, 1)) break;
     const JobSpec& spec = view.Spec(id);
     Placement p;
-    if (spec.gpus <= fresh.total_free_gpus()) p = config_.placement->Place(spec, fresh);
+    if (fresh.MayFit(spec.gpus, spec.gpu_milli)) p = config_.placement->Place(spec, fresh);
     if (p.empty()) {
       if (!config_.backfill) break;
       continue;

@@ -24,6 +24,7 @@ Status RegisterBuiltins(Registries* r) {
   SCHEDKIT_RETURN_IF_ERROR(RegisterOptimus(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterDynamic(r));
   SCHEDKIT_RETURN_IF_ERROR(RegisterPlacements(r));
+  SCHEDKIT_RETURN_IF_ERROR(RegisterSharingPlacements(r));
   return RegisterAdmissions(r);
 }
 

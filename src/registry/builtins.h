@@ -23,6 +23,8 @@ Status RegisterAntMan(Registries* r);
 Status RegisterOptimus(Registries* r);
 Status RegisterDynamic(Registries* r);  // Looks ahead with the policies registered before it.
 Status RegisterPlacements(Registries* r);
+// The GPU-sharing placement modules fgd, fgd-best-fit, ... (src/sharing/placement_modules.cc).
+Status RegisterSharingPlacements(Registries* r);
 Status RegisterAdmissions(Registries* r);
 
 // The process's registries: the built-ins, then what plugins add (LoadPlugin, the only

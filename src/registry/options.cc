@@ -151,14 +151,15 @@ RoutedOptions Route(const std::map<std::string, std::string>& options) {
 template <typename Module>
 Result<std::unique_ptr<Module>> MakeModule(const Registry<Module, ModuleContext>& registry,
                                            const std::string& kind, const std::string& name,
-                                           const std::map<std::string, std::string>& raw) {
+                                           const std::map<std::string, std::string>& raw,
+                                           const Trace* trace) {
   const auto* entry = registry.Find(name);
   if (entry == nullptr) {
     return Status::NotFound("unknown " + kind + " " + Quoted(name) + " (known: " + registry.Names() + ")");
   }
   Result<OptionValues> values = OptionValues::Parse(kind + " " + name, entry->options, raw);
   if (!values.ok()) return values.status();
-  ModuleContext ctx{std::move(values).value()};
+  ModuleContext ctx{std::move(values).value(), trace};
   return entry->factory(ctx);
 }
 
@@ -223,14 +224,16 @@ Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request, const P
                                 : !profile_placement.empty() ? profile_placement
                                                              : entry->default_placement;
   if (entry->takes_placement && !placement.empty()) {
-    auto p = MakeModule(registries.placements, "placement", placement, routed.placement);
+    auto p = MakeModule(registries.placements, "placement", placement, routed.placement,
+                        request.trace);
     if (!p.ok()) return p.status();
     ctx.placement = std::move(p).value();
   }
   const std::string admission =
       request.admission.empty() ? entry->default_admission : request.admission;
   if (entry->takes_admission && !admission.empty()) {
-    auto a = MakeModule(registries.admissions, "admission", admission, routed.admission);
+    auto a = MakeModule(registries.admissions, "admission", admission, routed.admission,
+                        request.trace);
     if (!a.ok()) return a.status();
     ctx.admission = std::move(a).value();
   }

@@ -79,8 +79,8 @@ void Fragmentation::Reset(const SharingState& state) {
   }
 }
 
-void Fragmentation::Update(const SharingState& state, int node) {
-  const double now = Of(node, state.free(node));
+void Fragmentation::Update(int node, const NodeFree& free) {
+  const double now = Of(node, free);
   total_ += now - per_node_[node];
   per_node_[node] = now;
 }

@@ -53,34 +53,34 @@ void NodeFree::Take(const SharingPlacement& p) {
 SharingState::SharingState(const SharingClusterSpec* spec) : spec_(spec) {
   for (const SharingNodeSpec& n : spec->nodes) {
     if (n.gpus < 0 || n.gpus > kMaxGpusPerNode) Die("node " + n.name + " has too many GPUs");
-    NodeFree f;
-    f.cpu_milli = n.cpu_milli;
-    f.gpus = n.gpus;
-    for (int g = 0; g < n.gpus; ++g) f.gpu_milli[g] = kMilliPerGpu;
-    free_.push_back(f);
-    free_mem_mib_.push_back(n.mem_mib);
+    NodeUse use;
+    use.free.cpu_milli = n.cpu_milli;
+    use.free.gpus = n.gpus;
+    for (int g = 0; g < n.gpus; ++g) use.free.gpu_milli[g] = kMilliPerGpu;
+    use.free_mem_mib = n.mem_mib;
+    nodes_.push_back(std::move(use));
     total_gpu_milli_ += static_cast<int64_t>(n.gpus) * kMilliPerGpu;
   }
-  kinds_.resize(spec->nodes.size());
 }
 
-int SharingState::fully_free_gpus(int node) const {
-  const NodeFree& f = free_[node];
+int FullyFreeGpus(const NodeFree& f) {
   int n = 0;
   for (int g = 0; g < f.gpus; ++g) n += f.gpu_milli[g] == kMilliPerGpu;
   return n;
 }
 
+int SharingState::fully_free_gpus(int node) const { return FullyFreeGpus(nodes_[node].free); }
+
 bool SharingState::CanAllocate(const SharingPlacement& p) const {
   if (p.node < 0 || p.node >= num_nodes() || p.cpu_milli < 0 || p.mem_mib < 0) return false;
   if (p.gpu_milli < 0 || p.gpu_milli > kMilliPerGpu) return false;
   if ((p.gpu_mask == 0) != (p.gpu_milli == 0)) return false;
-  const NodeFree& f = free_[p.node];
+  const NodeFree& f = nodes_[p.node].free;
   if (p.gpu_mask >> f.gpus != 0) return false;
   for (int g = 0; g < f.gpus; ++g) {
     if ((p.gpu_mask >> g & 1) && f.gpu_milli[g] < p.gpu_milli) return false;
   }
-  return f.cpu_milli >= p.cpu_milli && free_mem_mib_[p.node] >= p.mem_mib;
+  return f.cpu_milli >= p.cpu_milli && nodes_[p.node].free_mem_mib >= p.mem_mib;
 }
 
 void SharingState::Allocate(const SharingPlacement& p) {
@@ -88,25 +88,27 @@ void SharingState::Allocate(const SharingPlacement& p) {
     Die("placement on node " + std::to_string(p.node) + " over-commits it (" +
         std::to_string(p.gpu_milli) + " milli-GPU on mask " + std::to_string(p.gpu_mask) + ")");
   }
-  free_[p.node].Take(p);
-  free_mem_mib_[p.node] -= p.mem_mib;
+  NodeUse& use = nodes_[p.node];
+  use.free.Take(p);
+  use.free_mem_mib -= p.mem_mib;
   allocated_gpu_milli_ += p.total_gpu_milli();
-  if (p.gpu_mask != 0) ++kinds_[p.node][KindOf(p)];
+  if (p.gpu_mask != 0) ++use.kinds[KindOf(p)];
 }
 
 void SharingState::Release(const SharingPlacement& p) {
   if (p.node < 0 || p.node >= num_nodes()) Die("release on a node that does not exist");
-  NodeFree& f = free_[p.node];
+  NodeUse& use = nodes_[p.node];
+  NodeFree& f = use.free;
   const SharingNodeSpec& spec = spec_->nodes[p.node];
   for (int g = 0; g < f.gpus; ++g) {
     if ((p.gpu_mask >> g & 1) && f.gpu_milli[g] + p.gpu_milli > kMilliPerGpu) {
       Die("release frees more than GPU " + std::to_string(g) + " of node " + spec.name + " holds");
     }
   }
-  if (f.cpu_milli + p.cpu_milli > spec.cpu_milli || free_mem_mib_[p.node] + p.mem_mib > spec.mem_mib) {
+  if (f.cpu_milli + p.cpu_milli > spec.cpu_milli || use.free_mem_mib + p.mem_mib > spec.mem_mib) {
     Die("release frees more CPU or memory than node " + spec.name + " has");
   }
-  std::map<int, int>& kinds = kinds_[p.node];
+  std::map<int, int>& kinds = use.kinds;
   if (p.gpu_mask != 0) {
     auto it = kinds.find(KindOf(p));
     if (it == kinds.end()) Die("release of a pod kind node " + spec.name + " does not hold");
@@ -116,14 +118,15 @@ void SharingState::Release(const SharingPlacement& p) {
     if (p.gpu_mask >> g & 1) f.gpu_milli[g] += p.gpu_milli;
   }
   f.cpu_milli += p.cpu_milli;
-  free_mem_mib_[p.node] += p.mem_mib;
+  use.free_mem_mib += p.mem_mib;
   allocated_gpu_milli_ -= p.total_gpu_milli();
 }
 
 void SharingState::CheckInvariants() const {
   int64_t missing = 0;
   for (int n = 0; n < num_nodes(); ++n) {
-    const NodeFree& f = free_[n];
+    const NodeFree& f = nodes_[n].free;
+    const int64_t free_mem_mib = nodes_[n].free_mem_mib;
     const SharingNodeSpec& spec = spec_->nodes[n];
     for (int g = 0; g < f.gpus; ++g) {
       if (f.gpu_milli[g] < 0 || f.gpu_milli[g] > kMilliPerGpu) {
@@ -132,8 +135,8 @@ void SharingState::CheckInvariants() const {
       }
       missing += kMilliPerGpu - f.gpu_milli[g];
     }
-    if (f.cpu_milli < 0 || f.cpu_milli > spec.cpu_milli || free_mem_mib_[n] < 0 ||
-        free_mem_mib_[n] > spec.mem_mib) {
+    if (f.cpu_milli < 0 || f.cpu_milli > spec.cpu_milli || free_mem_mib < 0 ||
+        free_mem_mib > spec.mem_mib) {
       Die("CPU or memory of node " + spec.name + " is out of range");
     }
   }
@@ -141,10 +144,14 @@ void SharingState::CheckInvariants() const {
 }
 
 bool Fits(const SharingState& state, int node, const PodSpec& pod) {
-  const NodeFree& f = state.free(node);
-  if (f.cpu_milli < pod.cpu_milli || state.free_mem_mib(node) < pod.mem_mib) return false;
+  return Fits(state.spec().nodes[node], state.nodes()[node], pod);
+}
+
+bool Fits(const SharingNodeSpec& spec, const NodeUse& use, const PodSpec& pod) {
+  const NodeFree& f = use.free;
+  if (f.cpu_milli < pod.cpu_milli || use.free_mem_mib < pod.mem_mib) return false;
   if (pod.gpus == 0) return true;
-  if (!ModelAccepts(pod.gpu_models, state.spec().nodes[node].gpu_model)) return false;
+  if (!ModelAccepts(pod.gpu_models, spec.gpu_model)) return false;
   int usable = 0;
   for (int g = 0; g < f.gpus; ++g) usable += f.gpu_milli[g] >= pod.gpu_milli;
   return usable >= pod.gpus;

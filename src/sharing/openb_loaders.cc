@@ -35,9 +35,14 @@ Result<std::vector<PodSpec>> LoadOpenbPods(const std::string& path) {
   SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("num_gpu", &gpus_col));
   SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("gpu_milli", &milli_col));
   const int spec_col = in.ColumnIndex("gpu_spec");
+  const int time_cols[] = {in.ColumnIndex("creation_time"), in.ColumnIndex("deletion_time"),
+                           in.ColumnIndex("scheduled_time")};
   std::vector<PodSpec> pods;
   while (in.Next()) {
     PodSpec pod;
+    pod.line = in.line();
+    int64_t* times[] = {&pod.creation_s, &pod.deletion_s, &pod.scheduled_s};
+    for (int i = 0; i < 3; ++i) SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(time_cols[i], times[i], 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadString(name_col, &pod.name));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(cpu_col, &pod.cpu_milli, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(mem_col, &pod.mem_mib, 0));

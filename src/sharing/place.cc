@@ -47,8 +47,8 @@ SharingPlacement PlacePod(const SharingPolicy& policy, const SharingView& view, 
   SharingPlacement best;
   int64_t best_score = 0;
   int ties = 0;
-  for (int node = 0; node < view.state.num_nodes(); ++node) {
-    if (!Fits(view.state, node, pod)) continue;
+  for (int node = 0; node < view.num_nodes(); ++node) {
+    if (!view.Fits(node, pod)) continue;
     const NodeChoice c = policy.Score(view, node, pod, rng);
     if (ties == 0 || c.score > best_score) {
       ties = 1;

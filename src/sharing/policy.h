@@ -17,9 +17,26 @@
 
 namespace schedkit::sharing {
 
-// What a policy sees: the cluster now and its fragmentation (current per node).
+// What a policy sees: the nodes now and their fragmentation (current per node). Built over
+// a SharingState (`schedkit fgd run`) or over the core ClusterState (the placement modules,
+// src/sharing/placement_modules.cc).
 struct SharingView {
-  const SharingState& state;
+  SharingView(const SharingState& state, const Fragmentation& frag)
+      : spec(state.spec()), nodes(state.nodes()), frag(frag) {}
+  SharingView(const SharingClusterSpec& spec, const std::vector<NodeUse>& nodes,
+              const Fragmentation& frag)
+      : spec(spec), nodes(nodes), frag(frag) {}
+
+  int num_nodes() const { return static_cast<int>(nodes.size()); }
+  const NodeFree& free(int node) const { return nodes[node].free; }
+  int fully_free_gpus(int node) const { return FullyFreeGpus(nodes[node].free); }
+  const std::map<int, int>& gpu_pod_kinds(int node) const { return nodes[node].kinds; }
+  bool Fits(int node, const PodSpec& pod) const {
+    return sharing::Fits(spec.nodes[node], nodes[node], pod);
+  }
+
+  const SharingClusterSpec& spec;
+  const std::vector<NodeUse>& nodes;
   const Fragmentation& frag;
 };
 
@@ -35,6 +52,9 @@ class SharingPolicy {
   // REQUIRES: Fits(view.state, node, pod). Deterministic given `rng`'s state.
   virtual NodeChoice Score(const SharingView& view, int node, const PodSpec& pod,
                            PortableRng& rng) const = 0;
+  // True iff Score reads the nodes' pod kinds (NodeUse::kinds); placement modules over the
+  // core state work them out only for such policies.
+  virtual bool ReadsPodKinds() const { return false; }
 };
 
 using SharingPolicyRegistry = Registry<SharingPolicy, ModuleContext>;

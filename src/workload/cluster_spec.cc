@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "schedkit/cluster.h"
+#include "schedkit/sharing.h"
 #include "workload/csv.h"
 
 namespace schedkit {
@@ -211,12 +212,23 @@ Result<ClusterSpec> LoadClusterSpec(const std::string& path) {
     SCHEDKIT_RETURN_IF_ERROR(LoadMuriSpec(in, &spec));
   } else if (in.HasColumn("switch")) {
     SCHEDKIT_RETURN_IF_ERROR(LoadNativeSpec(in, &spec));
+  } else if (in.HasColumn("sn") && in.HasColumn("gpu") && in.HasColumn("model")) {
+    // An openb node list (docs/fgd.md): one node per row, all on switch 0; CPU capacity in
+    // whole cores (cpu_milli / 1000, rounded down), memory in GB (MiB / 1024).
+    Result<sharing::SharingClusterSpec> nodes = sharing::LoadOpenbNodes(path);
+    if (!nodes.ok()) return nodes.status();
+    for (const sharing::SharingNodeSpec& n : nodes->nodes) {
+      spec.nodes.push_back(NodeSpec{0, n.gpus, static_cast<int>(n.cpu_milli / 1000),
+                                    static_cast<double>(n.mem_mib) / 1024.0,
+                                    n.gpu_model.empty() ? kGenericGpuType : n.gpu_model});
+    }
   } else {
     return Status::InvalidArgument(
         path + ":" + std::to_string(in.header_line()) +
         ": unrecognized cluster spec header; expected "
         "'switch,nodes,gpus_per_node,cpus_per_node,mem_gb_per_node,gpu_type' or "
-        "'num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node'");
+        "'num_switch,num_node_p_switch,num_gpu_p_node,num_cpu_p_node,mem_p_node' or an openb "
+        "node list 'sn,cpu_milli,memory_mib,gpu,model'");
   }
   return spec;
 }

@@ -66,7 +66,8 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
     bool known = false;
     for (const char* c : kNativeColumns) known = known || name == c;
     for (const char* c : kNativeLucidColumns) known = known || name == c;
-    known = known || name == kNativeSpeedColumn || name == kNativeMaxGpusColumn;
+    known = known || name == kNativeSpeedColumn || name == kNativeMaxGpusColumn ||
+            name == kNativeShareColumn;
     if (!known) {
       return Status::InvalidArgument(path + ":" + std::to_string(in.header_line()) +
                                      ": unknown column " + Quoted(name));
@@ -100,6 +101,7 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
   const int util_col = in.ColumnIndex("gpu_util");
   const int speeds_col = in.ColumnIndex(kNativeSpeedColumn);
   const int max_gpus_col = in.ColumnIndex(kNativeMaxGpusColumn);
+  const int share_col = in.ColumnIndex(kNativeShareColumn);
 
   TraceCollector jobs(path);
   while (in.Next()) {
@@ -134,6 +136,10 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
       return in.FieldError(max_gpus_col, "is below the job's gpus " + std::to_string(job.gpus) +
                                              " (0 or empty = rigid)");
     }
+    SCHEDKIT_RETURN_IF_ERROR(in.ReadOptionalInt(share_col, &job.gpu_milli, 1, kMilliPerGpu));
+    if (job.gpu_milli < kMilliPerGpu && job.gpus != 1) {
+      return in.FieldError(share_col, "is a fraction of a GPU: the job must ask for 1 GPU");
+    }
     if (!(job.SoloRuntime() > 0)) {
       return in.FieldError(duration_col >= 0 ? duration_col : iteration_time_col,
                            "gives the job no work (need duration_s > 0, or iterations > 0 and "
@@ -153,9 +159,11 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
   bool lucid = false;
   bool speeds = false;
   bool elastic = false;
+  bool shares = false;
   for (const JobSpec& j : trace.jobs) {
     speeds = speeds || !j.profile.type_speeds.empty();
     elastic = elastic || j.max_gpus != 0;
+    shares = shares || j.gpu_milli != kMilliPerGpu;
     lucid = lucid || !j.name.empty() || !j.profile.dataset.empty() || j.profile.amp ||
             j.profile.gmem_mb != 0 || j.profile.gpu_util != 0;
   }
@@ -169,6 +177,7 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
   }
   if (speeds) out += std::string(",") + workload::kNativeSpeedColumn;
   if (elastic) out += std::string(",") + workload::kNativeMaxGpusColumn;
+  if (shares) out += std::string(",") + workload::kNativeShareColumn;
   out += '\n';
   for (const JobSpec& j : trace.jobs) {
     for (const std::string* s : {&j.profile.model, &j.user, &j.vc, &j.name, &j.profile.dataset}) {
@@ -203,6 +212,7 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
       out += ',' + workload::TypeSpeedsText(j.profile.type_speeds);
     }
     if (elastic) out += ',' + std::to_string(j.max_gpus);
+    if (shares) out += ',' + std::to_string(j.gpu_milli);
     out += '\n';
   }
   std::ofstream f(path, std::ios::binary | std::ios::trunc);

@@ -29,6 +29,7 @@ constexpr FormatName kFormatNames[] = {
     {TraceFormat::kLucid, "lucid"},
     {TraceFormat::kPhilly, "philly"},
     {TraceFormat::kPai, "pai"},
+    {TraceFormat::kOpenb, "openb"},
 };
 
 bool Contains(const std::vector<std::string>& v, const char* name) {
@@ -91,6 +92,10 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path) {
   if (Contains(header, "job_id") && Contains(header, "submit_s") && Contains(header, "gpus")) {
     return TraceFormat::kNative;
   }
+  if (Contains(header, "name") && Contains(header, "cpu_milli") && Contains(header, "num_gpu") &&
+      Contains(header, "gpu_milli")) {
+    return TraceFormat::kOpenb;
+  }
   // PAI's job table has no header: six fields, a start or end time where a header has a name.
   double time = 0;
   if (header.size() == 6 && (workload::ParseFiniteDouble(header[4], &time) ||
@@ -101,7 +106,7 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path) {
       path + ":" + std::to_string(in.line()) + ": unrecognized trace format (first line " +
       Quoted(first) + "); expected a native header (job_id,submit_s,gpus,...), a Muri/Tiresias header "
       "(job_id,num_gpu,submit_time,...), a Lucid/Helios log header (job_id,vc,gpu_num,submit_time,"
-      "duration,...), a Gavel tab-separated trace, a Philly JSON job log or a headerless PAI job table");
+      "duration,...), an openb pod list header (name,cpu_milli,memory_mib,num_gpu,gpu_milli,...), a Gavel tab-separated trace, a Philly JSON job log or a headerless PAI job table");
 }
 
 Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
@@ -132,6 +137,8 @@ Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
       return workload::LoadPhillyTrace(path);
     case TraceFormat::kPai:
       return workload::LoadPaiTrace(path);
+    case TraceFormat::kOpenb:
+      return workload::LoadOpenbTrace(path);
     case TraceFormat::kAuto:
       break;
   }

@@ -37,6 +37,8 @@ Result<Trace> LoadNativeTrace(const std::string& path);
 Result<Trace> LoadPhillyTrace(const std::string& path);
 // `path` is the job table; the task table is the file beside it named as PaiTaskTablePath says.
 Result<Trace> LoadPaiTrace(const std::string& path);
+// The openb pod lists of the Alibaba GPU-sharing traces (docs/formats.md).
+Result<Trace> LoadOpenbTrace(const std::string& path);
 // The job table's name with its last "job_table" replaced by "task_table" (pai_job_table.csv ->
 // pai_task_table.csv, same folder); empty when the name holds no "job_table".
 std::string PaiTaskTablePath(const std::string& job_table);
@@ -62,6 +64,9 @@ inline constexpr const char* kNativeSpeedColumn = "type_speeds";
 // Optional, after type_speeds: the most GPUs an elastic job may run on (JobSpec::max_gpus;
 // 0 or empty = rigid). The writer adds it only when a job is elastic.
 inline constexpr const char* kNativeMaxGpusColumn = "max_gpus";
+// Optional, after max_gpus: the job's per-GPU share in milli-GPU (JobSpec::gpu_milli). The
+// writer adds it only when a job is fractional.
+inline constexpr const char* kNativeShareColumn = "gpu_milli";
 
 }  // namespace schedkit::workload
 

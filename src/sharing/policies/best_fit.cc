@@ -11,7 +11,7 @@ class BestFitPolicy final : public SharingPolicy {
   std::string_view Name() const override { return "best-fit"; }
   NodeChoice Score(const SharingView& view, int node, const PodSpec& pod,
                    PortableRng& rng) const override {
-    const NodeFree& free = view.state.free(node);
+    const NodeFree& free = view.free(node);
     const double cpu_left = static_cast<double>(free.cpu_milli - pod.cpu_milli) / kMaxSpecCpuMilli;
     const double gpu_left =
         static_cast<double>(free.total_gpu_milli() - pod.total_gpu_milli()) / kMaxSpecGpuMilli;

@@ -16,11 +16,12 @@ int KindOf(const PodSpec& pod) { return pod.fractional() ? 0 : pod.gpus; }
 class ClusteringPolicy final : public SharingPolicy {
  public:
   std::string_view Name() const override { return "clustering"; }
+  bool ReadsPodKinds() const override { return true; }
   NodeChoice Score(const SharingView& view, int node, const PodSpec& pod,
                    PortableRng& rng) const override {
     if (pod.gpus == 0) return {0, 0};
-    const NodeFree& free = view.state.free(node);
-    const std::map<int, int>& kinds = view.state.gpu_pod_kinds(node);
+    const NodeFree& free = view.free(node);
+    const std::map<int, int>& kinds = view.gpu_pod_kinds(node);
     int64_t tier = 0;
     if (kinds.count(KindOf(pod)) > 0) {
       tier = kinds.size() == 1 ? 75 : 50;

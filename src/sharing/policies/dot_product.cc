@@ -13,7 +13,7 @@ class DotProductPolicy final : public SharingPolicy {
   std::string_view Name() const override { return "dot-product"; }
   NodeChoice Score(const SharingView& view, int node, const PodSpec& pod,
                    PortableRng& rng) const override {
-    const NodeFree& free = view.state.free(node);
+    const NodeFree& free = view.free(node);
     const double cpu = static_cast<double>(free.cpu_milli) / kMaxSpecCpuMilli *
                        (static_cast<double>(pod.cpu_milli) / kMaxSpecCpuMilli);
     const double gpu = static_cast<double>(free.total_gpu_milli()) / kMaxSpecGpuMilli *

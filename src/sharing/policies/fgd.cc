@@ -18,7 +18,7 @@ class FgdPolicy final : public SharingPolicy {
   std::string_view Name() const override { return "fgd"; }
   NodeChoice Score(const SharingView& view, int node, const PodSpec& pod,
                    PortableRng& rng) const override {
-    const NodeFree& free = view.state.free(node);
+    const NodeFree& free = view.free(node);
     const double before = view.frag.node(node);
     if (!pod.fractional()) {
       const uint32_t gpus = LowestFreeGpus(free, pod);

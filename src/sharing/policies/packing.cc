@@ -18,9 +18,9 @@ class PackingPolicy final : public SharingPolicy {
   NodeChoice Score(const SharingView& view, int node, const PodSpec& pod,
                    PortableRng& rng) const override {
     if (pod.gpus == 0) return {0, 0};
-    const NodeFree& free = view.state.free(node);
+    const NodeFree& free = view.free(node);
     const uint32_t gpus = BestFitGpus(free, pod);
-    const int fully_free = view.state.fully_free_gpus(node);
+    const int fully_free = view.fully_free_gpus(node);
     if (fully_free == free.gpus) return {std::max<int64_t>(33 - fully_free, fully_free), gpus};
     int fully_free_taken = 0;
     int64_t free_pct_taken = 0;

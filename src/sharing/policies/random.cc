@@ -12,7 +12,7 @@ class RandomPolicy final : public SharingPolicy {
   NodeChoice Score(const SharingView& view, int node, const PodSpec& pod,
                    PortableRng& rng) const override {
     const auto score = static_cast<int64_t>(rng.Index(uint64_t{1} << 62));
-    return {score, RandomFitGpus(view.state.free(node), pod, rng)};
+    return {score, RandomFitGpus(view.free(node), pod, rng)};
   }
 };
 
