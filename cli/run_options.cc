@@ -126,7 +126,9 @@ Result<MeasuredJobs> ParseMeasuredJobs(const std::string& text) {
       const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), *v);
       return !t.empty() && ec == std::errc() && end == t.data() + t.size();
     };
-    if (parse(first, &m.first) && parse(last, &m.last) && m.first <= m.last) return m;
+    if (parse(first, &m.first) && parse(last, &m.last) && 0 <= m.first && m.first <= m.last) {
+      return m;
+    }
   }
   return Status::InvalidArgument("--measure-jobs: expected FIRST-LAST, two job ids with FIRST <= "
                                  "LAST (e.g. 3000-4000), got " + Quoted(text));

@@ -233,7 +233,8 @@ class Simulator::Impl final : public ClusterView {
     if (t == kNever) return false;
     awaiting_apply_ = true;
     // Rounds: completions before the round's end are booked at their own times (their
-    // GPUs fall idle); the policy hears of them at the end. Never true event-driven.
+    // GPUs fall idle); the policy hears of them at the end. Event-driven, t is the
+    // earliest event and this never runs.
     while (!events_.empty() && events_.top().time < t) {
       now_ = events_.top().time;
       ProcessCompletions(batch);
@@ -548,7 +549,7 @@ class Simulator::Impl final : public ClusterView {
   const Trace* trace_;
   const ClusterSpec* cluster_;
   SimulatorOptions options_;
-  const double round_s_ = options_.decision_round_s;
+  double round_s_ = options_.decision_round_s;  // 0: event-driven.
   // Set by the constructor when an input is past kMaxTimeS; Run and Apply return it.
   schedkit::Status input_error_ = schedkit::Status::Ok();
   std::shared_ptr<const ProgressRules> progress_;  // Stateless: forks share it.

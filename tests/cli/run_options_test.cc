@@ -126,6 +126,31 @@ TEST(RunOptions, MembershipFileChangesTheRunAndBadOnesAreOneLine) {
                      "--vc-config ignores --membership (");
 }
 
+// Issue 16: --measure-jobs FIRST-LAST limits the summary to those job ids and is recorded
+// in the run block; --compat blox refuses the restart-overhead flags (no restart cost).
+TEST(RunOptions, MeasureJobsAndCompatBlox) {
+  const std::string tiny = "simulate --policy fifo --trace " + kTrace + " --cluster " + kCluster;
+  for (const char* bad : {"5-2", "3000", "a-b", "1-", "-1-2"}) {
+    ExpectOneLineError(tiny + " --measure-jobs " + bad,
+                       std::string("--measure-jobs: expected FIRST-LAST, two job ids with FIRST <= "
+                                   "LAST (e.g. 3000-4000), got '") + bad + "'");
+  }
+  for (const char* flag : {"--overhead-s 5", "--overhead-table "}) {
+    std::string given = flag;
+    if (given.back() == ' ') given += kOverheadTable;
+    ExpectOneLineError(tiny + " --compat blox " + given,
+                       "--compat blox ignores " + given.substr(0, given.find(' ')) +
+                           " (Blox's simulator has no restart cost): remove it");
+  }
+  const std::string dir = ::testing::TempDir() + "/measure_jobs";
+  std::filesystem::remove_all(dir);
+  const Outcome o = RunCli(tiny + " --measure-jobs 1-2 --out " + dir);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  const nlohmann::json summary = nlohmann::json::parse(ReadFile(dir + "/summary.json"));
+  EXPECT_EQ(summary["run"]["measured_jobs"], "1-2");
+  EXPECT_EQ(summary["jobs"].get<int>(), 2);
+}
+
 TEST(RunOptions, ValidatorsRefuseBadValuesBeforeRunning) {
   const std::string tiny = "simulate --policy fifo --trace " + kTrace + " --cluster " + kCluster;
   for (const char* bad : {"0", "-1", "nan", "inf", "x"}) {

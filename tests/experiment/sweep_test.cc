@@ -288,6 +288,13 @@ TEST(Sweep, ModulesAPolicyDoesNotTakeAreRefusedAtTheirLine) {
        "itself): placement 'yarn' would be ignored"},
       {"cmp.toml", "compat = \"muri2\"\n" + head,
        "1: key 'compat': unknown compat mode 'muri2' (expected one of: none, muri, lucid, blox)"},
+      // Issue 16: Blox's simulator has no restart cost; a window is two ordered job ids.
+      {"bloxovh.toml", "compat = \"blox\"\noverhead_s = 5\n" + head,
+       "2: key 'overhead_s': compat 'blox' has no restart cost: remove overhead_s"},
+      {"win.toml", "measure_jobs = [4000, 3000]\n" + head,
+       "1: key 'measure_jobs': expected [FIRST, LAST], two job ids >= 0 with FIRST <= LAST"},
+      {"win1.toml", "measure_jobs = [3000]\n" + head,
+       "1: key 'measure_jobs': expected [FIRST, LAST], two job ids >= 0 with FIRST <= LAST"},
   };
   for (const Case& c : cases) {
     auto config = LoadSweepConfig(WriteTempFile(c.file, c.body));
