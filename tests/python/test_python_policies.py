@@ -164,7 +164,10 @@ options = {{ preemption = "never" }}
         results = {}
         for threads in (1, 4):
             out = self.tmp / f"sweep-{threads}"
-            check("sweep", folder / "py.toml", "--out", out, "--threads", threads, cwd=self.tmp)
+            # The file the sweep names, also named on the command line: loaded once.
+            also = ["--python", SJF] if threads == 1 else []
+            check("sweep", folder / "py.toml", "--out", out, "--threads", threads, *also,
+                  cwd=self.tmp)
             runs = sorted(p.name for p in (out / "runs").iterdir())
             self.assertEqual(len(runs), 16, runs)
             for run_id in runs:
