@@ -147,6 +147,15 @@ struct PyEvents {
   bool woken = false;
 };
 
+// `node`, if the cluster has it; else IndexError.
+int Node(const ClusterState& s, int node) {
+  if (node < 0 || node >= s.num_nodes()) {
+    throw py::index_error("node " + std::to_string(node) + ": the cluster has nodes 0.." +
+                          std::to_string(s.num_nodes() - 1));
+  }
+  return node;
+}
+
 py::list NodeList(const ClusterSpec& spec) {
   py::list nodes;
   for (const NodeSpec& n : spec.nodes) {
@@ -380,9 +389,9 @@ std::string RegisterPythonPolicy(const py::object& obj, PythonPolicyObject kind,
     e.factory = [handle, kind, name](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
       Result<py::object> run_object = RunObject(handle, kind, name);
       if (!run_object.ok()) return run_object.status();
-      py::gil_scoped_acquire gil;
-      return std::unique_ptr<Policy>(
-          std::make_unique<PythonPolicy>(name, *run_object, std::move(ctx.placement)));
+      py::gil_scoped_acquire gil;  // Moved from, run_object holds no reference after this.
+      return std::unique_ptr<Policy>(std::make_unique<PythonPolicy>(
+          name, std::move(run_object).value(), std::move(ctx.placement)));
     };
     (void)scratch.policies.Register(std::move(e));
   } else {
@@ -401,9 +410,9 @@ std::string RegisterPythonPolicy(const py::object& obj, PythonPolicyObject kind,
         -> Result<std::unique_ptr<SchedulingModule>> {
       Result<py::object> run_object = RunObject(handle, kind, name);
       if (!run_object.ok()) return run_object.status();
-      py::gil_scoped_acquire gil;
+      py::gil_scoped_acquire gil;  // Moved from, run_object holds no reference after this.
       return std::unique_ptr<SchedulingModule>(
-          std::make_unique<PythonScheduling>(name, *run_object));
+          std::make_unique<PythonScheduling>(name, std::move(run_object).value()));
     };
     (void)RegisterOrderingPolicy(std::move(info), &scratch);
   }
@@ -519,9 +528,12 @@ void BindPolicies(py::module_& m) {
       .def_property_readonly("num_nodes", &ClusterState::num_nodes)
       .def_property_readonly("total_free_gpus", &ClusterState::total_free_gpus)
       .def_property_readonly("total_gpus", &ClusterState::total_gpus)
-      .def("free_gpus", &ClusterState::free_gpus, py::arg("node"))
-      .def("free_cpus", &ClusterState::free_cpus, py::arg("node"))
-      .def("free_mem_gb", &ClusterState::free_mem_gb, py::arg("node"))
+      .def("free_gpus", [](const ClusterState& s, int n) { return s.free_gpus(Node(s, n)); },
+           py::arg("node"))
+      .def("free_cpus", [](const ClusterState& s, int n) { return s.free_cpus(Node(s, n)); },
+           py::arg("node"))
+      .def("free_mem_gb", [](const ClusterState& s, int n) { return s.free_mem_gb(Node(s, n)); },
+           py::arg("node"))
       .def("can_allocate", &ClusterState::CanAllocate, py::arg("placement"))
       .def(
           "allocate",

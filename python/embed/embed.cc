@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <pybind11/embed.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -52,6 +53,18 @@ void StartPython() {
   PyConfig_SetBytesString(&config, &config.program_name, SCHEDKIT_PYTHON_EXECUTABLE);
   py::initialize_interpreter(&config, 0, nullptr, /*add_program_dir_to_path=*/false);
   PyEval_SaveThread();
+  // What a policy printed may wait in sys.stdout's buffer (a pipe is not line-buffered),
+  // and the interpreter is never finalized: flush at exit instead.
+  std::atexit([] {
+    py::gil_scoped_acquire gil;
+    for (const char* stream : {"stdout", "stderr"}) {
+      if (PyObject* f = PySys_GetObject(stream); f != nullptr && f != Py_None) {
+        PyObject* r = PyObject_CallMethod(f, "flush", nullptr);
+        if (r == nullptr) PyErr_Clear();
+        Py_XDECREF(r);
+      }
+    }
+  });
 }
 
 bool IsFile(const std::string& module) {

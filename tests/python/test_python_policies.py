@@ -164,7 +164,10 @@ options = {{ preemption = "never" }}
         results = {}
         for threads in (1, 4):
             out = self.tmp / f"sweep-{threads}"
-            check("sweep", folder / "py.toml", "--out", out, "--threads", threads, cwd=self.tmp)
+            # The file the sweep names, also named on the command line: loaded once.
+            also = ["--python", SJF] if threads == 1 else []
+            check("sweep", folder / "py.toml", "--out", out, "--threads", threads, *also,
+                  cwd=self.tmp)
             runs = sorted(p.name for p in (out / "runs").iterdir())
             self.assertEqual(len(runs), 16, runs)
             for run_id in runs:
@@ -222,6 +225,27 @@ options = {{ preemption = "never" }}
         self.one_line_error(run("sweep", good, "--slurm", "--python", FIFO),
                             "--python with --slurm: name the Python policies in the sweep file's")
 
+    def test_what_a_policy_prints_comes_out(self):
+        (self.tmp / "chatty.py").write_text(
+            "import sys\nfrom python_fifo import Fifo\n\n"
+            "class Chatty(Fifo):\n"
+            "    name = 'chatty'\n"
+            "    def decide(self, view, events):\n"
+            "        if not hasattr(self, 'said'):\n"
+            "            self.said = True\n"
+            "            print('hello from decide')\n"
+            "            print('and stderr', file=sys.stderr)\n"
+            "        return super().decide(view, events)\n")
+        # PYTHONPATH reaches the embedded interpreter: chatty.py imports the example.
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "examples"))
+        p = subprocess.run([CLI, "simulate", "--trace", TRACE, "--cluster", CLUSTER, "--python",
+                            f"{self.tmp / 'chatty.py'}:Chatty", "--policy", "chatty"],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("hello from decide\n", p.stdout)
+        self.assertIn("policy chatty", p.stdout)
+        self.assertIn("and stderr\n", p.stderr)
+
     @unittest.skipUnless(shutil.which("ldd"), "no ldd")
     def test_the_command_does_not_link_libpython(self):
         # The interpreter comes with libschedkit_pyembed.so, opened only for --python.
@@ -270,6 +294,42 @@ class InPythonTest(unittest.TestCase):
             run(ns["Busy"])  # A class: called for the run.
         with self.assertRaisesRegex(TypeError, "return a schedkit.Decisions or None"):
             run(ns["Wrong"]())
+
+    def test_reject_preempt_and_wake_at_are_applied(self):
+        class Picky(schedkit.Policy):
+            """FIFO that rejects jobs of 8 GPUs or more and, woken every hour, preempts the
+            running job that started last."""
+
+            def decide(self, view, events):
+                d = schedkit.Decisions()
+                rejected = set()
+                for j in events.arrived:
+                    if view.job(j).gpus >= 8:
+                        d.reject(j, "too wide")
+                        rejected.add(j)
+                running = view.running()
+                if events.woken and running:
+                    d.preempt(max(running, key=lambda j: (view.job(j).first_start_s, j)))
+                free = view.free()
+                with self_test.assertRaises(IndexError):
+                    free.free_gpus(free.num_nodes)
+                for j in view.pending():
+                    p = view.place(j, free) if j not in rejected else None
+                    if p:
+                        free.allocate(p)
+                        d.start(j, p)
+                if running or view.pending():  # Asked forever, wake-ups never end the run.
+                    d.wake_at = view.now + 3600
+                return d
+
+        self_test = self
+        res = schedkit.simulate(trace=str(TRACE), cluster=str(CLUSTER), policy=Picky)
+        wide = res.jobs["gpus"] >= 8
+        self.assertGreater(wide.sum(), 0)
+        self.assertTrue(all(o == "rejected" for o in res.jobs["outcome"][wide]))
+        self.assertTrue(all(o == "finished" for o in res.jobs["outcome"][~wide]))
+        self.assertEqual(res.summary["rejected"], wide.sum())
+        self.assertGreater(res.summary["preemptions"], 0)
 
     def test_view_and_jobs_are_valid_only_during_decide(self):
         class Keeper(schedkit.Policy):
