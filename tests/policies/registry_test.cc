@@ -107,8 +107,8 @@ TEST(Registry, EveryPolicyTakesExactlyTheModulesItSays) {
       EXPECT_EQ(field, std::string(slot.kind) + ".x");
     }
   }
-  EXPECT_EQ(refusing, 7);  // admission: muri-s, muri-l, themis, lucid, antman, gavel;
-                           // placement: antman.
+  EXPECT_EQ(refusing, 9);  // admission: muri-s, muri-l, themis, lucid, antman, gavel,
+                           // dynamic; placement: antman, dynamic (its candidates name theirs).
 }
 
 TEST(Percentile, NearestRankAndMuriIndex) {
