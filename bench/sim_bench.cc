@@ -108,6 +108,82 @@ int FtfSolveBench(const std::string& name, int num_jobs, int repeat) {
   return 0;
 }
 
+// Forking and looking ahead on a 1,000-job state: 1,000 Blox jobs arriving at 1,000 jobs/h
+// on 64 GPUs (seed 1), simulated under las until the last one has arrived; then the mean
+// time of one Simulator::Fork (state and policy) over 50, one SimulateFrom per scheduling
+// candidate, and the best over `repeat` of one `dynamic` round (its first decision: 9 candidates, each simulated to the end of every
+// job in the system) with 1 and with 4 threads.
+int LookAheadBench(const std::string& name, int repeat) {
+  sk::GeneratorConfig g;
+  g.num_jobs = 1000;
+  g.jobs_per_hour = 1000;
+  g.seed = 1;
+  auto trace = sk::GenerateTrace(g);
+  if (!trace.ok()) return 1;
+  const sk::ClusterSpec cluster = sk::ClusterSpec::Uniform(1, 8, 8, 0, 0);
+  auto overheads = sk::DefaultRestartOverheads();
+  if (!overheads.ok()) return 1;
+  sk::SimulatorOptions options;
+  options.overheads = *overheads;
+  sk::PolicyRequest las;
+  las.policy = "las";
+  auto policy = sk::MakePolicy(las);
+  if (!policy.ok()) return 1;
+  sk::Simulator sim(&*trace, &cluster, options);
+  sk::EventBatch batch;
+  sk::Decisions d;
+  while (sim.view().Now() < trace->jobs.back().submit_s && sim.NextDecisionPoint(&batch)) {
+    d.Clear();
+    (*policy)->Decide(sim.view(), batch, &d);
+    if (!sim.Apply(d).ok()) return 1;
+  }
+  const size_t in_system = sim.view().RunningJobs().size() + sim.view().PendingJobs().size();
+  constexpr int kForks = 50;
+  const auto fork_start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kForks; ++i) {
+    if (!sim.Fork(**policy).ok()) return 1;
+  }
+  const double fork_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - fork_start).count() / kForks;
+  std::printf("%-42s jobs in system %5zu  fork (state + policy) %8.3f ms\n", name.c_str(),
+              in_system, fork_s * 1e3);
+  for (const char* name_of : {"fifo", "srtf", "las"}) {
+    sk::PolicyRequest r;
+    r.policy = name_of;
+    auto fresh = sk::MakePolicy(r);
+    if (!fresh.ok()) return 1;
+    const auto start = std::chrono::steady_clock::now();
+    auto finish = sk::SimulateFrom(sim.view(), fresh->get(), options);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!finish.ok()) return 1;
+    double jct = 0;
+    for (const sk::PredictedFinish& f : *finish) jct += f.finish_s - f.submit_s;
+    std::printf("%-42s jobs in system %5zu  SimulateFrom %-4s (accept-all) %8.3f s  predicted avg JCT %.0f s\n",
+                name.c_str(), in_system, name_of, s, jct / finish->size());
+  }
+  for (int threads : {1, 4}) {
+    double best = 1e300;
+    for (int r = 0; r < repeat; ++r) {
+      sk::PolicyRequest dynamic;
+      dynamic.policy = "dynamic";
+      dynamic.options["threads"] = std::to_string(threads);
+      auto meta = sk::MakePolicy(dynamic);
+      if (!meta.ok()) {
+        std::fprintf(stderr, "%s\n", meta.status().message().c_str());
+        return 1;
+      }
+      sk::Decisions out;
+      const auto start = std::chrono::steady_clock::now();
+      (*meta)->Decide(sim.view(), sk::EventBatch(), &out);
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (out.failed()) return 1;
+    }
+    std::printf("%-42s jobs in system %5zu  one dynamic round, 9 candidates, %d thread(s): best %8.3f s\n",
+                name.c_str(), in_system, threads, best);
+  }
+  return 0;
+}
+
 std::vector<Case> Cases() {
   std::vector<Case> cases;
   for (const char* policy : {"srtf", "srsf", "tiresias"}) {
@@ -133,6 +209,8 @@ std::vector<Case> Cases() {
                        return FtfSolveBench(name, jobs, repeat);
                      }});
   }
+  cases.push_back({"lookahead/1000-jobs", nullptr, nullptr, "", sk::CompatMode::kNone,
+                   [](const std::string& name, int repeat) { return LookAheadBench(name, repeat); }});
   cases.push_back({"muri-trace1/antman/compat-muri", [] { return MuriTrace("trace1"); },
                    MuriCluster, "antman", sk::CompatMode::kMuri});
   // Muri-S / Muri-L (interleaving groups by blossom matching; autopack on, the default).

@@ -31,6 +31,9 @@ GENERATE = ["generate", "--jobs", "10000", "--jobs-per-hour", "1.8", "--seed", "
 # Policies that `schedkit policies` lists but that do not run here, and why.
 SKIPPED = {
     "lucid": "needs Lucid's virtual-cluster and estimate files (pinned by check_identical.py)",
+    "dynamic": "a meta-policy: every 300-s round simulates its 9 candidates to the end of the "
+               "backlog (hours here); its candidates run here, its choices are tested in "
+               "tests/policies/dynamic_test.cc",
 }
 # Also run under `--compat muri` (replace-all preemption and Muri's progress model, another
 # code path). LAS is left out there: it rebuilds its schedule at every 300-s wake-up of every

@@ -251,6 +251,13 @@ Status RegisterDynamic(Registries* r) {
     if (!(round_s > 0) || !std::isfinite(round_s)) {
       return Status::InvalidArgument("dynamic: option 'round_s' must be > 0");
     }
+    if (ctx.knobs.list_ordered_replacement) {
+      // Replace-all candidates keep their own job list, which jobs they did not start never
+      // join until preempted (ModularPolicy::AdoptRunning): a switch could not hand them over.
+      return Status::InvalidArgument(
+          "dynamic: not available under replace-all preemption (--compat muri): a fresh "
+          "candidate cannot adopt the running jobs");
+    }
     const int64_t threads = ctx.options.Int("threads");
     if (threads < 1 || threads > 1024) {
       return Status::InvalidArgument("dynamic: option 'threads' must be in 1..1024");

@@ -150,6 +150,15 @@ TEST(Fork, APolicyThatCannotBeClonedFailsTheForkNamingIt) {
             "policy 'mine': scheduling module 'uncopyable-key' cannot be cloned");
 }
 
+// Lets `policy` decide the first decision point, then advances to the next one (the view
+// is then at its time, its decisions not yet taken).
+bool FirstDecisionThenNextPoint(Simulator* sim, Policy* policy, EventBatch* batch) {
+  Decisions d;
+  if (!sim->NextDecisionPoint(batch)) return false;
+  policy->Decide(sim->view(), *batch, &d);
+  return sim->Apply(d).ok() && sim->NextDecisionPoint(batch);
+}
+
 // One GPU. Job 0 (10,000 s) starts at 0; jobs 1-3 (100 s each) arrive at 100. Looking
 // ahead from t = 100 (no overheads):
 //  fifo: job 0 ends at 10,000, then 1, 2, 3 at 10,100, 10,200, 10,300.
@@ -164,12 +173,8 @@ TEST(SimulateFrom, PredictsEachFreshPolicyFromTheView) {
   Simulator sim(&trace, &cluster, SimulatorOptions());
   Result<std::unique_ptr<Policy>> fifo = MakePolicy(Request("fifo"));
   EventBatch batch;
-  Decisions d;
-  ASSERT_TRUE(sim.NextDecisionPoint(&batch));
-  (*fifo)->Decide(sim.view(), batch, &d);
-  ASSERT_TRUE(sim.Apply(d).ok());
-  ASSERT_TRUE(sim.NextDecisionPoint(&batch));  // t = 100, jobs 1-3 arrive.
-  ASSERT_EQ(sim.view().Now(), 100);
+  ASSERT_TRUE(FirstDecisionThenNextPoint(&sim, fifo->get(), &batch));
+  ASSERT_EQ(sim.view().Now(), 100);  // Jobs 1-3 arrive.
 
   auto predict = [&](const std::string& name) {
     Result<std::unique_ptr<Policy>> p = MakePolicy(Request(name));
@@ -184,7 +189,7 @@ TEST(SimulateFrom, PredictsEachFreshPolicyFromTheView) {
   EXPECT_EQ(predict("srtf"), (std::vector<double>{10300, 200, 300, 400}));
   EXPECT_EQ(predict("las"), (std::vector<double>{10300, 200, 300, 400}));
   // The view was only read: the run goes on as if nothing happened.
-  d.Clear();
+  Decisions d;
   (*fifo)->Decide(sim.view(), batch, &d);
   ASSERT_TRUE(sim.Apply(d).ok());
   ASSERT_TRUE(sim.Run(fifo->get()).ok());
@@ -203,11 +208,7 @@ TEST(SimulateFrom, CarriesWhatIsLeftOfARestartOverhead) {
   Simulator sim(&trace, &cluster, o);
   Result<std::unique_ptr<Policy>> fifo = MakePolicy(Request("fifo"));
   EventBatch batch;
-  Decisions d;
-  ASSERT_TRUE(sim.NextDecisionPoint(&batch));
-  (*fifo)->Decide(sim.view(), batch, &d);
-  ASSERT_TRUE(sim.Apply(d).ok());
-  ASSERT_TRUE(sim.NextDecisionPoint(&batch));
+  ASSERT_TRUE(FirstDecisionThenNextPoint(&sim, fifo->get(), &batch));
   ASSERT_EQ(sim.view().Now(), 20);
   Result<std::unique_ptr<Policy>> fresh = MakePolicy(Request("fifo"));
   Result<std::vector<PredictedFinish>> r = SimulateFrom(sim.view(), fresh->get(), o);

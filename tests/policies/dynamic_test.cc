@@ -111,6 +111,11 @@ TEST(DynamicPolicy, RefusesBadOptionsNamingThem) {
   EXPECT_NE(error({{"schedulings", "dynamic"}}).find("cannot be 'dynamic'"), std::string::npos);
   EXPECT_NE(error({{"schedulings", "themis"}}).find("themis"), std::string::npos);  // Takes no admission.
   EXPECT_EQ(error({}), "ok");
+  PolicyRequest muri = Request("dynamic");
+  muri.compat = CompatMode::kMuri;
+  Result<std::unique_ptr<Policy>> refused = MakePolicy(muri);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("replace-all"), std::string::npos);
 }
 
 }  // namespace

@@ -107,8 +107,9 @@ TEST(Registry, EveryPolicyTakesExactlyTheModulesItSays) {
       EXPECT_EQ(field, std::string(slot.kind) + ".x");
     }
   }
-  EXPECT_EQ(refusing, 8);  // admission: muri-s, muri-l, themis, lucid, antman, gavel,
-                           // optimus; placement: antman.
+  EXPECT_EQ(refusing, 10);  // admission: muri-s, muri-l, themis, lucid, antman, gavel,
+                            // optimus, dynamic; placement: antman, dynamic (its candidates
+                            // name theirs).
 }
 
 TEST(Percentile, NearestRankAndMuriIndex) {
