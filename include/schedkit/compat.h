@@ -90,6 +90,13 @@ struct PolicyKnobs {
   // order, one at a time, until it fits (those preemptions stand even if it never fits);
   // the first job that cannot be placed ends the walk (no backfill).
   bool tail_preemption = false;
+  // The profile's engine, for policies that simulate ahead (the `dynamic` policy's
+  // look-ahead runs the engine the run runs): its progress model, its decision rounds
+  // (CompatProfile::decision_round_s) and whether restarts cost their overhead. ProfileFor
+  // copies them from the row's own fields; they are never set apart.
+  ProgressModel engine_progress = ProgressModel::kClean;
+  double engine_round_s = 0;
+  bool engine_restart_overheads = true;
 };
 
 // The jobs a summary's per-job statistics are taken over: ids first..last, inclusive.

@@ -240,7 +240,8 @@ Status RegisterDynamic(Registries* r) {
       {"threads", OptionSpec::Type::kInt, "4", "candidates simulated at a time (>= 1)"},
       {"overhead_s", OptionSpec::Type::kDouble, "-1",
        "restart overhead the look-ahead charges (-1: the default table, as `schedkit "
-       "simulate` without --overhead-s / --overhead-table)"},
+       "simulate` without --overhead-s / --overhead-table; ignored under a profile without "
+       "restart costs, --compat blox)"},
   };
   e.takes_placement = false;
   e.takes_admission = false;
@@ -263,15 +264,21 @@ Status RegisterDynamic(Registries* r) {
       return Status::InvalidArgument("dynamic: option 'threads' must be in 1..1024");
     }
     const double overhead_s = ctx.options.Double("overhead_s");
+    if (overhead_s != -1 && !(overhead_s >= 0 && std::isfinite(overhead_s))) {
+      return Status::InvalidArgument("dynamic: option 'overhead_s' must be -1 or >= 0");
+    }
+    // The engine the run runs (the profile's, PolicyKnobs::engine_*).
     SimulatorOptions lookahead;
-    if (overhead_s == -1) {
+    lookahead.progress = ctx.knobs.engine_progress;
+    lookahead.decision_round_s = ctx.knobs.engine_round_s;
+    if (!ctx.knobs.engine_restart_overheads) {
+      lookahead.overheads = RestartOverheads(0);
+    } else if (overhead_s == -1) {
       Result<RestartOverheads> table = DefaultRestartOverheads();
       if (!table.ok()) return table.status();
       lookahead.overheads = std::move(table).value();
-    } else if (overhead_s >= 0 && std::isfinite(overhead_s)) {
-      lookahead.overheads = RestartOverheads(overhead_s);
     } else {
-      return Status::InvalidArgument("dynamic: option 'overhead_s' must be -1 or >= 0");
+      lookahead.overheads = RestartOverheads(overhead_s);
     }
     Result<std::vector<Candidate>> candidates = MakeCandidates(ctx);
     if (!candidates.ok()) return candidates.status();

@@ -55,6 +55,14 @@ CompatProfile MakeBloxProfile() {
   return p;
 }
 
+// The knobs that mirror the row's engine (PolicyKnobs::engine_*).
+CompatProfile WithEngineKnobs(CompatProfile p) {
+  p.knobs.engine_progress = p.progress;
+  p.knobs.engine_round_s = p.decision_round_s;
+  p.knobs.engine_restart_overheads = p.restart_overheads;
+  return p;
+}
+
 CompatProfile MakeCleanProfile() {
   CompatProfile p;
   p.summary = "schedkit's clean model: exact completions, one restart overhead per start";
@@ -92,10 +100,10 @@ const char* ProgressModelName(ProgressModel model) {
 }
 
 const CompatProfile& ProfileFor(CompatMode mode) {
-  static const CompatProfile kClean = MakeCleanProfile();
-  static const CompatProfile kMuri = MakeMuriProfile();
-  static const CompatProfile kLucid = MakeLucidProfile();
-  static const CompatProfile kBlox = MakeBloxProfile();
+  static const CompatProfile kClean = WithEngineKnobs(MakeCleanProfile());
+  static const CompatProfile kMuri = WithEngineKnobs(MakeMuriProfile());
+  static const CompatProfile kLucid = WithEngineKnobs(MakeLucidProfile());
+  static const CompatProfile kBlox = WithEngineKnobs(MakeBloxProfile());
   switch (mode) {
     case CompatMode::kBlox:
       return kBlox;
