@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "schedkit/run.h"
@@ -31,6 +33,37 @@ inline void ExpectJobInvariants(const Trace& trace, const MetricsRecorder& recor
   }
 }
 
+// Fractional shares never over-commit a GPU: for each GPU, the milli-GPU of the fractional
+// jobs running on it at once (as their recorded placement says, jobs that ran once and
+// finished) stay within 1000, and no whole-GPU job runs there meanwhile. Ends come before
+// starts at the same time.
+inline void ExpectNoGpuOverCommitted(const MetricsRecorder& recorder) {
+  // (time, is start, node, gpu, milli) per job and GPU, for GPUs fractional jobs touched.
+  std::vector<std::tuple<double, int, int, int, int>> events;
+  std::map<std::pair<int, int>, bool> shared;  // GPUs some fractional job used.
+  for (const RecordedJob& r : recorder.jobs()) {
+    if (r.outcome != RecordedJob::Outcome::kFinished || r.preemptions > 0) continue;
+    Result<Placement> p = ParsePlacement(r.placement);
+    if (!p.ok()) continue;
+    for (const NodeShare& s : p->shares) {
+      for (int g = 0; g < kMaxGpusPerNode; ++g) {
+        if (!(s.gpu_mask >> g & 1)) continue;
+        if (s.fractional()) shared[{s.node, g}] = true;
+        events.emplace_back(r.first_start_s, 1, s.node, g, s.gpu_milli);
+        events.emplace_back(r.end_s, 0, s.node, g, s.gpu_milli);
+      }
+    }
+  }
+  std::sort(events.begin(), events.end());
+  std::map<std::pair<int, int>, int> booked;
+  for (const auto& [time, start, node, gpu, milli] : events) {
+    if (!shared.count({node, gpu})) continue;
+    int& b = booked[{node, gpu}];
+    b += start ? milli : -milli;
+    EXPECT_LE(b, kMilliPerGpu) << "GPU " << gpu << " of node " << node << " at t=" << time;
+  }
+}
+
 inline ScenarioResult RunScenario(std::vector<JobSpec> jobs, const ClusterSpec& cluster,
                                   PolicyRequest request, double overhead_s = 0,
                                   std::vector<MembershipEvent> membership = {}) {
@@ -45,6 +78,7 @@ inline ScenarioResult RunScenario(std::vector<JobSpec> jobs, const ClusterSpec& 
   ScenarioResult out;
   if (!run.ok()) return out;
   ExpectJobInvariants(trace, *run->recorder);
+  ExpectNoGpuOverCommitted(*run->recorder);
   out.summary = run->summary;
   for (const RecordedJob& r : run->recorder->jobs()) out.jobs[r.id] = r;
   return out;

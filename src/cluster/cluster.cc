@@ -296,7 +296,8 @@ int ClusterState::free_gpu_milli(int node, int gpu) const {
 
 bool ClusterState::CanAllocateFraction(const NodeShare& s) const {
   if (s.gpu_milli < 1 || s.gpus() != 1 || held(s.node)) return false;
-  if (s.gpu_mask >> spec_->nodes[s.node].gpus != 0) return false;  // No such GPU.
+  const int gpus = spec_->nodes[s.node].gpus;
+  if (gpus < kMaxGpusPerNode && s.gpu_mask >> gpus != 0) return false;  // No such GPU.
   const int gpu = std::countr_zero(s.gpu_mask);
   return free_gpu_milli(s.node, gpu) >= s.gpu_milli;
 }

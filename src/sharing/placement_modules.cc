@@ -84,6 +84,7 @@ class SharingPlacementModule final : public PlacementModule {
         if (share.gpu_mask != 0) ++kinds_[share.node][share.fractional() ? 0 : share.gpus()];
       }
     }
+    kinds_fresh_ = true;
   }
 
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
@@ -107,6 +108,11 @@ class SharingPlacementModule final : public PlacementModule {
       nodes_.assign(spec_.nodes.size(), NodeUse{});
       for (size_t n = 0; n < nodes_.size(); ++n) nodes_[n].free.gpus = -1;  // Never equal.
       frag_.emplace(&spec_, workload_);
+      kinds_fresh_ = !kinds_.empty();
+    }
+    if (kinds_fresh_) {  // Copied once per Observe, not at every placement.
+      for (size_t n = 0; n < nodes_.size() && n < kinds_.size(); ++n) nodes_[n].kinds = kinds_[n];
+      kinds_fresh_ = false;
     }
     for (int n = 0; n < free.num_nodes(); ++n) {
       NodeUse& use = nodes_[n];
@@ -118,7 +124,6 @@ class SharingPlacementModule final : public PlacementModule {
       use.free_mem_mib = cluster_->nodes[n].mem_gb > 0
                              ? static_cast<int64_t>(std::floor(free.free_mem_gb(n) * 1024.0 + 1e-6))
                              : node.mem_mib;
-      if (!kinds_.empty()) use.kinds = kinds_[n];
       if (now.gpus == use.free.gpus && now.cpu_milli == use.free.cpu_milli &&
           now.gpu_milli == use.free.gpu_milli) {
         continue;
@@ -133,6 +138,7 @@ class SharingPlacementModule final : public PlacementModule {
   std::vector<WeightedShape> workload_;
   TieBreak ties_;
   std::vector<std::map<int, int>> kinds_;  // Per node, from the last Observe.
+  mutable bool kinds_fresh_ = false;        // kinds_ not yet copied into nodes_.
   // The cache (see the top of the file) and the random draws of ties and fgd-random.
   mutable const ClusterSpec* cluster_ = nullptr;
   mutable SharingClusterSpec spec_;

@@ -207,6 +207,10 @@ class TypeSpanChecker final : public SimulationObserver {
   std::vector<std::string> spans_;
 };
 
+// The GPU-sharing modules (fgd, fgd-best-fit, ..., docs/fgd.md) put each job on one node: a
+// job larger than every node never runs under them.
+bool PlacesOnOneNode(const std::string& placement) { return placement.rfind("fgd", 0) == 0; }
+
 TEST(HeterogeneousPlacement, NoJobSpansTwoTypesUnderTheBuiltInPlacements) {
   Result<Trace> trace = GenerateTrace(GavelGeneratorConfig(5, /*multi_gpu=*/true, 60, 30));
   ASSERT_TRUE(trace.ok()) << trace.status().message();
@@ -224,7 +228,9 @@ TEST(HeterogeneousPlacement, NoJobSpansTwoTypesUnderTheBuiltInPlacements) {
       TypeSpanChecker checker(&cluster);
       sim.AddObserver(&checker);
       ASSERT_TRUE(sim.Run(p->get()).ok()) << policy << "/" << placement.name;
-      EXPECT_EQ(sim.stats().unfinished, 0) << policy << "/" << placement.name;
+      if (!PlacesOnOneNode(placement.name)) {
+        EXPECT_EQ(sim.stats().unfinished, 0) << policy << "/" << placement.name;
+      }
       EXPECT_TRUE(checker.spans().empty())
           << policy << "/" << placement.name << ": " << checker.spans().front();
       ++runs;
@@ -240,6 +246,7 @@ TEST(HeterogeneousPlacement, OneTypeClustersPlaceAsBefore) {
   const ClusterSpec v100 = ClusterSpec::Uniform(1, 3, 4, 0, 0, "v100");
   const JobSpec job = JobBuilder(1).Gpus(6).Build();
   for (const auto& entry : BuiltinRegistries().placements.entries()) {
+    if (PlacesOnOneNode(entry.name)) continue;  // The 6-GPU job fits no 4-GPU node.
     ModuleContext ctx;
     auto module = std::move(entry.factory(ctx)).value();
     EXPECT_EQ(module->Place(job, ClusterState(&generic)).ToString(),
@@ -249,6 +256,7 @@ TEST(HeterogeneousPlacement, OneTypeClustersPlaceAsBefore) {
   // A mixed cluster: the 6-GPU job cannot fit in one 4-GPU v100 node plus k80 GPUs.
   const ClusterSpec mixed = TypedCluster({{"v100", 1}, {"k80", 2}}, 4);
   for (const auto& entry : BuiltinRegistries().placements.entries()) {
+    if (PlacesOnOneNode(entry.name)) continue;
     ModuleContext ctx;
     auto module = std::move(entry.factory(ctx)).value();
     EXPECT_EQ(module->Place(job, ClusterState(&mixed)).ToString(), "n1:0-3;n2:0-1") << entry.name;

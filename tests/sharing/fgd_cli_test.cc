@@ -72,24 +72,18 @@ TEST(FgdCli, SimulateRunsOpenbFilesWithASharingPlacement) {
   const std::string pods = WriteTempFile(
       "cli_sim_pods.csv",
       "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
-      "deletion_time,scheduled_time
-"
-      "a,2000,1024,1,300,,LS,Running,100,200,100
-b,4000,2048,1,1000,,LS,Running,100,150,100
-"
-      "c,1000,512,0,0,,BE,Running,100,300,100
-d,8000,4096,2,1000,T4,LS,Running,110,210,110
-"
-      "e,2000,1024,1,700,,LS,Running,120,320,120
-");
+      "deletion_time,scheduled_time\n"
+      "a,2000,1024,1,300,,LS,Running,100,200,100\nb,4000,2048,1,1000,,LS,Running,100,150,100\n"
+      "c,1000,512,0,0,,BE,Running,100,300,100\nd,8000,4096,2,1000,T4,LS,Running,110,210,110\n"
+      "e,2000,1024,1,700,,LS,Running,120,320,120\n");
   const std::string out = ::testing::TempDir() + "/fgd_sim_out";
   const auto r = RunCli("simulate --trace " + pods + " --cluster " + NodesFile() +
                         " --policy fifo --placement fgd-best-fit --out " + out);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string jobs = ReadFile(out + "/jobs.csv");
   EXPECT_NE(jobs.find(",n1:0@300"), std::string::npos) << jobs;
-  EXPECT_NE(jobs.find(",n1:1\n"), std::string::npos) << jobs;
-  EXPECT_NE(jobs.find(",n0:0-1\n"), std::string::npos) << jobs;
+  EXPECT_NE(jobs.find(",n1:1,"), std::string::npos) << jobs;
+  EXPECT_NE(jobs.find(",n0:0-1,"), std::string::npos) << jobs;
   EXPECT_NE(jobs.find(",n1:0@700"), std::string::npos) << jobs;
   EXPECT_EQ(std::count(jobs.begin(), jobs.end(), '\n'), 5) << jobs;  // Header + 4 GPU pods.
   const auto bad = RunCli("simulate --trace " + pods + " --cluster " + NodesFile() +

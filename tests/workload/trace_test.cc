@@ -73,7 +73,7 @@ TEST(TraceFormatTest, UnknownNameListsTheKnownOnes) {
   ASSERT_FALSE(parsed.ok());
   EXPECT_EQ(parsed.status().message(),
             "unknown trace format 'alibaba' (expected one of: auto, native, muri, gavel, "
-            "gavel-legacy, lucid, philly, pai)");
+            "gavel-legacy, lucid, philly, pai, openb)");
 }
 
 TEST(DetectTraceFormatTest, RecognisesEveryShippedAndSharedFormat) {
