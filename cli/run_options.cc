@@ -77,6 +77,7 @@ Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
          {"--seed", "Lucid's simulator draws no random numbers"},
          {"--overhead-s", "Lucid's simulator has no restart overheads"},
          {"--overhead-table", "Lucid's simulator has no restart overheads"},
+         {"--scaling", "Lucid's simulator has no elastic jobs"},
          {"--runtime-factor", "jobs run for their logged durations"},
          {"--membership", "Lucid's simulator has a fixed cluster"},
          {"--measure-jobs", "Lucid's simulator reports over every job"},
@@ -146,6 +147,11 @@ Result<SimulatorOptions> EngineOptions(const RunArgs& args) {
     Result<ThroughputTable> table = ThroughputTable::LoadGavel(args.throughputs);
     if (!table.ok()) return table.status();
     options.throughputs = std::make_shared<const ThroughputTable>(std::move(table).value());
+  }
+  if (!args.scaling.empty()) {  // Else RunSimulation loads the shipped table if it needs one.
+    Result<ScalingModel> scaling = ScalingModel::Load(args.scaling);
+    if (!scaling.ok()) return scaling.status();
+    options.scaling = std::make_shared<const ScalingModel>(std::move(scaling).value());
   }
   if (args.overhead_s) {
     options.overheads = RestartOverheads(*args.overhead_s);
@@ -268,6 +274,11 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
                    "restart overheads per model (Muri profile table CSV; default: the shipped one)")
       ->check(CLI::ExistingFile)
       ->excludes(overhead_s);
+  command
+      ->add_option("--scaling", args->scaling,
+                   "how elastic jobs (max_gpus) speed up on more GPUs: a scaling table CSV "
+                   "(default: the shipped data/optimus/speedup.csv)")
+      ->check(CLI::ExistingFile);
   command
       ->add_option("--runtime-factor", args->runtime_factor,
                    "solo runtime multiplier (default: 1.015 under --compat muri, else 1)")

@@ -32,6 +32,7 @@ struct RunArgs {
   std::string measure_jobs;  // --measure-jobs FIRST-LAST; empty: the profile's window, or all.
   std::string membership;  // Nodes joining, draining, failing, recovering (membership.h).
   std::string throughputs;  // Gavel's throughput table (throughput.h); empty: none.
+  std::string scaling;  // Elastic jobs' scaling table (scaling.h); empty: the shipped one.
   std::string vc_config;  // simulate only.
   int threads = 0;
   std::string out;

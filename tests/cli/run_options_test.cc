@@ -45,6 +45,7 @@ TEST(RunOptions, CompatLucidRefusesEveryOptionItIgnores) {
                                "--seed 3",
                                "--overhead-s 5",
                                "--overhead-table " + kOverheadTable,
+                               "--scaling " + kOverheadTable,
                                "--runtime-factor 1",
                                "--vc-config " + kCluster,
                                "--membership " + kCluster,
@@ -151,6 +152,29 @@ TEST(RunOptions, MeasureJobsAndCompatBlox) {
   EXPECT_EQ(summary["jobs"].get<int>(), 2);
 }
 
+TEST(RunOptions, ScalingTableDecidesHowFastElasticJobsRun) {
+  // Elastic jobs (generate --max-gpus) under optimus: the shipped table (near-linear) and a
+  // table where every further GPU adds a quarter of a step give different runs; a rigid
+  // trace never reads the table.
+  const std::string elastic = ::testing::TempDir() + "/elastic_cli.csv";
+  ASSERT_EQ(RunCli("generate --jobs 40 --jobs-per-hour 20 --max-gpus 8 --seed 2 --out " + elastic)
+                .exit_code,
+            0);
+  const std::string slow = schedkit::testing::WriteTempFile("slow_scaling.csv",
+                                                            "model,alpha_ms,beta_ms\n*,1000,250\n");
+  const std::string run = "simulate --policy optimus --trace " + elastic + " --cluster " + kCluster;
+  const Outcome shipped = RunCli(run);
+  const Outcome custom = RunCli(run + " --scaling " + slow);
+  ASSERT_EQ(shipped.exit_code, 0) << shipped.output;
+  ASSERT_EQ(custom.exit_code, 0) << custom.output;
+  auto jct_line = [](const std::string& out) {  // Not the whole output: it holds wall time.
+    const size_t at = out.find("JCT avg");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  ASSERT_FALSE(jct_line(shipped.output).empty()) << shipped.output;
+  EXPECT_NE(jct_line(shipped.output), jct_line(custom.output));
+}
+
 TEST(RunOptions, ValidatorsRefuseBadValuesBeforeRunning) {
   const std::string tiny = "simulate --policy fifo --trace " + kTrace + " --cluster " + kCluster;
   for (const char* bad : {"0", "-1", "nan", "inf", "x"}) {
@@ -169,6 +193,9 @@ TEST(RunOptions, ValidatorsRefuseBadValuesBeforeRunning) {
   ExpectOneLineError("compare --cluster /nonexistent/c.csv", "--cluster: File does not exist");
   ExpectOneLineError(tiny + " --overhead-table /nonexistent.csv",
                      "--overhead-table: File does not exist");
+  ExpectOneLineError(tiny + " --scaling /nonexistent.csv", "--scaling: File does not exist");
+  // A table without the default row: one line naming the file.
+  ExpectOneLineError(tiny + " --scaling " + kOverheadTable, "missing column 'model'");
   ExpectOneLineError("compare --threads -2", "--threads");
   ExpectOneLineError("compare --policies ,", "--policies");
 }
