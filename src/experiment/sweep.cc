@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <mutex>
@@ -316,11 +317,12 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
   const toml::table* workload = root["workload"].as_table();
   if (workload == nullptr) return KeyError(path, nullptr, "workload", "missing [workload] table");
   SCHEDKIT_RETURN_IF_ERROR(OnlyKnownKeys(path, *workload, "workload.",
-                                         {"traces", "jobs", "jobs_per_hour", "durations"}));
+                                         {"traces", "jobs", "jobs_per_hour", "durations",
+                                          "max_gpus"}));
   auto traces = StringList(path, *workload, "traces");
   if (!traces.ok()) return traces.status();
   for (const std::string& t : *traces) config.traces.push_back(ResolvePath(dir, t, "traces"));
-  for (const char* generator_key : {"jobs", "jobs_per_hour", "durations"}) {
+  for (const char* generator_key : {"jobs", "jobs_per_hour", "durations", "max_gpus"}) {
     if (!config.traces.empty() && workload->get(generator_key) != nullptr) {
       return KeyError(path, workload->get(generator_key), std::string("workload.") + generator_key,
                       "is for the generator and has no effect with traces: remove one of them");
@@ -336,6 +338,9 @@ Result<SweepConfig> LoadSweepConfig(const std::string& path) {
     auto jobs = Integer(path, *workload, "jobs", 1000, 1, GeneratorConfig::kMaxJobs);
     if (!jobs.ok()) return jobs.status();
     config.generator.num_jobs = *jobs;
+    auto max_gpus = Integer(path, *workload, "max_gpus", 0, 0, std::numeric_limits<int>::max());
+    if (!max_gpus.ok()) return max_gpus.status();
+    config.generator.max_gpus = static_cast<int>(*max_gpus);
     auto durations_text = String(path, *workload, "durations", "blox");
     if (!durations_text.ok()) return durations_text.status();
     Status named = SetGeneratorDurations(*durations_text, DataDir(), &config.generator);
@@ -388,6 +393,8 @@ std::string Definition(const SweepConfig& config, const SweepPolicy& p, const st
     j["jobs"] = config.generator.num_jobs;
     j["jobs_per_hour"] = load;
     j["durations"] = GeneratorDurationsName(config.generator);
+    // Only when set, so that the definitions of sweeps written without it do not change.
+    if (config.generator.max_gpus > 0) j["max_gpus"] = config.generator.max_gpus;
   } else {
     j["trace"] = trace;
   }
@@ -502,6 +509,9 @@ std::vector<std::pair<std::string, std::string>> RunBlock(const SweepConfig& con
     block.emplace_back("jobs", std::to_string(config.generator.num_jobs));
     block.emplace_back("jobs_per_hour", workload::FormatDouble(run.load));
     block.emplace_back("durations", GeneratorDurationsName(config.generator));
+    if (config.generator.max_gpus > 0) {
+      block.emplace_back("max_gpus", std::to_string(config.generator.max_gpus));
+    }
   }
   return block;
 }

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -159,6 +160,40 @@ TEST(Sweep, RuntimeFactorReachesEveryRun) {
       Lines(ReadFile(::testing::TempDir() + "/factor_two/runs/" + id + "/jobs.csv"));
   ASSERT_EQ(jobs_plain.size(), jobs_two.size());
   EXPECT_NE(jobs_plain[1], jobs_two[1]);
+}
+
+// workload.max_gpus makes the generated jobs elastic (GeneratorConfig::max_gpus): optimus
+// then grows them onto idle GPUs and they finish sooner; the key joins the run's summary.
+TEST(Sweep, MaxGpusMakesGeneratedJobsElastic) {
+  const std::string body =
+      "seeds = [1]\n[workload]\njobs = 30\njobs_per_hour = [2]\n%s"
+      "[[policy]]\nname = \"optimus\"\n";
+  char rigid_text[256], elastic_text[256];
+  std::snprintf(rigid_text, sizeof rigid_text, body.c_str(), "");
+  std::snprintf(elastic_text, sizeof elastic_text, body.c_str(), "max_gpus = 8\n");
+  auto rigid = LoadSweepConfig(WriteTempFile("rigid.toml", rigid_text));
+  auto elastic = LoadSweepConfig(WriteTempFile("elastic.toml", elastic_text));
+  ASSERT_TRUE(rigid.ok() && elastic.ok()) << elastic.status().message();
+  EXPECT_EQ(elastic->generator.max_gpus, 8);
+  SweepOptions options;
+  options.threads = 1;
+  std::string avg_jct[2];
+  for (int i = 0; i < 2; ++i) {
+    const SweepConfig& config = i == 0 ? *rigid : *elastic;
+    options.out_dir = ::testing::TempDir() + (i == 0 ? "/max_gpus_rigid" : "/max_gpus_elastic");
+    fs::remove_all(options.out_dir);
+    ASSERT_TRUE(RunSweep(config, options).ok());
+    const std::string summary =
+        ReadFile(options.out_dir + "/runs/" + ExpandGrid(config)[0].id + "/summary.json");
+    EXPECT_EQ(summary.find("\"max_gpus\": \"8\"") != std::string::npos, i == 1) << summary;
+    avg_jct[i] = Lines(ReadFile(options.out_dir + "/results.csv"))[1];
+  }
+  EXPECT_NE(avg_jct[0], avg_jct[1]);
+  auto negative = LoadSweepConfig(WriteTempFile(
+      "negative.toml", "[workload]\njobs_per_hour = [1]\nmax_gpus = -1\n[[policy]]\nname = \"fifo\"\n"));
+  ASSERT_FALSE(negative.ok());
+  EXPECT_NE(negative.status().message().find("negative.toml:3"), std::string::npos)
+      << negative.status().message();
 }
 
 TEST(Sweep, ResultsTableSchema) {
