@@ -7,7 +7,7 @@ numbers of docs/blox.md as markdown tables.
 
 A policy a config names that this build does not register (`optimus` before the optimus branch
 is merged) is left out of the run, and the script says so. Per (policy label, jobs/h) it prints
-the runs, the mean over seeds of each run's average JCT over job ids 3000-4000 (hours) with its
+the runs, the mean over seeds of each run's average JCT over its measured job ids (hours) with its
 95 % CI half-width (Student t), and `late`: how many measured jobs of all its runs ended after the
 trace's last arrival (they were measured while the load was draining). Exit 1 on a failed run.
 """
@@ -59,6 +59,13 @@ def late_jobs(jobs_csv, first, last):
                and float(r["end_s"]) > last_submit)
 
 
+def measured_jobs(run_dir):
+    """The run's measurement window (summary.json's run block, e.g. "3000-4000")."""
+    with open(run_dir / "summary.json") as f:
+        first, last = json.load(f)["run"]["measured_jobs"].split("-")
+    return int(first), int(last)
+
+
 def table(out_dir):
     with open(out_dir / "results.csv", newline="") as f:
         rows = list(csv.DictReader(f))
@@ -68,7 +75,8 @@ def table(out_dir):
     lines = ["| policy | jobs/h | runs | avg JCT (h) | 95 % CI (h) | late |", "|---|---|---|---|---|---|"]
     for (policy, load), runs in groups.items():
         jct_h = [float(r["avg_jct_s"]) / 3600 for r in runs]
-        late = sum(late_jobs(out_dir / "runs" / r["run_id"] / "jobs.csv", 3000, 4000) for r in runs)
+        late = sum(late_jobs(out_dir / "runs" / r["run_id"] / "jobs.csv",
+                             *measured_jobs(out_dir / "runs" / r["run_id"])) for r in runs)
         mean, ci = mean_ci(jct_h)
         lines.append(f"| {policy} | {load:g} | {len(runs)} | {mean:.2f} | "
                      f"{'-' if math.isnan(ci) else f'{ci:.2f}'} | {late} |")
