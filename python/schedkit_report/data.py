@@ -25,6 +25,7 @@ METRIC_COLUMNS = ("jobs", "rejected", "unfinished", "avg_jct_s", "p50_jct_s", "p
 JOB_COLUMNS = ("job_id", "gpus", "submit_s", "first_start_s", "end_s", "jct_s", "queue_s",
                "executed_s", "preemptions", "outcome", "placement", "vc")
 TIMESERIES_COLUMNS = ("time_s", "pending", "running", "busy_gpus")
+FTF_COLUMNS = ("job_id", "jct_s", "isolated_s", "rho")  # ftf.csv (themis)
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,18 @@ class Sweep:
         """The runs of `policy` at `point`, by seed."""
         return sorted((r for r in self.runs if r.policy == policy and r.point == point),
                       key=lambda r: r.seed)
+
+    def ftf(self, run: Run) -> list[dict[str, str]]:
+        """The run's ftf.csv rows (job_id, jct_s, isolated_s, rho), measured jobs only; [] when
+        its policy writes none."""
+        path = self.root / "runs" / run.run_id / "ftf.csv"
+        if not path.exists():
+            return []
+        rows = _read_csv(path, FTF_COLUMNS)
+        window = self.measured_jobs(run)
+        if window is not None:
+            rows = [j for j in rows if window[0] <= int(j["job_id"]) <= window[1]]
+        return rows
 
     def jobs(self, run: Run) -> list[dict[str, str]]:
         """The run's jobs.csv rows; only the measured ones when its summary is over a window."""

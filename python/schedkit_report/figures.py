@@ -226,14 +226,40 @@ def vc_jct(sweep: Sweep, colors: dict, out: Path) -> ReportFigure:
 
 
 def finish_time_fairness(sweep: Sweep, colors: dict, out: Path) -> ReportFigure:
-    """Hook: CDF of finish-time fairness rho = JCT / T_isolated (Themis) per policy.
+    """CDF of finish-time fairness rho = JCT / isolated finish time, per policy that writes it.
 
-    Needs each job's runtime on its isolated 1/N share of the cluster, which no schedkit output
-    records yet. When jobs.csv gains it, draw the CDF here like jct_cdf() does.
+    A policy that measures it (themis) writes runs/<id>/ftf.csv (docs/outputs.md); the others
+    are left out of the figure, and it is skipped when no run of the sweep has the file.
     """
-    return ReportFigure("ftf_cdf", "Finish-time fairness CDF", "", skipped=(
-        "not applicable: finish-time fairness needs each job's runtime on an isolated share of "
-        "the cluster, which the sweep outputs do not record."))
+    point = sweep.representative
+    fig = Figure(figsize=(7, 4.5))
+    ax = fig.add_subplot()
+    notes = []
+    for policy in sweep.policies:
+        rho = np.sort([float(row["rho"]) for r in sweep.runs_at(policy, point)
+                       for row in sweep.ftf(r)])
+        if len(rho):
+            ax.step(rho, np.arange(1, len(rho) + 1) / len(rho), where="post", label=policy,
+                    color=colors[policy])
+            notes.append(f"{policy}: {len(rho)} jobs, {np.mean(rho <= 1):.0%} with rho <= 1")
+    if not notes:
+        return ReportFigure("ftf_cdf", "Finish-time fairness CDF", "", skipped=(
+            "not applicable: no policy of this sweep writes ftf.csv (themis does, with "
+            "isolated_time=seconds)."))
+    _plain_log_x(ax)
+    ax.axvline(1.0, color="grey", linestyle=":", linewidth=1)
+    ax.set(xlabel="Finish-time fairness rho = JCT / isolated time (log scale)",
+           ylabel="Fraction of finished jobs", ylim=(0, 1.02),
+           title=f"Finish-time fairness CDF, {point.label()}")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(title="Policy")
+    _save(fig, out, "ftf_cdf")
+    return ReportFigure("ftf_cdf", "Finish-time fairness CDF", (
+        f"Empirical CDF of Themis' finish-time fairness rho (a job's completion time over its "
+        f"finish time alone on a 1/N share of the cluster; rho <= 1: the job did no worse than on "
+        f"its fair share) of finished jobs, from each run's ftf.csv, pooling all seeds "
+        f"({_seeds(sweep, point)}) at {point.label()}. Only policies that write ftf.csv appear: "
+        f"{'; '.join(notes)}."))
 
 
 FIGURES = (jct_cdf, avg_jct_vs_load, timeline, vc_jct, finish_time_fairness)

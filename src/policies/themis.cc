@@ -6,7 +6,9 @@
 // and placed greedily from an empty cluster. docs/policies.md has the details.
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -14,6 +16,7 @@
 
 #include "mechanisms/finish_time_fairness.h"
 #include "registry/builtins.h"
+#include "workload/csv.h"
 
 namespace schedkit {
 namespace {
@@ -51,6 +54,7 @@ class ThemisPolicy final : public ClonablePolicy<ThemisPolicy> {
 
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     const Time now = view.Now();
+    RecordFinishTimeFairness(view, events.finished);
     Forget(events.finished);
     for (JobId id : events.interrupted) current_.erase(id);  // Placed again like any other.
     const int total_gpus = view.Cluster().TotalGpus();
@@ -75,6 +79,37 @@ class ThemisPolicy final : public ClonablePolicy<ThemisPolicy> {
     for (JobId id : finished) {
       book_.erase(id);
       current_.erase(id);
+    }
+  }
+
+  // ftf.csv (docs/outputs.md): each finished job's finish-time fairness rho = JCT / its
+  // isolated finish time, Themis' own measure. Only when the isolated time is in seconds:
+  // Muri's iteration units make rho a ratio of unlike quantities.
+  Status WriteOutputs(const std::string& dir) const override {
+    if (units_ != IsolatedTimeUnit::kSeconds) return Status::Ok();
+    std::string text = "job_id,jct_s,isolated_s,rho\n";
+    for (const FinishedJob& f : finished_) {
+      text += std::to_string(f.id) + "," + workload::FormatDouble(f.jct_s) + "," +
+              workload::FormatDouble(f.isolated_s) + "," +
+              workload::FormatDouble(f.jct_s / f.isolated_s) + "\n";
+    }
+    std::ofstream out(dir + "/ftf.csv", std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) return Status::InvalidArgument(dir + "/ftf.csv: cannot write");
+    return Status::Ok();
+  }
+
+  // A job's isolated finish time is summed at each solve from the work done since the one
+  // before; at its end the work since the last solve is added, at that solve's share.
+  void RecordFinishTimeFairness(const ClusterView& view, const std::vector<JobId>& finished) {
+    for (JobId id : finished) {
+      auto it = book_.find(id);
+      if (it == book_.end() || !it->second.solved_before) continue;
+      const JobBook& b = it->second;
+      const double isolated_s = b.isolated_done_s + b.prev_remaining / b.prev_isolated;
+      if (!(isolated_s > 0)) continue;
+      finished_.push_back({id, view.Now() - view.Spec(id).submit_s, isolated_s});
     }
   }
 
@@ -193,6 +228,11 @@ class ThemisPolicy final : public ClonablePolicy<ThemisPolicy> {
   std::unordered_map<JobId, JobBook> book_;
   std::unordered_map<JobId, Placement> current_;  // Where each running job was placed.
   Time last_decision_ = 0;
+  struct FinishedJob {
+    JobId id;
+    double jct_s, isolated_s;
+  };
+  std::vector<FinishedJob> finished_;  // In finishing order; ftf.csv.
 };
 
 }  // namespace

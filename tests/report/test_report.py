@@ -66,6 +66,8 @@ traces = ["{ROOT / 'data/traces/tiny.csv'}"]
 name = "fifo"
 [[policy]]
 name = "tiresias"
+[[policy]]
+name = "themis"
 """
 
 
@@ -123,15 +125,33 @@ class ReportTest(unittest.TestCase):
         for name in ("jct_cdf", "avg_jct", "timeline"):
             with self.subTest(figure=name):
                 self.assert_figure(self.report, name)
-        # Generated jobs have no virtual cluster; finish-time fairness is never drawn yet.
+        # Generated jobs have no virtual cluster; neither fifo nor srtf writes ftf.csv.
         self.assertFalse((self.report / "figures" / "vc_jct.png").exists())
         self.assertFalse((self.report / "figures" / "ftf_cdf.png").exists())
         self.assertIn("Finish-time fairness CDF</b>: not shown, not applicable", self.html)
 
     def test_figures_of_a_trace_sweep(self):
-        for name in ("jct_cdf", "avg_jct", "timeline", "vc_jct"):
+        for name in ("jct_cdf", "avg_jct", "timeline", "vc_jct", "ftf_cdf"):
             with self.subTest(figure=name):
                 self.assert_figure(self.trace_report, name)
+        # Only themis measures finish-time fairness: its runs write ftf.csv, with rho = JCT /
+        # isolated time for every finished job, and the figure's caption names only it.
+        runs = self.trace_report.parent / "runs"
+        for run_dir in sorted(runs.iterdir()):
+            ftf = run_dir / "ftf.csv"
+            self.assertEqual(ftf.exists(), run_dir.name.startswith("themis"), run_dir.name)
+            if not ftf.exists():
+                continue
+            rows = read_csv(ftf)
+            finished = [j for j in read_csv(run_dir / "jobs.csv") if j["outcome"] == "finished"]
+            self.assertEqual(sorted(int(r["job_id"]) for r in rows),
+                             sorted(int(j["job_id"]) for j in finished))
+            jct = {j["job_id"]: float(j["jct_s"]) for j in finished}
+            for r in rows:
+                self.assertAlmostEqual(float(r["jct_s"]), jct[r["job_id"]], places=3)
+                self.assertAlmostEqual(float(r["rho"]), float(r["jct_s"]) / float(r["isolated_s"]))
+        html = (self.trace_report / "index.html").read_text(encoding="utf-8")
+        self.assertIn("Only policies that write ftf.csv appear: themis:", html)
 
     def test_one_seed_trace_sweep(self):
         for name in ("jct_cdf", "avg_jct", "timeline"):
