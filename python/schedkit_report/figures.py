@@ -99,6 +99,21 @@ def _utilisation_axis(ax, sweep: Sweep, points: list[Point]) -> None:
     top.set_xlabel("GPU utilisation (mean over the runs at each load)")
 
 
+def _cdf_step(ax, sorted_values, policy: str, colors: dict) -> None:
+    """One policy's empirical CDF of `sorted_values` (ascending)."""
+    ax.step(sorted_values, np.arange(1, len(sorted_values) + 1) / len(sorted_values), where="post",
+            label=policy, color=colors[policy])
+
+
+def _finish_cdf(fig: Figure, ax, out: Path, name: str, xlabel: str, title: str) -> None:
+    """Log x axis, labels, grid and legend of a CDF figure; saves it as `name`."""
+    _plain_log_x(ax)
+    ax.set(xlabel=xlabel, ylabel="Fraction of finished jobs", ylim=(0, 1.02), title=title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(title="Policy")
+    _save(fig, out, name)
+
+
 def jct_cdf(sweep: Sweep, colors: dict, out: Path) -> ReportFigure:
     point = sweep.representative
     fig = Figure(figsize=(7, 4.5))
@@ -108,16 +123,11 @@ def jct_cdf(sweep: Sweep, colors: dict, out: Path) -> ReportFigure:
         finished, not_finished = _pooled_jobs(sweep, policy, point)
         jct = np.sort([float(j["jct_s"]) for j in finished]) / HOUR
         if len(jct):
-            ax.step(jct, np.arange(1, len(jct) + 1) / len(jct), where="post", label=policy,
-                    color=colors[policy])
+            _cdf_step(ax, jct, policy, colors)
         notes.append(f"{policy}: {len(jct)}" + (f" ({not_finished} not finished)" if not_finished
                                                  else ""))
-    _plain_log_x(ax)
-    ax.set(xlabel="Job completion time (h, log scale)", ylabel="Fraction of finished jobs",
-           ylim=(0, 1.02), title=f"JCT CDF, {point.label()}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(title="Policy")
-    _save(fig, out, "jct_cdf")
+    _finish_cdf(fig, ax, out, "jct_cdf", "Job completion time (h, log scale)",
+                f"JCT CDF, {point.label()}")
     return ReportFigure("jct_cdf", "Job completion time CDF", (
         f"Empirical CDF of the completion time of finished jobs, per policy, pooling the jobs of "
         f"all seeds ({_seeds(sweep, point)}) at one workload point: {point.label()} (the "
@@ -239,21 +249,15 @@ def finish_time_fairness(sweep: Sweep, colors: dict, out: Path) -> ReportFigure:
         rho = np.sort([float(row["rho"]) for r in sweep.runs_at(policy, point)
                        for row in sweep.ftf(r)])
         if len(rho):
-            ax.step(rho, np.arange(1, len(rho) + 1) / len(rho), where="post", label=policy,
-                    color=colors[policy])
+            _cdf_step(ax, rho, policy, colors)
             notes.append(f"{policy}: {len(rho)} jobs, {np.mean(rho <= 1):.0%} with rho <= 1")
     if not notes:
         return ReportFigure("ftf_cdf", "Finish-time fairness CDF", "", skipped=(
             "not applicable: no policy of this sweep writes ftf.csv (themis does, with "
             "isolated_time=seconds)."))
-    _plain_log_x(ax)
     ax.axvline(1.0, color="grey", linestyle=":", linewidth=1)
-    ax.set(xlabel="Finish-time fairness rho = JCT / isolated time (log scale)",
-           ylabel="Fraction of finished jobs", ylim=(0, 1.02),
-           title=f"Finish-time fairness CDF, {point.label()}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(title="Policy")
-    _save(fig, out, "ftf_cdf")
+    _finish_cdf(fig, ax, out, "ftf_cdf", "Finish-time fairness rho = JCT / isolated time (log scale)",
+                f"Finish-time fairness CDF, {point.label()}")
     return ReportFigure("ftf_cdf", "Finish-time fairness CDF", (
         f"Empirical CDF of Themis' finish-time fairness rho (a job's completion time over its "
         f"finish time alone on a 1/N share of the cluster; rho <= 1: the job did no worse than on "
