@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "schedkit/run.h"
+
 namespace schedkit::runtime {
 namespace {
 
@@ -30,6 +32,7 @@ JobSpec SpecOf(const JobRecord& r, double origin_unix) {
   spec.priority = r.priority;
   spec.iteration_time_s = r.iteration_time_s;
   spec.profile.stage_times_s = r.stage_times_s;
+  spec.max_gpus = r.max_gpus;
   return spec;
 }
 
@@ -118,6 +121,9 @@ Result<std::unique_ptr<Engine>> Engine::Start(const RuntimeOptions& options,
                                               std::unique_ptr<Policy> policy) {
   std::unique_ptr<Engine> e(
       new Engine(options, std::move(store), std::move(backend), std::move(policy)));
+  Result<std::shared_ptr<const ScalingModel>> scaling = ShippedScalingModel();
+  if (!scaling.ok()) return scaling.status();
+  e->scaling_ = std::move(scaling).value();
   SCHEDKIT_RETURN_IF_ERROR(e->Recover());
   e->loop_ = std::thread([raw = e.get()] { raw->Loop(); });
   return e;
@@ -541,6 +547,7 @@ bool Engine::Facts(JobId id, JobFacts* facts) const {
                  : s == RunState::kRunning ? JobState::kRunning
                                            : JobState::kFinished;
   facts->gpus = it->second->rec.gpus;
+  facts->max_gpus = it->second->rec.max_gpus;
   return true;
 }
 
@@ -571,7 +578,9 @@ void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
   const StartDecision& s = *start.decision;
   l.rec.group = applier_.BookingOf(l.rec.id);
   l.rec.group_size = start.group_size;
-  l.rec.rate = s.rate;
+  // Solo work per wall second: the policy's rate, times the scaling model's speed-up on
+  // the GPUs it got (exactly 1 on the GPUs it asked for; above for a grown elastic job).
+  l.rec.rate = s.rate * scaling_->Speedup(l.spec, s.placement.gpus());
   l.rec.guest = s.guest;
   Result<std::string> id = backend_->Start(l.rec, s.placement);
   if (!id.ok()) {

@@ -20,6 +20,7 @@
 #include "runtime/store.h"
 #include "schedkit/policy.h"
 #include "schedkit/runtime.h"
+#include "schedkit/scaling.h"
 
 namespace schedkit::runtime {
 
@@ -121,6 +122,9 @@ class Engine {
   std::vector<JobId> running_;
   std::vector<JobId> arrived_, finished_;  // Since the last decision.
   DecisionApplier applier_;  // Bookings: what is free, who shares what.
+  // How elastic jobs speed up on more GPUs than they ask for: the shipped table, loaded
+  // once at start (the simulator's model, schedkit/scaling.h).
+  std::shared_ptr<const ScalingModel> scaling_;
   DecisionPlan plan_;
 
   double wake_at_unix_ = 0;  // 0 = none.

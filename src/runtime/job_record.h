@@ -36,6 +36,8 @@ struct JobRecord {
   StageTimes stage_times_s{0, 0, 0};
   // Run time allowed over all runs, in seconds; 0 = no limit (docs/runtime.md, "Time limits").
   double time_limit_s = 0;
+  // Elastic jobs: the most GPUs a policy may start it on alone; 0 = rigid (docs/runtime.md).
+  int max_gpus = 0;
   double submit_time = 0;  // Unix seconds.
   // Progress.
   RunState state = RunState::kPending;

@@ -103,6 +103,11 @@ Status ValidateSubmitRequest(const v1::SubmitRequest& r, int total_gpus) {
     return S::InvalidArgument("gpus: " + std::to_string(r.gpus()) + " requested, the cluster has " +
                               std::to_string(total_gpus));
   }
+  if (r.max_gpus() != 0 && (r.max_gpus() < r.gpus() || r.max_gpus() > total_gpus)) {
+    return S::InvalidArgument("max_gpus: " + std::to_string(r.max_gpus()) +
+                              " must be 0 (rigid) or from gpus (" + std::to_string(r.gpus()) +
+                              ") to the cluster's " + std::to_string(total_gpus));
+  }
   if (r.cpus() < 0) return S::InvalidArgument("cpus: " + std::to_string(r.cpus()) + " is negative");
   if (!(r.mem_gb() >= 0 && r.mem_gb() <= kMaxMemGb)) {
     return S::InvalidArgument("mem_gb: must be a number from 0 to " +
@@ -152,6 +157,7 @@ Result<JobRecord> JobFromSubmitRequest(const v1::SubmitRequest& r, int total_gpu
   job.working_dir = r.working_dir();
   job.iteration_time_s = r.iteration_time_s();
   job.time_limit_s = r.time_limit_s();
+  job.max_gpus = r.max_gpus();
   job.idempotency_key = r.idempotency_key();
   std::copy(r.stage_times_s().begin(), r.stage_times_s().end(), job.stage_times_s.begin());
   return job;

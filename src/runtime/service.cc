@@ -236,6 +236,7 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     out->set_rate(j.rate);
     out->set_guest(j.guest);
     out->set_time_limit_s(j.time_limit_s);
+    out->set_max_gpus(j.max_gpus);
   }
 
   Engine* engine_;

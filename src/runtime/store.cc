@@ -40,7 +40,8 @@ constexpr std::pair<const char*, const char*> kAddedColumns[] = {
     // -1: an older store's job, whose runs were all at full speed (LoadAll: executed_s).
     {"work_done_s", "REAL NOT NULL DEFAULT -1"},
     {"idempotency_key", "TEXT"},  // NULL = none.
-    {"time_limit_s", "REAL NOT NULL DEFAULT 0"}};
+    {"time_limit_s", "REAL NOT NULL DEFAULT 0"},
+    {"max_gpus", "INTEGER NOT NULL DEFAULT 0"}};  // 0 = rigid.
 
 // After AddMissingColumns: at most one job per idempotency key, whatever the service does.
 constexpr const char* kIndexes = R"(
@@ -217,8 +218,9 @@ Status Store::Insert(JobRecord* j) {
       "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
       "backend_id, exit_code, message, run_group, group_size, rate, guest, work_done_s, "
-      "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key, time_limit_s) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key, time_limit_s, "
+      "max_gpus) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -245,6 +247,7 @@ Status Store::Insert(JobRecord* j) {
     s.Bind(next++, j->idempotency_key);
   }
   s.Bind(next++, j->time_limit_s);
+  s.Bind(next++, j->max_gpus);
   if (sqlite3_step(s.get()) != SQLITE_DONE) {
     Status st = Error("insert job");
     Exec("ROLLBACK");
@@ -293,7 +296,8 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
          "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
-         "stage_data_s, stage_gpu_s, stage_net_s, work_done_s, idempotency_key, time_limit_s FROM jobs "
+         "stage_data_s, stage_gpu_s, stage_net_s, work_done_s, idempotency_key, time_limit_s, "
+         "max_gpus FROM jobs "
          "ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
@@ -348,6 +352,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.work_done_s = work_done_s < 0 ? j.executed_s : work_done_s;
     j.idempotency_key = s.Text(34);
     j.time_limit_s = sqlite3_column_double(q, 35);
+    j.max_gpus = sqlite3_column_int(q, 36);
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");

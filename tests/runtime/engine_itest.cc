@@ -300,6 +300,8 @@ TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
   EXPECT_EQ(j.group_size, 1);
   EXPECT_EQ(j.rate, 1);
   EXPECT_FALSE(j.guest);
+  EXPECT_EQ(j.max_gpus, 0);  // Rigid, as every job was before elastic jobs.
+  EXPECT_EQ(j.time_limit_s, 0);
   JobRecord again = j;
   again.group = 3;
   again.rate = 0.5;
