@@ -25,7 +25,7 @@
 namespace schedkit {
 namespace {
 
-class OptimusPolicy final : public Policy {
+class OptimusPolicy final : public ClonablePolicy<OptimusPolicy> {
  public:
   OptimusPolicy(bool use_priority, bool backfill, std::unique_ptr<PlacementModule> placement)
       : order_(MakeRemainingWorkOrder(/*gpu_weighted=*/false, use_priority)),
@@ -33,6 +33,11 @@ class OptimusPolicy final : public Policy {
         placement_(std::move(placement)) {}
 
   std::string_view Name() const override { return "optimus"; }
+
+  Status ModulesCloned() const override {
+    SCHEDKIT_RETURN_IF_ERROR(order_.Check("scheduling"));
+    return placement_.Check("placement");
+  }
 
   void Decide(const ClusterView& view, const EventBatch&, Decisions* out) override {
     std::vector<Share> jobs = Ordered(view);
@@ -114,9 +119,9 @@ class OptimusPolicy final : public Policy {
     }
   }
 
-  std::unique_ptr<SchedulingModule> order_;
+  ModulePtr<SchedulingModule> order_;
   bool backfill_;
-  std::unique_ptr<PlacementModule> placement_;
+  ModulePtr<PlacementModule> placement_;
 };
 
 }  // namespace
