@@ -144,6 +144,11 @@ struct RoundInput {
   std::vector<std::vector<double>> deficit;   // The tie-break: time owed on type k; default 0.
   std::vector<int> type_order;                // Every type once; default 0, 1, ..., K-1.
   std::vector<std::vector<bool>> can_run;     // Default: only pairs with x_jk > 0 run.
+  // Space sharing: row j is a combination of the jobs members[j] (ids of the caller's
+  // choosing, e.g. a single job and the pairs it is part of); a row is taken only when
+  // none of its members has been taken yet (Gavel skips a combination with a job already
+  // scheduled). Default: every row is a job of its own.
+  std::vector<std::vector<int>> members;
 };
 inline constexpr double kNewJobPriority = 1e9;
 // Returns, per job, the type it runs on this round or -1. REQUIRES: consistent sizes.

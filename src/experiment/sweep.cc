@@ -532,6 +532,12 @@ Status RunOne(const SweepConfig& config, const SweepRun& run, const std::string&
   SimulatorOptions options;
   options.runtime_factor = config.runtime_factor;
   options.measured = config.measured;
+  // A generated Gavel workload's table is also the run's (co-located pairs for the policies).
+  if (run.trace.empty() && config.generator.durations == GeneratorConfig::Durations::kGavel) {
+    Result<ThroughputTable> table = ThroughputTable::LoadGavel(config.generator.gavel_throughputs_path);
+    if (!table.ok()) return table.status();
+    options.throughputs = std::make_shared<const ThroughputTable>(std::move(table).value());
+  }
   if (config.overhead_s >= 0) {
     options.overheads = RestartOverheads(config.overhead_s);
   } else {

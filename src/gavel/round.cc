@@ -49,10 +49,22 @@ std::vector<int> SelectRound(const RoundInput& in) {
   }
   std::vector<int> free = in.gpus;
   std::vector<int> chosen(jobs, -1);
+  std::vector<char> taken;  // By member id (rows with `members`).
+  for (const std::vector<int>& m : in.members) {
+    for (int id : m) taken.resize(std::max<size_t>(taken.size(), id + 1), 0);
+  }
+  auto member_taken = [&](int row) {
+    if (in.members.empty()) return false;
+    return std::any_of(in.members[row].begin(), in.members[row].end(),
+                       [&](int id) { return taken[id] != 0; });
+  };
   for (const auto& [k, e] : queue) {
-    if (chosen[e.job] >= 0 || free[k] < in.scale_factors[e.job]) continue;
+    if (chosen[e.job] >= 0 || free[k] < in.scale_factors[e.job] || member_taken(e.job)) continue;
     chosen[e.job] = k;
     free[k] -= in.scale_factors[e.job];
+    if (!in.members.empty()) {
+      for (int id : in.members[e.job]) taken[id] = 1;
+    }
   }
   return chosen;
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -31,17 +32,30 @@ struct GavelJob {
   std::vector<double> received;
   std::vector<double> deficit;
   double executed_s = 0;         // The view's executed_s at the last round boundary.
-  int type = -1;                 // The type it ran on in the last round (ideal: runs on), or -1.
+  int type = -1;                 // The type it ran on alone in the last round (ideal: runs on), or -1.
   double granted_rate = 0;       // Ideal mode: the rate it was last started at.
+  JobId partner = -1;            // The job it was last started beside (one group), or -1: alone.
+  bool runs_this_round = false;  // Chosen (alone or in a pair) in the current round.
+  int kind = -1;                 // Index of its (model, batch size, GPUs): pair throughputs are per kind.
 };
 
-class GavelPolicy final : public Policy {
+// Two jobs sharing GPUs (packed objectives): a combination of Gavel's round mechanism, with its
+// own allocation and bookkeeping per type, like a job's.
+struct GavelPair {
+  JobId a = 0, b = 0;
+  std::vector<double> x, received, deficit;
+  std::vector<double> rate_a, rate_b;  // StartDecision::rate of each beside the other, per type.
+  int type = -1;                       // The type it ran on in the last round, or -1.
+};
+
+class GavelPolicy final : public ClonablePolicy<GavelPolicy> {
  public:
   struct Options {
     GavelMode mode = GavelMode::kRounds;
     double round_s = 360, resolve_s = 1920;
     bool fill_idle = true;       // Zero-allocation jobs fill idle GPUs (all but FIFO).
     bool shuffle_types = false;  // Walk the types in a random order each round (agnostic).
+    bool packed = false;         // The objective reads co-located pairs (AllocationProblem::pairs).
   };
   GavelPolicy(std::unique_ptr<gavel::AllocationPolicy> allocator, Options options, uint64_t seed,
               std::unique_ptr<PlacementModule> placement)
@@ -52,11 +66,14 @@ class GavelPolicy final : public Policy {
 
   std::string_view Name() const override { return "gavel"; }
 
+  Status ModulesCloned() const override { return placement_.Check("placement"); }
+
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     if (types_.empty()) InitTypes(view.Cluster());
     for (JobId id : events.finished) {
       if (jobs_.erase(id) == 0) continue;
       order_.erase(std::find(order_.begin(), order_.end(), id));
+      std::erase_if(pairs_, [&](const GavelPair& p) { return p.a == id || p.b == id; });
       dirty_ = true;
     }
     // Jobs stopped by a node failure: ideal mode grants them again at once, rounds at the next
@@ -68,6 +85,7 @@ class GavelPolicy final : public Policy {
       job.x.assign(types_.size(), 0);
       job.received.assign(types_.size(), opt_.round_s / 2);
       job.deficit.assign(types_.size(), 0);
+      if (opt_.packed) job.kind = KindOf(view.Spec(id));
       dirty_ = true;
     }
     if (order_.empty()) {  // Idle: the next arrival starts a round at once.
@@ -108,7 +126,15 @@ class GavelPolicy final : public Policy {
   }
 
   // Adds the time each job ran in the round that ends now to its type's account.
+  // A pair is charged the longer of its two jobs' times (the time it held its GPUs).
   void Account(const ClusterView& view) {
+    for (GavelPair& pair : pairs_) {
+      if (pair.type < 0) continue;
+      const double t = std::max(view.Status(pair.a).executed_s - jobs_[pair.a].executed_s,
+                                view.Status(pair.b).executed_s - jobs_[pair.b].executed_s);
+      pair.received[pair.type] += t;
+      type_time_[pair.type] += t;
+    }
     for (JobId id : order_) {
       GavelJob& job = jobs_[id];
       const double executed = view.Status(id).executed_s;
@@ -126,15 +152,103 @@ class GavelPolicy final : public Policy {
   void Reset(Time now) {
     const double elapsed = last_reset_ == kNever ? 0 : now - last_reset_;
     std::fill(type_time_.begin(), type_time_.end(), 0.0);
+    auto reset = [&](const std::vector<double>& x, std::vector<double>& received,
+                     std::vector<double>& deficit) {
+      for (size_t k = 0; k < types_.size(); ++k) {
+        deficit[k] += x[k] * elapsed - (received[k] - opt_.round_s / 2);
+        received[k] = opt_.round_s / 2;
+        type_time_[k] += received[k];
+      }
+    };
     for (JobId id : order_) {
       GavelJob& job = jobs_[id];
-      for (size_t k = 0; k < types_.size(); ++k) {
-        job.deficit[k] += job.x[k] * elapsed - (job.received[k] - opt_.round_s / 2);
-        job.received[k] = opt_.round_s / 2;
-        type_time_[k] += job.received[k];
+      reset(job.x, job.received, job.deficit);
+    }
+    for (GavelPair& pair : pairs_) reset(pair.x, pair.received, pair.deficit);
+    last_reset_ = now;
+  }
+
+  // The index of `spec`'s (model, batch size, GPUs): jobs of one kind have the same pair
+  // throughputs.
+  int KindOf(const JobSpec& spec) {
+    const std::string key = ThroughputTable::JobType(spec.profile.model, spec.profile.batch_size) +
+                            "/" + std::to_string(spec.gpus);
+    return kinds_.emplace(key, static_cast<int>(kinds_.size())).first->second;
+  }
+
+  // StartDecision::rate of `a` beside `b` on type k (0: the table did not measure the pair
+  // there), cached per (kind, kind, type).
+  double PairRate(const ClusterView& view, JobId a, JobId b, int k) {
+    const int ka = jobs_[a].kind, kb = jobs_[b].kind;
+    const auto key = std::make_tuple(ka, kb, k);
+    const auto it = pair_rates_.find(key);
+    if (it != pair_rates_.end()) return it->second;
+    Result<double> rate = view.Throughputs()->ColocatedRate(view.Spec(a), view.Spec(b), types_[k].name);
+    const double r = rate.ok() && *rate > 0 && std::isfinite(*rate) ? *rate : 0.0;
+    pair_rates_.emplace(key, r);
+    return r;
+  }
+
+  // The co-located pairs of the problem's jobs (indices into `ids`): every two jobs of equal
+  // scale factor, on each type where the table measured both sides of the pair and both
+  // jobs run alone, at their pair steps/s (rate x speed, in the jobs' step units).
+  void AddPairs(const ClusterView& view, const std::vector<JobId>& ids,
+                gavel::AllocationProblem* problem) {
+    const int types = static_cast<int>(types_.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const gavel::AllocJob& ja = problem->jobs[i];
+      for (size_t j = i + 1; j < ids.size(); ++j) {
+        const gavel::AllocJob& jb = problem->jobs[j];
+        if (ja.scale_factor != jb.scale_factor) continue;
+        for (int k = 0; k < types; ++k) {
+          if (!problem->Runs(static_cast<int>(i), k) || !problem->Runs(static_cast<int>(j), k)) continue;
+          const double ra = PairRate(view, ids[i], ids[j], k), rb = PairRate(view, ids[j], ids[i], k);
+          if (!(ra > 0) || !(rb > 0)) continue;
+          problem->pairs.push_back({static_cast<int>(i), static_cast<int>(j), k,
+                                    ra * ja.throughput[k], rb * jb.throughput[k]});
+        }
       }
     }
-    last_reset_ = now;
+  }
+
+  // Rebuilds the pairs' rows from an allocation's pair_x (pairs with time on some type), in
+  // the problem's order; a pair that had a row keeps its deficit.
+  void StorePairs(const ClusterView& view, const std::vector<JobId>& ids,
+                  const gavel::AllocationProblem& problem, const gavel::Allocation& alloc) {
+    std::vector<GavelPair> old = std::move(pairs_);
+    pairs_.clear();
+    const size_t types = types_.size();
+    for (size_t i = 0; i < problem.pairs.size(); ++i) {
+      if (!(alloc.pair_x[i] > 0)) continue;
+      const gavel::JobPair& jp = problem.pairs[i];
+      const JobId a = ids[jp.a], b = ids[jp.b];
+      if (pairs_.empty() || pairs_.back().a != a || pairs_.back().b != b) {
+        GavelPair pair;
+        pair.a = a, pair.b = b;
+        pair.x.assign(types, 0.0);
+        pair.received.assign(types, opt_.round_s / 2);
+        pair.deficit.assign(types, 0.0);
+        pair.rate_a.assign(types, 0.0);
+        pair.rate_b.assign(types, 0.0);
+        const auto was = std::find_if(old.begin(), old.end(), [&](const GavelPair& p) {
+          return p.a == a && p.b == b;
+        });
+        if (was != old.end()) pair.deficit = was->deficit;
+        pairs_.push_back(std::move(pair));
+      }
+      GavelPair& pair = pairs_.back();
+      pair.x[jp.type] = alloc.pair_x[i];
+      pair.rate_a[jp.type] = PairRate(view, a, b, jp.type);
+      pair.rate_b[jp.type] = PairRate(view, b, a, jp.type);
+    }
+    // Right after Reset: every row restarts at half a round, so W_k is their sum.
+    std::fill(type_time_.begin(), type_time_.end(), 0.0);
+    for (JobId id : order_) {
+      for (size_t k = 0; k < types; ++k) type_time_[k] += jobs_[id].received[k];
+    }
+    for (const GavelPair& pair : pairs_) {
+      for (size_t k = 0; k < types; ++k) type_time_[k] += pair.received[k];
+    }
   }
 
   // Throughputs are in steps/s when the job counts iterations (Gavel's traces and generator:
@@ -178,7 +292,18 @@ class GavelPolicy final : public Policy {
       problem.jobs.push_back(std::move(j));
       ids.push_back(id);
     }
-    if (ids.empty()) return true;
+    if (ids.empty()) {
+      pairs_.clear();
+      return true;
+    }
+    if (opt_.packed) {
+      if (view.Throughputs() == nullptr) {
+        out->Fail("gavel: a packed objective needs the run's throughput table (co-located "
+                  "pairs; --throughputs)");
+        return false;
+      }
+      AddPairs(view, ids, &problem);
+    }
     if (Status st = gavel::Validate(problem); !st.ok()) {
       out->Fail("gavel: " + st.message());
       return false;
@@ -189,6 +314,7 @@ class GavelPolicy final : public Policy {
       return false;
     }
     for (size_t i = 0; i < ids.size(); ++i) jobs_[ids[i]].x = alloc->x[i];
+    if (opt_.packed) StorePairs(view, ids, problem, *alloc);
     return true;
   }
 
@@ -206,9 +332,10 @@ class GavelPolicy final : public Policy {
     return out;
   }
 
-  // One round: SelectRound picks (job, type) among the jobs with an allocation; running jobs
-  // that stay on their type keep their GPUs; the others are placed largest first; every
-  // other running job is preempted.
+  // One round: SelectRound picks (job or pair, type) among the rows with an allocation;
+  // running jobs that stay on their type (a pair: together, on its GPUs) keep their GPUs;
+  // the others are placed largest first (a pair's two jobs on one placement, as one group,
+  // each at its co-located rate); every other running job is preempted.
   void RunRound(const ClusterView& view, Decisions* out) {
     const ClusterState capacity = view.Capacity();
     std::vector<ClusterState> free = PerType(capacity);
@@ -227,11 +354,14 @@ class GavelPolicy final : public Policy {
       }
     }
     in.type_time = type_time_;
-    std::vector<JobId> ids;  // The jobs of the round input.
+    std::vector<JobId> ids;  // The single-job rows of the round input, then pairs_ in order.
+    std::unordered_map<JobId, int> row_of;
     for (JobId id : order_) {
       const GavelJob& job = jobs_[id];
       jobs_[id].type = -1;
+      jobs_[id].runs_this_round = false;
       if (!job.solved) continue;  // Arrived since the last solve: waits for the next one.
+      row_of[id] = static_cast<int>(ids.size());
       ids.push_back(id);
       in.x.push_back(job.x);
       in.received.push_back(job.received);
@@ -244,35 +374,80 @@ class GavelPolicy final : public Policy {
         in.can_run.back().push_back(sf <= t.gpus && view.SpeedOn(id, t.name) > 0);
       }
     }
+    const size_t singles = ids.size();
+    if (!pairs_.empty()) {
+      for (size_t i = 0; i < singles; ++i) in.members.push_back({static_cast<int>(i)});
+    }
+    for (GavelPair& pair : pairs_) {
+      pair.type = -1;
+      in.x.push_back(pair.x);
+      in.received.push_back(pair.received);
+      in.deficit.push_back(pair.deficit);
+      in.scale_factors.push_back(view.Spec(pair.a).gpus);
+      in.members.push_back({row_of.at(pair.a), row_of.at(pair.b)});
+      if (opt_.fill_idle) in.can_run.emplace_back(types_.size(), false);  // Only its allocation.
+    }
     const std::vector<int> chosen = gavel::SelectRound(in);
-    std::vector<size_t> to_place;  // Indices into ids.
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (chosen[i] < 0) continue;
-      const JobStatus s = view.Status(ids[i]);
-      if (s.running() && TypeOf(*s.placement) == chosen[i] &&
-          free[chosen[i]].CanAllocate(*s.placement)) {
-        free[chosen[i]].Allocate(*s.placement);
-        jobs_[ids[i]].type = chosen[i];
-      } else {
-        to_place.push_back(i);
+    std::vector<size_t> to_place;  // Rows.
+    for (size_t r = 0; r < chosen.size(); ++r) {
+      const int k = chosen[r];
+      if (k < 0) continue;
+      // The row's jobs, and the partner each must already run beside to keep its GPUs.
+      const JobId first = r < singles ? ids[r] : pairs_[r - singles].a;
+      const JobId second = r < singles ? -1 : pairs_[r - singles].b;
+      const JobStatus s = view.Status(first);
+      const bool kept = s.running() && TypeOf(*s.placement) == k &&
+                        jobs_[first].partner == second &&
+                        (second < 0 || (view.Status(second).running() &&
+                                        jobs_[second].partner == first)) &&
+                        free[k].CanAllocate(*s.placement);
+      if (!kept) {
+        to_place.push_back(r);
+        continue;
       }
+      free[k].Allocate(*s.placement);
+      Assign(r, singles, ids, k);
     }
     std::stable_sort(to_place.begin(), to_place.end(), [&](size_t a, size_t b) {
-      return view.Spec(ids[a]).gpus > view.Spec(ids[b]).gpus;
+      return in.scale_factors[a] > in.scale_factors[b];
     });
-    for (size_t i : to_place) {
-      const JobId id = ids[i];
-      Placement p = placement_->Place(view.Spec(id), free[chosen[i]]);
+    for (size_t r : to_place) {
+      const int k = chosen[r];
+      const JobId first = r < singles ? ids[r] : pairs_[r - singles].a;
+      Placement p = placement_->Place(view.Spec(first), free[k]);
       if (p.empty()) continue;  // Fragmented: it waits for the next round.
-      free[chosen[i]].Allocate(p);
-      jobs_[id].type = chosen[i];
-      out->start.push_back(StartDecision{id, std::move(p)});
+      free[k].Allocate(p);
+      Assign(r, singles, ids, k);
+      if (r < singles) {
+        out->start.push_back(StartDecision{first, std::move(p)});
+        continue;
+      }
+      const GavelPair& pair = pairs_[r - singles];
+      const int64_t group = ++last_group_;
+      out->start.push_back(StartDecision{pair.a, p, pair.rate_a[k], group});
+      out->start.push_back(StartDecision{pair.b, std::move(p), pair.rate_b[k], group});
     }
     for (JobId id : view.RunningJobs()) {
       const auto it = jobs_.find(id);
-      if (it == jobs_.end() || it->second.type < 0) out->preempt.push_back(id);
+      if (it == jobs_.end() || !it->second.runs_this_round) out->preempt.push_back(id);
     }
     std::sort(out->preempt.begin(), out->preempt.end());
+  }
+
+  // Books row r (a single job below `singles`, else a pair) as running on type k this round.
+  void Assign(size_t r, size_t singles, const std::vector<JobId>& ids, int k) {
+    if (r < singles) {
+      GavelJob& job = jobs_[ids[r]];
+      job.type = k;
+      job.partner = -1;
+      job.runs_this_round = true;
+      return;
+    }
+    GavelPair& pair = pairs_[r - singles];
+    pair.type = k;
+    jobs_[pair.a].partner = pair.b;
+    jobs_[pair.b].partner = pair.a;
+    jobs_[pair.a].runs_this_round = jobs_[pair.b].runs_this_round = true;
   }
 
   // Ideal mode: every job with an allocation runs, as a guest (no GPUs booked), on its
@@ -306,10 +481,11 @@ class GavelPolicy final : public Policy {
     std::sort(out->preempt.begin(), out->preempt.end());
   }
 
-  std::unique_ptr<gavel::AllocationPolicy> allocator_;
+  // Allocators keep no state between calls (Allocate is const): copies of the policy share it.
+  std::shared_ptr<const gavel::AllocationPolicy> allocator_;
   Options opt_;
   PortableRng rng_;  // The type order of agnostic objectives.
-  std::unique_ptr<PlacementModule> placement_;
+  ModulePtr<PlacementModule> placement_;
   std::vector<gavel::GpuType> types_;  // The cluster's types, GPUs counted over all nodes.
   std::vector<int> type_of_node_;
   std::vector<JobId> order_;  // Unfinished jobs in arrival order (the LPs' job order).
@@ -318,6 +494,12 @@ class GavelPolicy final : public Policy {
   bool dirty_ = false;  // Jobs arrived or finished since the last solve.
   Time last_reset_ = kNever;
   Time round_end_ = kNever;  // End of the round in progress; kNever: none (idle).
+  // Packed objectives: the pairs with an allocation, in the problem's order; the jobs' kinds;
+  // the co-located rates read from the table per (kind, kind, type); the last group id.
+  std::vector<GavelPair> pairs_;
+  std::map<std::string, int> kinds_;
+  std::map<std::tuple<int, int, int>, double> pair_rates_;
+  int64_t last_group_ = 0;
 };
 
 }  // namespace
@@ -334,8 +516,8 @@ Status RegisterGavel(Registries* r) {
   entry.takes_admission = false;
   entry.options = {
       {"objective", OptionSpec::Type::kString, "max_min_fairness_perf",
-       "the allocation policy (`schedkit gavel policies`; not max_min_fairness_packed, gandiva, "
-       "min_cost)"},
+       "the allocation policy (`schedkit gavel policies`; not min_cost; max_min_fairness_packed "
+       "and gandiva co-locate the pairs of the run's throughput table)"},
       {"round_s", OptionSpec::Type::kDouble, "360", "round length in seconds"},
       {"resolve_s", OptionSpec::Type::kDouble, "1920",
        "least time between two re-solves (Gavel's minimum_time_between_allocation_resets)"},
@@ -344,11 +526,6 @@ Status RegisterGavel(Registries* r) {
   entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("gavel: no placement module");
     const std::string& objective = ctx.options.String("objective");
-    if (objective == "max_min_fairness_packed" || objective == "gandiva") {
-      return Status::InvalidArgument("gavel: objective '" + objective +
-                                     "' needs co-located pairs, which the simulated policy "
-                                     "does not build yet");
-    }
     if (objective == "min_cost") {
       return Status::InvalidArgument(
           "gavel: objective 'min_cost' needs GPU prices, which cluster specs do not carry");
@@ -370,16 +547,24 @@ Status RegisterGavel(Registries* r) {
       return Status::InvalidArgument("gavel: option 'resolve_s' must be a number >= 0");
     }
     const std::string& mode = ctx.options.String("mode");
+    opt.packed = objective == "max_min_fairness_packed" || objective == "gandiva";
     if (mode == "ideal") {
       opt.mode = GavelMode::kIdeal;
+      if (opt.packed) {
+        return Status::InvalidArgument("gavel: objective '" + objective +
+                                       "' co-locates pairs, which mode=ideal does not grant "
+                                       "(use mode=rounds)");
+      }
     } else if (mode != "rounds") {
       return Status::InvalidArgument("gavel: option mode='" + mode + "': expected rounds or ideal");
     }
-    // Gavel's mechanism: FIFO runs only the jobs it placed; the agnostic policies (Gavel's
-    // names without "Perf") walk the types in a random order each round.
+    // Gavel's mechanism: FIFO runs only the jobs it placed; the policies whose Gavel name
+    // lacks "Perf" (the agnostic ones, Gandiva, and MaxMinFairness_Packing) walk the types in
+    // a random order each round.
     opt.fill_idle = objective != "fifo" && objective != "fifo_perf";
     opt.shuffle_types = objective == "max_min_fairness" || objective == "finish_time_fairness" ||
-                        objective == "fifo";
+                        objective == "fifo" || objective == "gandiva" ||
+                        objective == "max_min_fairness_packed";
     std::map<std::string, std::string> raw;  // The run's seed for the seeded ones (FIFO).
     for (const OptionSpec& o : alloc->options) {
       if (o.name == "seed") raw["seed"] = std::to_string(ctx.seed);

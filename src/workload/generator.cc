@@ -223,9 +223,14 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
     return Status::InvalidArgument("generator: max_gpus must be >= 0 (0 = rigid jobs), got " +
                                    std::to_string(config.max_gpus));
   }
-  if (!(config.jobs_per_hour > 0) || !std::isfinite(config.jobs_per_hour)) {
-    return Status::InvalidArgument("generator: jobs_per_hour must be a positive number, got " +
-                                   workload::FormatDouble(config.jobs_per_hour));
+  // 0 = a static trace (every job submitted at 0; Gavel's lam = 0), except for the dual load,
+  // whose burst rate is a multiple of the base rate.
+  const bool static_trace = config.jobs_per_hour == 0 &&
+                            config.durations != GeneratorConfig::Durations::kDualLoad;
+  if (!static_trace && (!(config.jobs_per_hour > 0) || !std::isfinite(config.jobs_per_hour))) {
+    return Status::InvalidArgument(
+        "generator: jobs_per_hour must be a positive number (or 0: every job at time 0, not "
+        "with dual-load durations), got " + workload::FormatDouble(config.jobs_per_hour));
   }
   std::vector<PhillyJob> philly;
   const bool is_philly = config.durations == GeneratorConfig::Durations::kPhilly;
@@ -261,12 +266,12 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
   }
   const bool one_gpu = config.durations == GeneratorConfig::Durations::kBloxPhilly;
   PortableRng rng(config.seed);
-  const double mean_gap_s = 3600.0 / config.jobs_per_hour;
+  const double mean_gap_s = static_trace ? 0.0 : 3600.0 / config.jobs_per_hour;
   double now = 0;
   // Draw order per job: inter-arrival gap (not for the first job, which arrives at 0,
-  // as in Gavel's and Blox's generators), then the job's shape.
+  // as in Gavel's and Blox's generators, nor in a static trace), then the job's shape.
   for (int64_t i = 0; i < config.num_jobs; ++i) {
-    if (i > 0) now += rng.Exponential(mean_gap_s);
+    if (i > 0 && !static_trace) now += rng.Exponential(mean_gap_s);
     JobSpec job;
     job.id = i;
     job.submit_s = now;

@@ -53,7 +53,8 @@ SimulatorOptions Options() {
 TEST(Fork, ForkedRunsEndByteForByteLikeTheOriginal) {
   const ClusterSpec cluster = ClusterSpec::Uniform(1, 4, 4, 0, 0);
   const Trace trace = BloxTrace(80, 3);
-  for (const char* name : {"fifo", "las", "srtf", "tiresias", "themis", "muri-s", "optimus"}) {
+  for (const char* name :
+       {"fifo", "las", "srtf", "tiresias", "themis", "muri-s", "optimus", "gavel"}) {
     SCOPED_TRACE(name);
     Result<std::unique_ptr<Policy>> straight_policy = MakePolicy(Request(name));
     ASSERT_TRUE(straight_policy.ok()) << straight_policy.status().message();

@@ -555,6 +555,27 @@ TEST(GavelRound, TypesAreWalkedInOrderAndJobsFillWhatIsLeft) {
   EXPECT_EQ(SelectRound(in), (std::vector<int>{0, -1}));
 }
 
+TEST(GavelRound, ACombinationIsSkippedWhenOneOfItsJobsIsTaken) {
+  // Two GPUs of one type; rows a, b, c alone and the pair a+b (members 0 and 1). The pair
+  // has the highest priority (0.6 / (50/200) = 2.4) and takes one GPU; a and b (priority
+  // 0.2 / (50/200) = 0.8 each) are then skipped, being in it; c (0.4 / (50/200) = 1.6,
+  // walked second) takes the other GPU.
+  RoundInput in;
+  in.x = {{0.2}, {0.2}, {0.4}, {0.6}};
+  in.received = {{50}, {50}, {50}, {50}};
+  in.scale_factors = {1, 1, 1, 1};
+  in.gpus = {2};
+  in.members = {{0}, {1}, {2}, {0, 1}};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{-1, -1, 0, 0}));
+  // Without members every row is its own job: the pair and c run, then a (arrival order).
+  in.members.clear();
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{-1, -1, 0, 0}));
+  in.gpus = {3};
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{0, -1, 0, 0}));
+  in.members = {{0}, {1}, {2}, {0, 1}};  // With them, a and b stay out: one GPU idles.
+  EXPECT_EQ(SelectRound(in), (std::vector<int>{-1, -1, 0, 0}));
+}
+
 TEST(GavelRound, AJobThatDoesNotFitIsSkipped) {
   // Three GPUs: d (2 GPUs) first, e (2 GPUs) does not fit in the one left, f (1 GPU) does.
   RoundInput in;

@@ -3,13 +3,16 @@
 #include <gtest/gtest.h>
 
 #include "schedkit/registry.h"
+#include "schedkit/run.h"
 #include "sim_test_util.h"
+#include "test_files.h"
 
 namespace schedkit {
 namespace {
 
 using testing::Request;
 using testing::RunScenario;
+using testing::WriteTempFile;
 
 // One "fast" and one "slow" GPU, each a node of its own.
 ClusterSpec FastSlow() {
@@ -107,10 +110,110 @@ TEST(GavelPolicy, OneTypeClusterTimeSlices) {
   }
 }
 
+// A measured table for the packed objectives: types fast and slow; job types A and B on one
+// GPU (2 steps/s alone on fast; beside each other A does 1.6, B 1.2: co-located rates 0.8
+// and 0.6), and A on two GPUs (2 steps/s alone; 1.5 beside another A: rate 0.75).
+std::shared_ptr<const ThroughputTable> PairTable() {
+  const std::string path = WriteTempFile("gavel_pairs.json", R"json({
+    "fast": {"('A', 1)": {"null": 2, "('B', 1)": [1.6, 1.2]},
+             "('B', 1)": {"null": 2, "('A', 1)": [1.2, 1.6]},
+             "('A', 2)": {"null": 2, "('A', 2)": [1.5, 1.5]}},
+    "slow": {"('A', 1)": {"null": 1}, "('B', 1)": {"null": 1}, "('A', 2)": {"null": 1}}})json");
+  Result<ThroughputTable> t = ThroughputTable::LoadGavel(path);
+  EXPECT_TRUE(t.ok()) << t.status().message();
+  return std::make_shared<const ThroughputTable>(*t);
+}
+
+// RunScenario with the run's throughput table (ClusterView::Throughputs).
+Result<RunOutput> RunWithTable(std::vector<JobSpec> jobs, const ClusterSpec& cluster,
+                               PolicyRequest request, std::shared_ptr<const ThroughputTable> table,
+                               Trace* trace) {
+  trace->source = "scenario";
+  trace->jobs = std::move(jobs);
+  SimulatorOptions options;
+  options.overheads = RestartOverheads(0);
+  options.throughputs = std::move(table);
+  return RunSimulation(*trace, cluster, request, options);
+}
+
+double Jct(const RunOutput& run, JobId id) {
+  for (const RecordedJob& r : run.recorder->jobs()) {
+    if (r.id == id) return r.jct_s();
+  }
+  ADD_FAILURE() << "no job " << id;
+  return 0;
+}
+
+// max_min_fairness_packed: a (type A) and b (type B) run only on fast (no speed on slow), one
+// GPU. Alone, each gets half of it: normalised share 1. With the pair (rate 0.8 for a, 0.6
+// for b) and variables x_a, x_b (alone) and p (together) with x_a + x_b + p <= 1, the shares
+// are 2 (x_a + 0.8 p) and 2 (x_b + 0.6 p). The optimum is x_a = 0, x_b = 1/6, p = 5/6 (both
+// rows 2/3, shares 4/3; the dual weights 1/3 and 2/3 bound every variable's gain by 2/3).
+// Rounds of 100 s, resolve_s = 0; every row (a, b, the pair) starts at 50 s received on fast,
+// W = 150:
+//   t=0    pair 5/6 / (50/150) = 2.5, b 1/6 / (1/3) = 0.5, a 0 (fills idle GPUs only):
+//          the pair runs: a does 80, b 60.
+//   t=100  pair 5/6 / (150/250) = 1.39, b 1/6 / (50/250) = 0.83: the pair again; a's 20 s
+//          left take 25 s: a ends at 125; b runs on beside nobody at its pair rate: 120 at 200.
+//   t=200  re-solve for b alone (x = 1): b is restarted alone at rate 1, 30 s left: ends 230.
+TEST(GavelPolicy, PackedMaxMinFairnessCoLocatesThePair) {
+  const std::vector<JobSpec> jobs = {
+      JobBuilder(1).Duration(100).Model("A").Speed("fast", 1).Build(),
+      JobBuilder(2).Duration(150).Model("B").Speed("fast", 1).Build()};
+  Trace trace;
+  Result<RunOutput> run = RunWithTable(
+      jobs, FastSlow(),
+      Request("gavel", {{"objective", "max_min_fairness_packed"}, {"round_s", "100"},
+                        {"resolve_s", "0"}}),
+      PairTable(), &trace);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_NEAR(Jct(*run, 1), 125, 1e-6);
+  EXPECT_NEAR(Jct(*run, 2), 230, 1e-6);
+  // Without the pair (max_min_fairness_perf: x = 1/2 each on fast) they time-share: a, first
+  // on the tie, runs the first round and ends at 100; b, alone from then, ends at 250.
+  const auto plain = RunScenario(jobs, FastSlow(),
+                                 Request("gavel", {{"objective", "max_min_fairness_perf"},
+                                                   {"round_s", "100"}, {"resolve_s", "0"}}));
+  EXPECT_NEAR(plain.Jct(1), 100, 1e-6);
+  EXPECT_NEAR(plain.Jct(2), 250, 1e-6);
+}
+
+// Gandiva: a and b (type A, two GPUs each) on fast (one node of 2 GPUs) and slow (one GPU,
+// too small for them). They ask for 4 GPUs of 3: Gandiva pairs them (the only draw), and the
+// pair gets fast's whole time (2 / (1 combination x 2 GPUs) = 1). Both run together on fast at
+// rate 0.75: a's 150 s take 200 s. At the boundary of 200 (rounds of 100, resolve_s = 0) b,
+// alone, has 150 done and is restarted alone at rate 1: 150 s left, ends at 350.
+TEST(GavelPolicy, GandivaPairsJobsOnTheirCoLocatedThroughput) {
+  ClusterSpec cluster;
+  cluster.source = "fast2-slow1";
+  cluster.nodes = {NodeSpec{0, 2, 0, 0, "fast"}, NodeSpec{0, 1, 0, 0, "slow"}};
+  const std::vector<JobSpec> jobs = {
+      JobBuilder(1).Gpus(2).Duration(150).Model("A").Speed("fast", 1).Speed("slow", 0.5).Build(),
+      JobBuilder(2).Gpus(2).Duration(300).Model("A").Speed("fast", 1).Speed("slow", 0.5).Build()};
+  Trace trace;
+  Result<RunOutput> run = RunWithTable(
+      jobs, cluster,
+      Request("gavel", {{"objective", "gandiva"}, {"round_s", "100"}, {"resolve_s", "0"}}),
+      PairTable(), &trace);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_NEAR(Jct(*run, 1), 200, 1e-6);
+  EXPECT_NEAR(Jct(*run, 2), 350, 1e-6);
+}
+
+// A packed objective needs the run's table: the run fails naming it.
+TEST(GavelPolicy, PackedObjectivesNeedTheThroughputTable) {
+  Trace trace;
+  Result<RunOutput> run = RunWithTable(TwoJobs(), FastSlow(),
+                                       Request("gavel", {{"objective", "gandiva"}}), nullptr,
+                                       &trace);
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().message().find("needs the run's throughput table"), std::string::npos)
+      << run.status().message();
+}
+
 TEST(GavelPolicy, RefusesBadOptions) {
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, std::string>>{{"objective", "las"},
-                                                        {"objective", "gandiva"},
                                                         {"objective", "min_cost"},
                                                         {"round_s", "0"},
                                                         {"resolve_s", "-1"},
@@ -118,6 +221,8 @@ TEST(GavelPolicy, RefusesBadOptions) {
     auto policy = MakePolicy(Request("gavel", {{key, value}}));
     EXPECT_FALSE(policy.ok()) << key << "=" << value;
   }
+  // Pairs are granted in rounds only.
+  EXPECT_FALSE(MakePolicy(Request("gavel", {{"objective", "gandiva"}, {"mode", "ideal"}})).ok());
 }
 
 }  // namespace

@@ -180,10 +180,32 @@ TEST(GeneratorTest, ConfigErrors) {
   c.philly_distribution_path = "/nonexistent/philly.csv";
   EXPECT_EQ(GenerateTrace(c).status().code(), Status::Code::kNotFound);
 
-  EXPECT_EQ(GenerateTrace(GenConfig().Rate(0).Obj()).status().message(),
-            "generator: jobs_per_hour must be a positive number, got 0");
+  EXPECT_EQ(GenerateTrace(GenConfig().Rate(-1).Obj()).status().message(),
+            "generator: jobs_per_hour must be a positive number (or 0: every job at time 0, not "
+            "with dual-load durations), got -1");
+  c = GenConfig().Rate(0).Obj();
+  c.durations = GeneratorConfig::Durations::kDualLoad;
+  EXPECT_FALSE(GenerateTrace(c).ok());
   EXPECT_FALSE(GenerateTrace(GenConfig().Jobs(-1).Obj()).ok());
   EXPECT_TRUE(GenerateTrace(GenConfig().Jobs(0).Obj()).ok());
+}
+
+// jobs_per_hour = 0: a static trace. Every job at 0, and the jobs are those of any rate with
+// the same seed (no gap is drawn, and the shape draws follow one another).
+TEST(GeneratorTest, RateZeroIsAStaticTrace) {
+  Result<Trace> static_trace = GenerateTrace(GenConfig().Jobs(50).Rate(0).Seed(4).Obj());
+  ASSERT_TRUE(static_trace.ok()) << static_trace.status().message();
+  ASSERT_EQ(static_trace->jobs.size(), 50u);
+  for (const JobSpec& j : static_trace->jobs) EXPECT_EQ(j.submit_s, 0) << j.id;
+  // The first job draws no gap at any rate: its shape is the same.
+  Result<Trace> poisson = GenerateTrace(GenConfig().Jobs(1).Rate(5).Seed(4).Obj());
+  ASSERT_TRUE(poisson.ok());
+  EXPECT_EQ(poisson->jobs[0].duration_s, static_trace->jobs[0].duration_s);
+  EXPECT_EQ(poisson->jobs[0].gpus, static_trace->jobs[0].gpus);
+  // Without gaps the durations differ from the Poisson trace's after the first job.
+  Result<Trace> poisson50 = GenerateTrace(GenConfig().Jobs(50).Rate(5).Seed(4).Obj());
+  ASSERT_TRUE(poisson50.ok());
+  EXPECT_NE(poisson50->jobs[1].duration_s, static_trace->jobs[1].duration_s);
 }
 
 TEST(GeneratorTest, BadPhillyFileNamesLine) {
