@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "mechanisms/analytic_centre.h"
 #include "mechanisms/lp.h"
 #include "workload/csv.h"
 
@@ -60,6 +61,7 @@ struct BaseLp {
   std::vector<std::vector<int>> var;  // var[c][k], -1 where the class cannot run.
 
   std::vector<int> pair_var;           // With `packed`: one per problem.pairs entry.
+  std::vector<int> class_row, type_row;  // LP row of each class's sum_k <= 1 and type's GPUs; -1: none.
 
   // `packed`: every job its own class, plus one variable per pair (its time co-located),
   // counted in both jobs' rows and once (sf GPUs) on its type.
@@ -91,9 +93,11 @@ struct BaseLp {
       }
     }
     for (const std::vector<LpTerm>& row : rows) {
+      class_row.push_back(row.size() > 1 ? lp.rows() : -1);
       if (row.size() > 1) lp.AddRow(row, -kLpInfinity, 1);
     }
     for (int k = 0; k < types; ++k) {
+      type_row.push_back(per_type[k].empty() ? -1 : lp.rows());
       if (!per_type[k].empty()) lp.AddRow(per_type[k], -kLpInfinity, p.types[k].gpus);
     }
   }
@@ -111,14 +115,18 @@ struct BaseLp {
   // The solution per job. CLP meets rows within its primal tolerance (1e-7), so a row or a
   // type may be over by that much: such a row, then such a type, is scaled down to fit
   // exactly (the objective moves by as little). Pair variables (packed) are left as solved.
-  std::vector<std::vector<double>> X() const {
+  // `values`: the variables' values (by LP index) to read instead of the LP's solution.
+  std::vector<std::vector<double>> X(const std::vector<double>* values = nullptr) const {
     const size_t types = p.types.size();
     std::vector<std::vector<double>> xc(classes.size(), std::vector<double>(types, 0.0));
     std::vector<double> used(types, 0.0);
     for (size_t c = 0; c < classes.size(); ++c) {
       double row = 0;
       for (size_t k = 0; k < types; ++k) {
-        if (var[c][k] >= 0) xc[c][k] = std::clamp(lp.Value(var[c][k]), 0.0, 1.0);
+        if (var[c][k] >= 0) {
+          const double v = values ? (*values)[var[c][k]] : lp.Value(var[c][k]);
+          xc[c][k] = std::clamp(v, 0.0, 1.0);
+        }
         row += xc[c][k];
       }
       if (row > 1) {
@@ -192,10 +200,15 @@ class ThroughputFloorLp {
   int solves_ = 0;
 };
 
+// A dual or reduced cost beyond this is nonzero: its row or bound is tight at every optimum.
+constexpr double kTightDual = 1e-9;
+
 class MaxMinFairness : public AllocationPolicy {
  public:
   // `packed` (perf only): pairs of jobs may also share GPUs, each at its co-located throughput.
-  MaxMinFairness(bool perf, bool packed) : perf_(perf), packed_(packed) {}
+  // `centre` (not packed): the analytic centre of the near-optimal allocations.
+  MaxMinFairness(bool perf, bool packed, bool centre = false)
+      : perf_(perf), packed_(packed), centre_(centre && !packed) {}
   std::string_view Name() const override {
     return packed_ ? "max_min_fairness_packed"
                    : perf_ ? "max_min_fairness_perf" : "max_min_fairness";
@@ -221,8 +234,10 @@ class MaxMinFairness : public AllocationPolicy {
       rows[pair.a].push_back({base.pair_var[i], scale(pair.a) * pair.throughput_a});
       rows[pair.b].push_back({base.pair_var[i], scale(pair.b) * pair.throughput_b});
     }
+    std::vector<int> share_row;
     for (std::vector<LpTerm>& row : rows) {
       row.push_back({t, -1.0});
+      share_row.push_back(base.lp.rows());
       base.lp.AddRow(row, 0, kLpInfinity);
     }
     const LpStatus st = base.lp.Solve();
@@ -232,12 +247,69 @@ class MaxMinFairness : public AllocationPolicy {
     for (int v : base.pair_var) a.pair_x.push_back(std::clamp(base.lp.Value(v), 0.0, 1.0));
     a.objective = base.lp.Value(t);
     a.lp_solves = 1;
+    if (centre_) Centre(p, base, share_row, scale, &a);
     return a;
   }
 
  private:
+  // Replaces a's vertex by the analytic centre of the optimal face (point=centre): the LP's
+  // constraints over the class variables at t = t*, those tight at every optimum (a nonzero
+  // dual or reduced cost) as equalities, the others in a log barrier weighted as the problem
+  // over jobs counts them (|c| per class row, share row and variable bound; 1 per type): the
+  // centre of that problem restricted to allocations equal within a class, where it lies by
+  // symmetry. Keeps the vertex if the face has no interior (a single point).
+  template <typename Scale>
+  void Centre(const AllocationProblem& p, const BaseLp& base, const std::vector<int>& share_row,
+              Scale scale, Allocation* a) const {
+    const LinearProgram& lp = base.lp;
+    const int types = static_cast<int>(p.types.size());
+    const int n = lp.variables() - 1;  // The class variables (t is the last).
+    std::vector<CentreRow> inequalities, equalities;
+    auto add = [&](CentreRow row, bool tight) {
+      (tight ? equalities : inequalities).push_back(std::move(row));
+    };
+    std::vector<CentreRow> per_type(types);
+    for (int k = 0; k < types; ++k) per_type[k].bound = p.types[k].gpus;
+    for (int c = 0; c < static_cast<int>(base.classes.size()); ++c) {
+      const int j = base.classes[c][0];
+      const double members = static_cast<double>(base.classes[c].size());
+      CentreRow row{{}, 1.0, members}, share{{}, -a->objective, members};
+      bool row_tight = base.class_row[c] >= 0 && std::abs(lp.RowDual(base.class_row[c])) > kTightDual;
+      for (int k = 0; k < types; ++k) {
+        const int v = base.var[c][k];
+        if (v < 0) continue;
+        const bool at_bound = std::abs(lp.ReducedCost(v)) > kTightDual;
+        add({{{v, -1.0}}, 0.0, members}, at_bound && lp.Value(v) < 0.5);
+        // A class with one variable has its row as that variable's upper bound.
+        if (base.class_row[c] < 0 && at_bound && lp.Value(v) >= 0.5) row_tight = true;
+        row.terms.push_back({v, 1.0});
+        share.terms.push_back({v, -scale(j) * p.jobs[j].throughput[k]});
+        per_type[k].terms.push_back({v, members * p.jobs[j].scale_factor});
+      }
+      add(std::move(row), row_tight);
+      add(std::move(share), std::abs(lp.RowDual(share_row[c])) > kTightDual);
+    }
+    for (int k = 0; k < types; ++k) {
+      if (base.type_row[k] < 0) continue;
+      add(std::move(per_type[k]), std::abs(lp.RowDual(base.type_row[k])) > kTightDual);
+    }
+    ++a->lp_solves;  // Phase I (at least one LP).
+    const std::optional<std::vector<double>> x =
+        AnalyticCentre(n, std::move(inequalities), std::move(equalities));
+    if (!x) return;
+    a->x = base.X(&*x);
+    double least = kLpInfinity;
+    for (size_t j = 0; j < p.jobs.size(); ++j) {
+      double share = 0;
+      for (int k = 0; k < types; ++k) share += p.jobs[j].throughput[k] * a->x[j][k];
+      least = std::min(least, scale(static_cast<int>(j)) * share);
+    }
+    a->objective = least;
+  }
+
   bool perf_;
   bool packed_;
+  bool centre_;
 };
 
 class FinishTimeFairness : public AllocationPolicy {
@@ -381,8 +453,8 @@ AllocationProblem Agnostic(const AllocationProblem& problem) {
   return p;
 }
 
-std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf) {
-  return std::make_unique<MaxMinFairness>(perf, false);
+std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf, bool centre) {
+  return std::make_unique<MaxMinFairness>(perf, false, centre);
 }
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairnessPacked() {
   return std::make_unique<MaxMinFairness>(true, true);

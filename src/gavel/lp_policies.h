@@ -10,7 +10,9 @@
 namespace schedkit::gavel {
 
 // `perf` false: the heterogeneity-agnostic variant, every usable throughput read as 1.
-std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf);
+// `centre`: return the analytic centre of the near-optimal allocations (docs/gavel.md, "The
+// agnostic optimum") instead of the simplex's vertex.
+std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf, bool centre);
 // Heterogeneity-aware max-min fairness that may also co-locate the problem's pairs.
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairnessPacked();
 std::unique_ptr<AllocationPolicy> MakeFinishTimeFairness(bool perf);

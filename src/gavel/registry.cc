@@ -33,11 +33,34 @@ AllocationPolicyRegistry MakeRegistry() {
       std::abort();
     }
   };
-  add("max_min_fairness", "LAS: max-min of scale-factor-weighted time share (throughputs read as 1)",
-      {}, Fixed(MakeMaxMinFairness, false));
-  add("max_min_fairness_perf",
-      "LAS, heterogeneity-aware: max-min of throughput over the equal-split throughput", {},
-      Fixed(MakeMaxMinFairness, true));
+  // Which optimum max-min fairness returns: the vertex CLP finds, or the analytic centre of
+  // the near-optimal allocations (an interior point, as Gavel's ECOS returns).
+  auto max_min = [](bool perf, const char* fallback) {
+    return std::make_pair(
+        std::vector<OptionSpec>{{"point", OptionSpec::Type::kString, fallback,
+                                 "which optimum when it is not unique: centre (inside the "
+                                 "optimal face, as an interior-point solver) or vertex"}},
+        Factory([perf](ModuleContext& ctx) -> Result<std::unique_ptr<AllocationPolicy>> {
+          const std::string& point = ctx.options.String("point");
+          if (point != "centre" && point != "vertex") {
+            return Status::InvalidArgument("max_min_fairness: option point=" + Quoted(point) +
+                                           ": expected centre or vertex");
+          }
+          return MakeMaxMinFairness(perf, point == "centre");
+        }));
+  };
+  {
+    auto [options, factory] = max_min(false, "centre");
+    add("max_min_fairness",
+        "LAS: max-min of scale-factor-weighted time share (throughputs read as 1)", options,
+        factory);
+  }
+  {
+    auto [options, factory] = max_min(true, "vertex");
+    add("max_min_fairness_perf",
+        "LAS, heterogeneity-aware: max-min of throughput over the equal-split throughput",
+        options, factory);
+  }
   add("max_min_fairness_packed",
       "max_min_fairness_perf where the problem's pairs may also share GPUs (--pairs)", {},
       [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> {

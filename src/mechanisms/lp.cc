@@ -98,6 +98,8 @@ LpStatus LinearProgram::Solve() {
 
 double LinearProgram::Value(int var) const { return model_->getColSolution()[var]; }
 double LinearProgram::Objective() const { return model_->objectiveValue(); }
+double LinearProgram::RowDual(int row) const { return model_->getRowPrice()[row]; }
+double LinearProgram::ReducedCost(int var) const { return model_->getReducedCost()[var]; }
 int LinearProgram::rows() const {
   return model_->numberRows() + static_cast<int>(row_lower_.size());
 }

@@ -43,6 +43,11 @@ class LinearProgram {
   // REQUIRES: the last Solve() returned kOptimal.
   double Value(int var) const;
   double Objective() const;
+  // The last optimal solve's dual value of row `row` and reduced cost of variable `var` (CLP's
+  // signs). Nonzero means the row (the variable's bound) is tight at every optimum
+  // (complementary slackness). REQUIRES: the last Solve() returned kOptimal.
+  double RowDual(int row) const;
+  double ReducedCost(int var) const;
   int rows() const;
   int variables() const;
 

@@ -522,7 +522,10 @@ Status RegisterGavel(Registries* r) {
       {"resolve_s", OptionSpec::Type::kDouble, "1920",
        "least time between two re-solves (Gavel's minimum_time_between_allocation_resets)"},
       {"mode", OptionSpec::Type::kString, "rounds",
-       "rounds (Gavel's mechanism) or ideal (each job runs at its allocation's throughput)"}};
+       "rounds (Gavel's mechanism) or ideal (each job runs at its allocation's throughput)"},
+      {"point", OptionSpec::Type::kString, "",
+       "max_min_fairness*: which optimum, centre or vertex (default: the objective's own, "
+       "`schedkit gavel policies`)"}};
   entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("gavel: no placement module");
     const std::string& objective = ctx.options.String("objective");
@@ -566,8 +569,14 @@ Status RegisterGavel(Registries* r) {
                         objective == "fifo" || objective == "gandiva" ||
                         objective == "max_min_fairness_packed";
     std::map<std::string, std::string> raw;  // The run's seed for the seeded ones (FIFO).
+    const std::string& point = ctx.options.String("point");
     for (const OptionSpec& o : alloc->options) {
       if (o.name == "seed") raw["seed"] = std::to_string(ctx.seed);
+      if (o.name == "point" && !point.empty()) raw["point"] = point;
+    }
+    if (!point.empty() && !raw.count("point")) {
+      return Status::InvalidArgument("gavel: option 'point' is for the max_min_fairness "
+                                     "objectives, not '" + objective + "'");
     }
     Result<OptionValues> values = OptionValues::Parse(objective, alloc->options, raw);
     if (!values.ok()) return values.status();

@@ -82,9 +82,36 @@ AllocationProblem ThreeJobs(double steps = 1000) {
 TEST(GavelMaxMin, AgnosticSharesTimeEqually) {
   // All throughputs read as 1: maximise t with each job's total time >= t and two GPUs of
   // time in all, so 3t <= 2: t = 2/3.
+  // (The default point, the centre, is within 1e-7 of the unique optimum.)
   const Allocation a = Solve("max_min_fairness", ThreeJobs());
-  EXPECT_NEAR(a.objective, 2.0 / 3, 1e-9);
-  for (int j = 0; j < 3; ++j) EXPECT_NEAR(a.x[j][0] + a.x[j][1], 2.0 / 3, 1e-9);
+  EXPECT_NEAR(a.objective, 2.0 / 3, 1e-6);
+  for (int j = 0; j < 3; ++j) EXPECT_NEAR(a.x[j][0] + a.x[j][1], 2.0 / 3, 1e-6);
+}
+
+// Agnostic max-min on one job a (1 GPU) with fast (2 GPUs) and slow (1 GPU): Teq = 1, the
+// share is x_f + x_s, so t* = 1 and the optimal face is the segment x_f + x_s = 1. CLP returns
+// one of its ends (point=vertex); point=centre returns the analytic centre of the face: the
+// row and share constraints are tight on it (equalities), the others in the barrier:
+// maximise log x_f + log x_s + log(2 - x_f) + log(1 - x_s) (bounds, then fast's and slow's
+// GPUs). With x_f = u, x_s = 1 - u: 2 log u + log(1 - u) + log(2 - u), stationary where
+// 2/u = 1/(1 - u) + 1/(2 - u): 4u^2 - 9u + 4 = 0, u = (9 - sqrt(17)) / 8 = 0.6096 on fast,
+// 0.3904 on slow (Gavel's ECOS spreads time over the types the same way).
+TEST(GavelMaxMin, AgnosticCentreIsInsideTheOptimalFace) {
+  const AllocationProblem p = ProblemBuilder().Type("fast", 2).Type("slow", 1).Job("a", {1, 1}).Get();
+  const Allocation vertex = Solve("max_min_fairness", p, {{"point", "vertex"}});
+  EXPECT_NEAR(vertex.objective, 1.0, 1e-9);
+  EXPECT_NEAR(vertex.x[0][0] + vertex.x[0][1], 1.0, 1e-9);
+  EXPECT_NEAR(vertex.x[0][0] * vertex.x[0][1], 0.0, 1e-9);  // An end of the segment.
+  const Allocation centre = Solve("max_min_fairness", p);  // The default.
+  const double u = (9 - std::sqrt(17.0)) / 8;
+  EXPECT_NEAR(centre.x[0][0], u, 1e-6);
+  EXPECT_NEAR(centre.x[0][1], 1 - u, 1e-6);
+  EXPECT_NEAR(centre.objective, 1.0, 1e-6);
+  EXPECT_EQ(centre.lp_solves, 2);  // The LP, then the centre's phase I.
+  // max_min_fairness_perf keeps the vertex unless asked; both refuse another point.
+  EXPECT_EQ(Solve("max_min_fairness_perf", p).lp_solves, 1);
+  EXPECT_NEAR(Solve("max_min_fairness_perf", p, {{"point", "centre"}}).x[0][1], 1 - u, 1e-6);
+  EXPECT_FALSE(Allocate("max_min_fairness", p, {{"point", "middle"}}).ok());
 }
 
 TEST(GavelMaxMin, WeightsDivideTheShare) {
@@ -92,7 +119,7 @@ TEST(GavelMaxMin, WeightsDivideTheShare) {
   // tc = 2t, 4t = 2: t = 1/2 (and c's full time, 1, respects its row).
   AllocationProblem p = ThreeJobs();
   p.jobs[2].weight = 2;
-  const Allocation a = Solve("max_min_fairness", p);
+  const Allocation a = Solve("max_min_fairness", p, {{"point", "vertex"}});
   EXPECT_NEAR(a.objective, 0.5, 1e-9);
   EXPECT_NEAR(a.x[2][0] + a.x[2][1], 1.0, 1e-9);
 }
@@ -126,7 +153,7 @@ TEST(GavelMaxMin, MultiGpuJobsCountTheirGpus) {
                                   .Job("e", {1, 1})
                                   .Job("f", {1, 1})
                                   .Get();
-  const Allocation a = Solve("max_min_fairness", p);
+  const Allocation a = Solve("max_min_fairness", p, {{"point", "vertex"}});
   EXPECT_NEAR(a.objective, 1.0, 1e-9);
   EXPECT_EQ(a.x[0][1], 0.0);
 }
@@ -412,8 +439,8 @@ TEST(GavelCli, AllocatePrintsTheAllocationAndObjective) {
   EXPECT_EQ(lines[6].substr(0, 7), "c,slow,");
   EXPECT_NEAR(std::stod(lines[6].substr(7)), 5.0 / 6, 1e-9);
   EXPECT_NEAR(std::stod(Objective(o.output)), 5.0 / 6, 1e-9);
-  o = run("max_min_fairness");
-  EXPECT_NEAR(std::stod(Objective(o.output)), 2.0 / 3, 1e-9);
+  o = run("max_min_fairness");  // The centre: within 1e-7 of the optimum.
+  EXPECT_NEAR(std::stod(Objective(o.output)), 2.0 / 3, 1e-6);
   o = run("max_throughput");
   EXPECT_NEAR(std::stod(Objective(o.output)), 6, 1e-9);
   o = run("min_cost");
