@@ -1,8 +1,9 @@
 # Gavel's allocation policies (src/gavel, docs/gavel.md): the independent LP check of
 # `schedkit gavel allocate` with scipy (python3-scipy), the windowed mean JCT of Gavel's
-# results (scripts/gavel_window.py), and the solve-time benchmark.
+# results (scripts/gavel_window.py), the makespan summary (scripts/gavel_makespan.py), and the
+# solve-time benchmark.
 if(SCHEDKIT_BUILD_TESTS)
-  foreach(check linprog window)
+  foreach(check linprog window makespan)
     add_test(NAME gavel_${check}_python
       COMMAND /usr/bin/python3 -m unittest -v test_gavel_${check}
       WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}/tests/gavel)

@@ -16,7 +16,7 @@ import csv
 import os
 import sys
 
-from gavel_window import mean_ci
+from gavel_window import mean_ci, paired_ratio, write_csv
 
 
 def main():
@@ -51,16 +51,11 @@ def main():
         gavel = groups.get((cluster, "gavel"))
         if label == "gavel" or gavel is None:
             continue
-        ratios = [by_seed[s][0] / gavel[s][0] for s in by_seed if s in gavel]
-        mean, ci = mean_ci(ratios)
-        print(f"{cluster}: {label} / gavel = {mean:.2f} ± {ci:.2f} (per-seed ratios, "
-              f"{len(ratios)} seeds)")
+        mean, ci, n = paired_ratio(by_seed, gavel)
+        print(f"{cluster}: {label} / gavel = {mean:.2f} ± {ci:.2f} (per-seed ratios, {n} seeds)")
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["cluster", "policy", "runs", "mean_makespan_h", "ci95_h", "min_h", "max_h",
-                        "unfinished_runs"])
-            w.writerows(rows)
+        write_csv(args.csv, ["cluster", "policy", "runs", "mean_makespan_h", "ci95_h", "min_h",
+                             "max_h", "unfinished_runs"], rows)
 
 
 if __name__ == "__main__":

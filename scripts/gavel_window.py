@@ -40,6 +40,20 @@ def mean_ci(v):
     return mean, t95(len(v) - 1) * statistics.stdev(v) / math.sqrt(len(v))
 
 
+def paired_ratio(by_seed, base):
+    """Mean and 95 % CI of the per-seed ratios by_seed[s][0] / base[s][0] (paired: one seed,
+    one trace), and how many seeds both have."""
+    ratios = [by_seed[s][0] / base[s][0] for s in by_seed if s in base]
+    return (*mean_ci(ratios), len(ratios))
+
+
+def write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
 def window_jct_h(jobs_csv, begin, end):
     """Mean JCT (h) of the window's jobs, and how many ended after the last arrival."""
     jcts, ends, last_submit = [], [], 0.0
@@ -98,16 +112,12 @@ def main():
         if not label.endswith("-agnostic") or aware is None:
             continue
         # Paired by seed: both policies ran the same generated trace.
-        ratios = [by_seed[s][0] / aware[s][0] for s in by_seed if s in aware]
-        mean, ci = mean_ci(ratios)
+        mean, ci, n = paired_ratio(by_seed, aware)
         print(f"{label[:-len('-agnostic')]} at {load:g} jobs/h: agnostic / Gavel = {mean:.2f} "
-              f"± {ci:.2f} (per-seed ratios, {len(ratios)} seeds)")
+              f"± {ci:.2f} (per-seed ratios, {n} seeds)")
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(["policy", "jobs_per_hour", "runs", "mean_jct_h", "ci95_h", "min_h",
-                        "max_h", "late_jobs"])
-            w.writerows(rows)
+        write_csv(args.csv, ["policy", "jobs_per_hour", "runs", "mean_jct_h", "ci95_h", "min_h",
+                             "max_h", "late_jobs"], rows)
 
 
 if __name__ == "__main__":
