@@ -19,7 +19,7 @@ struct FgdArgs {
   std::string seeds = "42-51";
   double ratio = 1.3;
   double coverage = 0.95;
-  std::string ties = "first";
+  std::string ties = "ranked";
   std::string out;
 };
 
@@ -63,12 +63,8 @@ int Run(const FgdArgs& a) {
   config.seeds = *seeds;
   config.arrive_ratio = a.ratio;
   config.coverage = a.coverage;
-  if (a.ties == "first") {
-    config.ties = sharing::TieBreak::kFirstNode;
-  } else if (a.ties == "random") {
-    config.ties = sharing::TieBreak::kRandomNode;
-  } else {
-    return Fail("--ties '" + a.ties + "': expected first or random");
+  if (!sharing::ParseTieBreak(a.ties, &config.ties)) {
+    return Fail("--ties '" + a.ties + "': expected ranked, first or random");
   }
   Result<std::vector<sharing::FgdRun>> runs = sharing::RunFgdExperiment(*pods, *nodes, config);
   if (!runs.ok()) return Fail(runs.status().message());
@@ -119,7 +115,9 @@ void AddFgdCommands(CLI::App& app, std::vector<Subcommand>& out) {
   run->add_option("--coverage", args->coverage,
                   "share of pods the target workload's shapes cover (default 0.95)");
   run->add_option("--ties", args->ties,
-                  "first (node-list order, the reference's behaviour) or random (default first)");
+                  "which of equally scored nodes wins: ranked (first in a random node order "
+                  "drawn per run, the reference's rule; default), first (node-list order) or "
+                  "random (per placement)");
   run->add_option("--out", args->out, "folder for curve.csv and summary.csv");
   out.push_back({run, [args] { return Run(*args); }});
   CLI::App* policies = fgd->add_subcommand("policies", "List the GPU-sharing placement policies");

@@ -114,7 +114,7 @@ struct SubmitArgs {
   ClientArgs client;
   pb::SubmitRequest req;
   std::vector<std::string> command;
-  int gpus = 1, max_gpus = 0, cpus = 0, priority = 0;
+  int gpus = 1, max_gpus = 0, gpu_milli = 0, cpus = 0, priority = 0;
   double mem_gb = 0, duration_s = 0, iteration_time_s = 0;
   std::string time_limit;  // "90", "90s", "15m", "2h".
   std::vector<double> stage_times_s;
@@ -149,6 +149,7 @@ int Submit(SubmitArgs& a) {
   r.set_shell(a.shell);
   r.set_gpus(a.gpus);
   r.set_max_gpus(a.max_gpus);
+  r.set_gpu_milli(a.gpu_milli);
   r.set_cpus(a.cpus);
   r.set_mem_gb(a.mem_gb);
   r.set_duration_s(a.duration_s);
@@ -378,6 +379,9 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   su->add_option("--max-gpus", sub->max_gpus,
                  "elastic job: the most GPUs a policy (optimus) may start it on; 0 = rigid (default), "
                  "else >= --gpus");
+  su->add_option("--gpu-milli", sub->gpu_milli,
+                 "share of one GPU in milli-GPU, 1-999 (with --gpus 1); other fractional jobs "
+                 "may share that GPU; 0 or 1000 = whole GPUs (default)");
   su->add_option("--cpus", sub->cpus, "CPUs (0 = no limit)");
   su->add_option("--mem", sub->mem_gb, "memory limit in GB (0 = none)");
   su->add_option("--duration", sub->duration_s,

@@ -216,9 +216,16 @@ class Fragmentation {
 
 // Which node wins when several share the best score.
 enum class TieBreak {
-  kFirstNode,   // The first in node-list order: what reproduces the reference's numbers.
-  kRandomNode,  // Uniformly at random with the run's generator (Kubernetes' selectHost).
+  // The reference's rule: the node ranked first in a random order of all nodes, drawn once
+  // per run from the run's seed. (Its simulator prefixes every node's name with a seeded
+  // random rank, "0417-name", and its scheduler gives ties to the smallest name.)
+  kRankedNode,
+  kFirstNode,   // The first in node-list order.
+  kRandomNode,  // Uniformly at random at each placement (stock Kubernetes' selectHost).
 };
+// The names of --ties and of the placement modules' option: "ranked", "first", "random".
+// Returns false (and leaves *ties) on any other name.
+bool ParseTieBreak(std::string_view name, TieBreak* ties);
 
 // Names of the built-in placement policies, in registration order (fgd, best-fit,
 // dot-product, packing, clustering, random; docs/fgd.md).
@@ -234,7 +241,7 @@ struct FgdExperimentConfig {
   std::vector<uint64_t> seeds;
   double arrive_ratio = 1.3;
   double coverage = 0.95;  // Of the target workload (TargetWorkload).
-  TieBreak ties = TieBreak::kFirstNode;
+  TieBreak ties = TieBreak::kRankedNode;
 };
 
 // One sample of a run's curve, taken when the arrived GPU request first reaches each whole

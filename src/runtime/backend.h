@@ -83,8 +83,10 @@ class Backend {
 };
 
 // The job's allocation as its environment tells it at start (docs/runtime.md): "NAME=VALUE"
-// for SCHEDKIT_GPUS (`gpus`), SCHEDKIT_TIME_LIMIT_S and SCHEDKIT_TIME_LEFT_S (seconds; empty
-// without a limit) and SCHEDKIT_EVENTS (EventsPath).
+// for SCHEDKIT_GPUS (`gpus`), SCHEDKIT_GPU_MILLI (the job's share of each GPU, 1000 =
+// whole), SCHEDKIT_TIME_LIMIT_S and SCHEDKIT_TIME_LEFT_S (seconds; empty without a limit)
+// and SCHEDKIT_EVENTS (EventsPath); for a share of one GPU also
+// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (the share in percent, rounded up).
 std::vector<std::string> AllocationEnv(const std::string& state_dir, const JobRecord& job,
                                        int gpus);
 // <state_dir>/jobs/<id>/events.jsonl: one JSON object per line, appended while the job runs.

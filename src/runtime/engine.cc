@@ -33,6 +33,7 @@ JobSpec SpecOf(const JobRecord& r, double origin_unix) {
   spec.iteration_time_s = r.iteration_time_s;
   spec.profile.stage_times_s = r.stage_times_s;
   spec.max_gpus = r.max_gpus;
+  spec.gpu_milli = r.gpu_milli;
   return spec;
 }
 
@@ -243,6 +244,11 @@ Result<JobId> Engine::Submit(JobRecord job) {
       !job.idempotency_key.empty() && it != by_idempotency_key_.end()) {
     return it->second;
   }
+  if (job.gpu_milli < kMilliPerGpu && !backend_->SharesGpus()) {
+    return Status::InvalidArgument("gpu_milli: " + std::to_string(job.gpu_milli) +
+                                   " asks for a share of one GPU, but backend '" +
+                                   backend_->Name() + "' books GPUs whole");
+  }
   job.submit_time = WallNow();
   job.state = RunState::kPending;
   SCHEDKIT_RETURN_IF_ERROR(store_->Insert(&job));
@@ -429,6 +435,11 @@ Status Engine::Resize(JobId id, int gpus, int* previous, std::string* refused) {
   }
   if (std::string why = backend_->ResizeRefusal(); !why.empty()) {
     *refused = why;
+    return Status::Ok();
+  }
+  if (l.rec.gpu_milli < kMilliPerGpu) {
+    *refused = job + " runs on a share of one GPU (" + std::to_string(l.rec.gpu_milli) +
+               " milli-GPU); only a job on whole GPUs can be resized";
     return Status::Ok();
   }
   if (l.rec.group_size > 1 || l.rec.guest) {

@@ -54,10 +54,18 @@ std::vector<std::string> AllocationEnv(const std::string& state_dir, const JobRe
   const bool limited = job.time_limit_s > 0;
   // At a start the current run has not begun: what is left is the limit minus past runs.
   const double left = std::max(0.0, job.time_limit_s - job.executed_s);
-  return {"SCHEDKIT_GPUS=" + std::to_string(gpus),
-          "SCHEDKIT_TIME_LIMIT_S=" + (limited ? SecondsText(job.time_limit_s) : ""),
-          "SCHEDKIT_TIME_LEFT_S=" + (limited ? SecondsText(left) : ""),
-          "SCHEDKIT_EVENTS=" + EventsPath(state_dir, job.id)};
+  std::vector<std::string> env = {
+      "SCHEDKIT_GPUS=" + std::to_string(gpus),
+      "SCHEDKIT_GPU_MILLI=" + std::to_string(job.gpu_milli),
+      "SCHEDKIT_TIME_LIMIT_S=" + (limited ? SecondsText(job.time_limit_s) : ""),
+      "SCHEDKIT_TIME_LEFT_S=" + (limited ? SecondsText(left) : ""),
+      "SCHEDKIT_EVENTS=" + EventsPath(state_dir, job.id)};
+  // A share of one GPU: the MPS limit of the job's compute share, in whole percent rounded
+  // up. Best effort: it limits SMs only under an MPS server, and nothing limits memory.
+  if (job.gpu_milli < kMilliPerGpu) {
+    env.push_back("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=" + std::to_string((job.gpu_milli + 9) / 10));
+  }
+  return env;
 }
 
 Status AppendAllocationEvent(const std::string& state_dir, const JobRecord& job,

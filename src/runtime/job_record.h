@@ -38,6 +38,9 @@ struct JobRecord {
   double time_limit_s = 0;
   // Elastic jobs: the most GPUs a policy may start it on alone; 0 = rigid (docs/runtime.md).
   int max_gpus = 0;
+  // Share of each of its GPUs, milli-GPU (JobSpec::gpu_milli): kMilliPerGpu = whole GPUs;
+  // 1-999 = a share of one GPU (docs/runtime.md, "GPU shares").
+  int gpu_milli = kMilliPerGpu;
   double submit_time = 0;  // Unix seconds.
   // Progress.
   RunState state = RunState::kPending;

@@ -108,6 +108,16 @@ Status ValidateSubmitRequest(const v1::SubmitRequest& r, int total_gpus) {
                               " must be 0 (rigid) or from gpus (" + std::to_string(r.gpus()) +
                               ") to the cluster's " + std::to_string(total_gpus));
   }
+  if (r.gpu_milli() < 0 || r.gpu_milli() > kMilliPerGpu) {
+    return S::InvalidArgument("gpu_milli: " + std::to_string(r.gpu_milli()) +
+                              " must be 0 (whole GPUs) or a share of one GPU from 1 to 1000");
+  }
+  if (r.gpu_milli() > 0 && r.gpu_milli() < kMilliPerGpu && (r.gpus() != 1 || r.max_gpus() != 0)) {
+    return S::InvalidArgument("gpu_milli: a share of " + std::to_string(r.gpu_milli()) +
+                              " milli-GPU is of one GPU: gpus must be 1 (got " +
+                              std::to_string(r.gpus()) + ") and max_gpus 0 (got " +
+                              std::to_string(r.max_gpus()) + ")");
+  }
   if (r.cpus() < 0) return S::InvalidArgument("cpus: " + std::to_string(r.cpus()) + " is negative");
   if (!(r.mem_gb() >= 0 && r.mem_gb() <= kMaxMemGb)) {
     return S::InvalidArgument("mem_gb: must be a number from 0 to " +
@@ -158,6 +168,7 @@ Result<JobRecord> JobFromSubmitRequest(const v1::SubmitRequest& r, int total_gpu
   job.iteration_time_s = r.iteration_time_s();
   job.time_limit_s = r.time_limit_s();
   job.max_gpus = r.max_gpus();
+  job.gpu_milli = r.gpu_milli() == 0 ? kMilliPerGpu : r.gpu_milli();
   job.idempotency_key = r.idempotency_key();
   std::copy(r.stage_times_s().begin(), r.stage_times_s().end(), job.stage_times_s.begin());
   return job;

@@ -237,6 +237,7 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     out->set_guest(j.guest);
     out->set_time_limit_s(j.time_limit_s);
     out->set_max_gpus(j.max_gpus);
+    out->set_gpu_milli(j.gpu_milli);
   }
 
   Engine* engine_;

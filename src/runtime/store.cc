@@ -41,7 +41,8 @@ constexpr std::pair<const char*, const char*> kAddedColumns[] = {
     {"work_done_s", "REAL NOT NULL DEFAULT -1"},
     {"idempotency_key", "TEXT"},  // NULL = none.
     {"time_limit_s", "REAL NOT NULL DEFAULT 0"},
-    {"max_gpus", "INTEGER NOT NULL DEFAULT 0"}};  // 0 = rigid.
+    {"max_gpus", "INTEGER NOT NULL DEFAULT 0"},  // 0 = rigid.
+    {"gpu_milli", "INTEGER NOT NULL DEFAULT 1000"}};  // Whole GPUs.
 
 // After AddMissingColumns: at most one job per idempotency key, whatever the service does.
 constexpr const char* kIndexes = R"(
@@ -219,8 +220,8 @@ Status Store::Insert(JobRecord* j) {
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
       "backend_id, exit_code, message, run_group, group_size, rate, guest, work_done_s, "
       "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key, time_limit_s, "
-      "max_gpus) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "max_gpus, gpu_milli) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -248,6 +249,7 @@ Status Store::Insert(JobRecord* j) {
   }
   s.Bind(next++, j->time_limit_s);
   s.Bind(next++, j->max_gpus);
+  s.Bind(next++, j->gpu_milli);
   if (sqlite3_step(s.get()) != SQLITE_DONE) {
     Status st = Error("insert job");
     Exec("ROLLBACK");
@@ -297,7 +299,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
          "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
          "stage_data_s, stage_gpu_s, stage_net_s, work_done_s, idempotency_key, time_limit_s, "
-         "max_gpus FROM jobs "
+         "max_gpus, gpu_milli FROM jobs "
          "ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
@@ -353,6 +355,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.idempotency_key = s.Text(34);
     j.time_limit_s = sqlite3_column_double(q, 35);
     j.max_gpus = sqlite3_column_int(q, 36);
+    j.gpu_milli = sqlite3_column_int(q, 37);
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");

@@ -87,8 +87,14 @@ FgdRun RunOne(const SharingPolicy& policy, const std::vector<PodSpec>& pods,
   Fragmentation frag(&cluster, workload);
   frag.Reset(state);
   CurveRecorder recorder(state, frag);
-  for (const PodSpec* pod : ArrivalOrder(pods, state.total_gpu_milli(), ratio, rng)) {
-    const SharingPlacement p = PlacePod(policy, SharingView{state, frag}, *pod, ties, rng);
+  const std::vector<const PodSpec*> arrivals =
+      ArrivalOrder(pods, state.total_gpu_milli(), ratio, rng);
+  std::vector<int> rank;
+  if (ties == TieBreak::kRankedNode) rank = RandomNodeRanks(state.num_nodes(), rng);
+  SharingView view{state, frag};
+  view.tie_rank = &rank;
+  for (const PodSpec* pod : arrivals) {
+    const SharingPlacement p = PlacePod(policy, view, *pod, ties, rng);
     if (!p.empty()) {
       state.Allocate(p);
       frag.Update(state, p.node);

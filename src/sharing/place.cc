@@ -1,6 +1,8 @@
 // PlacePod and the GPU choices the policies share (src/sharing/policy.h).
 #include "sharing/policy.h"
 
+#include <numeric>
+
 namespace schedkit::sharing {
 
 uint32_t LowestFreeGpus(const NodeFree& free, const PodSpec& pod) {
@@ -42,6 +44,26 @@ NodeFree After(const NodeFree& free, const PodSpec& pod, uint32_t gpu_mask) {
   return after;
 }
 
+bool ParseTieBreak(std::string_view name, TieBreak* ties) {
+  if (name == "ranked") {
+    *ties = TieBreak::kRankedNode;
+  } else if (name == "first") {
+    *ties = TieBreak::kFirstNode;
+  } else if (name == "random") {
+    *ties = TieBreak::kRandomNode;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::vector<int> RandomNodeRanks(int nodes, PortableRng& rng) {
+  std::vector<int> rank(nodes);
+  std::iota(rank.begin(), rank.end(), 0);
+  for (size_t i = rank.size(); i > 1; --i) std::swap(rank[i - 1], rank[rng.Index(i)]);
+  return rank;
+}
+
 SharingPlacement PlacePod(const SharingPolicy& policy, const SharingView& view, const PodSpec& pod,
                           TieBreak ties_go_to, PortableRng& rng) {
   SharingPlacement best;
@@ -52,8 +74,12 @@ SharingPlacement PlacePod(const SharingPolicy& policy, const SharingView& view, 
     const NodeChoice c = policy.Score(view, node, pod, rng);
     if (ties == 0 || c.score > best_score) {
       ties = 1;
-    } else if (c.score < best_score || ties_go_to == TieBreak::kFirstNode ||
-               rng.Index(++ties) != 0) {
+    } else if (c.score < best_score) {
+      continue;
+    } else if (ties_go_to == TieBreak::kFirstNode ||
+               (ties_go_to == TieBreak::kRankedNode &&
+                (*view.tie_rank)[node] > (*view.tie_rank)[best.node]) ||
+               (ties_go_to == TieBreak::kRandomNode && rng.Index(++ties) != 0)) {
       continue;  // kRandomNode: reservoir sampling keeps each of k tied nodes with chance 1/k.
     }
     best_score = c.score;

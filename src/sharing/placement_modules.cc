@@ -12,10 +12,13 @@
 //    ones (the nodes an allocation or release touched since the last call). Place stays
 //    const to its callers; the cache is not part of what it decides.
 //  - Pod kinds (GPU clustering's affinity) are not booked by ClusterState: the module
-//    counts them from the running jobs of the view Observe gives (fgd-clustering only).
+//    counts them from the running jobs of the view Observe gives, plus the jobs it placed
+//    since that the state Place is given books (CountPlacedKinds; fgd-clustering only).
 //
 // A job is a pod asking for its CPUs x 1000 milli-cores, its memory in MiB, its GPUs at
 // its gpu_milli, and the GPU types it has a speed for; it goes on one node.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -81,21 +84,42 @@ class SharingPlacementModule final : public PlacementModule {
       const JobStatus s = view.Status(id);
       if (s.placement == nullptr) continue;
       for (const NodeShare& share : s.placement->shares) {
-        if (share.gpu_mask != 0) ++kinds_[share.node][share.fractional() ? 0 : share.gpus()];
+        if (share.gpu_mask != 0) ++kinds_[share.node][KindOf(share)];
       }
     }
     kinds_fresh_ = true;
+    observed_ = true;
+    const ClusterState& now = view.Resources();
+    observed_free_.assign(now.num_nodes(), GpuShares{});
+    for (int n = 0; n < now.num_nodes(); ++n) {
+      const int gpus = std::min(now.spec().nodes[n].gpus, kMaxGpusPerNode);
+      for (int g = 0; g < gpus; ++g) observed_free_[n][g] = now.free_gpu_milli(n, g);
+    }
+    booked_.clear();
+    recent_.clear();
+    kinds_touched_.clear();
   }
 
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
     Sync(free);
     const PodSpec pod = PodOf(job);
-    const SharingPlacement p =
-        PlacePod(*policy_, SharingView(spec_, nodes_, *frag_), pod, ties_, rng_);
+    SharingView view(spec_, nodes_, *frag_);
+    view.tie_rank = &rank_;
+    const SharingPlacement p = PlacePod(*policy_, view, pod, ties_, rng_);
     if (p.empty()) return Placement();
     const NodeSpec& node = cluster_->nodes[p.node];
-    return Placement{{NodeShare{p.node, p.gpu_mask, node.cpus > 0 ? job.cpus : 0,
-                                node.mem_gb > 0 ? job.mem_gb : 0, job.gpu_milli}}};
+    const NodeShare share{p.node, p.gpu_mask, node.cpus > 0 ? job.cpus : 0,
+                          node.mem_gb > 0 ? job.mem_gb : 0, job.gpu_milli};
+    if (observed_ && share.gpu_mask != 0) {
+      Placed placed{p.node, KindOf(share), nodes_[p.node].free.gpu_milli,
+                    nodes_[p.node].free.gpu_milli};
+      for (int g = 0; g < kMaxGpusPerNode; ++g) {
+        placed.after[g] -= (p.gpu_mask >> g & 1) * p.gpu_milli;
+      }
+      if (recent_.size() == kRecentPlacements) recent_.erase(recent_.begin());
+      recent_.push_back(placed);
+    }
+    return Placement{{share}};
   }
 
  private:
@@ -109,6 +133,7 @@ class SharingPlacementModule final : public PlacementModule {
       for (size_t n = 0; n < nodes_.size(); ++n) nodes_[n].free.gpus = -1;  // Never equal.
       frag_.emplace(&spec_, workload_);
       kinds_fresh_ = !kinds_.empty();
+      if (ties_ == TieBreak::kRankedNode) rank_ = RandomNodeRanks(free.num_nodes(), rng_);
     }
     if (kinds_fresh_) {  // Copied once per Observe, not at every placement.
       for (size_t n = 0; n < nodes_.size() && n < kinds_.size(); ++n) nodes_[n].kinds = kinds_[n];
@@ -131,6 +156,69 @@ class SharingPlacementModule final : public PlacementModule {
       use.free = now;
       frag_->Update(n, now);
     }
+    if (observed_) CountPlacedKinds();
+  }
+
+  static int KindOf(const NodeShare& share) { return share.fractional() ? 0 : share.gpus(); }
+
+  using GpuShares = std::array<int, kMaxGpusPerNode>;  // A node's free milli-GPU per GPU.
+
+  // A GPU job this module placed since Observe: its node's free shares before and after it.
+  struct Placed {
+    int node;
+    int kind;
+    GpuShares before, after;
+  };
+
+  // Adds to the kinds Observe counted those of the jobs this module placed since that the
+  // state (nodes_, just synced) books. Placements are followed as a chain per node: the
+  // newest booked ones are dropped while their node no longer shows their shares (the
+  // caller dropped its scratch copy, or released), then recent placements join while one
+  // explains the node's shares from the chain's last (the caller allocated it). Jobs a
+  // policy preempts within a decision still count until the next Observe.
+  void CountPlacedKinds() const {
+    for (int n : kinds_touched_) nodes_[n].kinds = kinds_[n];
+    kinds_touched_.clear();
+    const auto last_on = [this](int n) {
+      return std::find_if(booked_.rbegin(), booked_.rend(),
+                          [n](const Placed& b) { return b.node == n; });
+    };
+    const auto base = [&](int n) -> const GpuShares& {
+      auto last = last_on(n);
+      return last == booked_.rend() ? observed_free_[n] : last->after;
+    };
+    for (const Placed& b : booked_) {
+      if (std::find(kinds_touched_.begin(), kinds_touched_.end(), b.node) == kinds_touched_.end()) {
+        kinds_touched_.push_back(b.node);
+      }
+    }
+    for (int n : kinds_touched_) {
+      for (auto last = last_on(n);
+           last != booked_.rend() && last->after != nodes_[n].free.gpu_milli; last = last_on(n)) {
+        booked_.erase(std::next(last).base());
+      }
+    }
+    kinds_touched_.clear();
+    for (bool joined = true; joined;) {
+      joined = false;
+      for (auto c = recent_.rbegin(); c != recent_.rend(); ++c) {
+        const GpuShares& from = base(c->node);
+        const GpuShares& now = nodes_[c->node].free.gpu_milli;
+        bool explains = from != now;
+        for (int g = 0; g < kMaxGpusPerNode && explains; ++g) {
+          explains = from[g] - (c->before[g] - c->after[g]) == now[g];
+        }
+        if (!explains) continue;
+        booked_.push_back(*c);
+        recent_.erase(std::next(c).base());
+        joined = true;
+        break;
+      }
+    }
+    for (const Placed& b : booked_) {
+      ++nodes_[b.node].kinds[b.kind];
+      kinds_touched_.push_back(b.node);
+    }
   }
 
   std::string name_;
@@ -139,11 +227,20 @@ class SharingPlacementModule final : public PlacementModule {
   TieBreak ties_;
   std::vector<std::map<int, int>> kinds_;  // Per node, from the last Observe.
   mutable bool kinds_fresh_ = false;        // kinds_ not yet copied into nodes_.
+  // Placements since Observe (CountPlacedKinds): the free shares Observe saw, those booked
+  // (in order) and the latest returned but not yet seen booked (at most kRecentPlacements).
+  static constexpr size_t kRecentPlacements = 64;
+  bool observed_ = false;
+  std::vector<GpuShares> observed_free_;
+  mutable std::vector<Placed> booked_;
+  mutable std::vector<Placed> recent_;
+  mutable std::vector<int> kinds_touched_;  // Nodes whose kinds include booked_ entries.
   // The cache (see the top of the file) and the random draws of ties and fgd-random.
   mutable const ClusterSpec* cluster_ = nullptr;
   mutable SharingClusterSpec spec_;
   mutable std::vector<NodeUse> nodes_;
   mutable std::optional<Fragmentation> frag_;
+  mutable std::vector<int> rank_;  // TieBreak::kRankedNode's order, drawn per cluster.
   mutable PortableRng rng_;
 };
 
@@ -155,10 +252,11 @@ Result<std::unique_ptr<PlacementModule>> MakeModule(const std::string& module_na
   if (!(coverage > 0 && coverage <= 1)) {
     return Status::InvalidArgument(who + "option 'coverage' must be in (0, 1]");
   }
-  const std::string& ties = ctx.options.String("ties");
-  if (ties != "first" && ties != "random") {
-    return Status::InvalidArgument(who + "option 'ties' must be 'first' or 'random', not '" +
-                                   ties + "'");
+  TieBreak ties = TieBreak::kFirstNode;
+  if (!ParseTieBreak(ctx.options.String("ties"), &ties)) {
+    return Status::InvalidArgument(who +
+                                   "option 'ties' must be 'ranked', 'first' or 'random', not '" +
+                                   ctx.options.String("ties") + "'");
   }
   ModuleContext none;
   Result<std::unique_ptr<SharingPolicy>> policy =
@@ -172,7 +270,7 @@ Result<std::unique_ptr<PlacementModule>> MakeModule(const std::string& module_na
   return std::unique_ptr<PlacementModule>(std::make_unique<SharingPlacementModule>(
       module_name, std::move(policy).value(),
       pods.empty() ? std::vector<WeightedShape>{} : TargetWorkload(pods, coverage),
-      ties == "first" ? TieBreak::kFirstNode : TieBreak::kRandomNode,
+      ties,
       static_cast<uint64_t>(ctx.options.Int("seed"))));
 }
 
@@ -190,7 +288,8 @@ Status RegisterSharingPlacements(Registries* r) {
     e.description = "GPU sharing (docs/fgd.md): " + policy.description;
     e.options = {
         {"ties", OptionSpec::Type::kString, "first",
-         "which of equally scored nodes wins: first (node order) or random"},
+         "which of equally scored nodes wins: first (node order), ranked (first in a random "
+         "node order drawn once per cluster, the reference's rule) or random"},
         {"coverage", OptionSpec::Type::kDouble, "0.95",
          "share of the trace's jobs the target workload's shapes cover"},
         {"seed", OptionSpec::Type::kInt, "0", "seed of random ties and of fgd-random"},

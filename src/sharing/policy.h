@@ -38,6 +38,8 @@ struct SharingView {
   const SharingClusterSpec& spec;
   const std::vector<NodeUse>& nodes;
   const Fragmentation& frag;
+  // Each node's rank for TieBreak::kRankedNode (lower wins a tie); REQUIRED for it.
+  const std::vector<int>* tie_rank = nullptr;
 };
 
 struct NodeChoice {
@@ -63,6 +65,7 @@ using SharingPolicyRegistry = Registry<SharingPolicy, ModuleContext>;
 const SharingPolicyRegistry& BuiltinSharingPolicies();
 
 // The placement `policy` chooses for `pod`, or an empty one when no node fits.
+// REQUIRES: view.tie_rank holds a rank per node if ties == kRankedNode.
 SharingPlacement PlacePod(const SharingPolicy& policy, const SharingView& view, const PodSpec& pod,
                           TieBreak ties, PortableRng& rng);
 
@@ -74,6 +77,9 @@ uint32_t LowestFreeGpus(const NodeFree& free, const PodSpec& pod);
 uint32_t BestFitGpus(const NodeFree& free, const PodSpec& pod);
 // Fractional pods: a GPU drawn uniformly among those that hold the pod; else as BestFitGpus.
 uint32_t RandomFitGpus(const NodeFree& free, const PodSpec& pod, PortableRng& rng);
+
+// A uniformly random order of `nodes` nodes for TieBreak::kRankedNode: rank[node].
+std::vector<int> RandomNodeRanks(int nodes, PortableRng& rng);
 
 // The node's free resources after the pod takes `gpu_mask` there.
 NodeFree After(const NodeFree& free, const PodSpec& pod, uint32_t gpu_mask);

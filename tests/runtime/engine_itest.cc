@@ -301,6 +301,7 @@ TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
   EXPECT_EQ(j.rate, 1);
   EXPECT_FALSE(j.guest);
   EXPECT_EQ(j.max_gpus, 0);  // Rigid, as every job was before elastic jobs.
+  EXPECT_EQ(j.gpu_milli, kMilliPerGpu);  // Whole GPUs, as every job was before GPU shares.
   EXPECT_EQ(j.time_limit_s, 0);
   JobRecord again = j;
   again.group = 3;
@@ -349,6 +350,32 @@ class ExclusiveBackend final : public Backend {
   ClusterSpec cluster_;
   std::vector<std::string> names_;
 };
+
+// A share of one GPU needs a backend on which jobs share GPUs: on one that books GPUs whole
+// (Slurm) the submit is refused, naming the field, and nothing is stored.
+TEST(RuntimeEngine, AShareOfOneGpuIsRefusedOnABackendThatBooksGpusWhole) {
+  const std::string dir = ::testing::TempDir() + "/runtime_engine_share_exclusive";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  RuntimeOptions options;
+  options.state_dir = dir;
+  Result<std::unique_ptr<Store>> store = Store::Open(dir + "/schedkit.db");
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Result<std::unique_ptr<Engine>> engine =
+      Engine::Start(options, std::move(store).value(), std::make_unique<ExclusiveBackend>(),
+                    Builtin("fifo"));
+  ASSERT_TRUE(engine.ok()) << engine.status().message();
+  JobRecord job;
+  job.command = {"true"};
+  job.gpus = 1;
+  job.gpu_milli = 500;
+  Result<JobId> id = (*engine)->Submit(job);
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(id.status().message(),
+            "gpu_milli: 500 asks for a share of one GPU, but backend 'exclusive' books GPUs whole");
+  job.gpu_milli = kMilliPerGpu;  // Whole GPUs are booked as ever.
+  EXPECT_TRUE((*engine)->Submit(job).ok());
+}
 
 // Every registered policy either runs a few real short jobs (of 1 and 2 GPUs, with
 // estimates, priorities and stage profiles) to completion on the runtime's local backend,

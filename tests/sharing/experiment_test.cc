@@ -85,6 +85,30 @@ TEST(FgdExperiment, RefusesUnknownPoliciesAndEmptyInputs) {
   EXPECT_FALSE(RunFgdExperiment(SmallPods(), cpu_only, Config({"fgd"}, {1})).ok());
 }
 
+// Ties go by a node order drawn per run (the reference's rule, the default): two runs of
+// one seed agree, and on identical nodes, where that order only renames the nodes, Packing
+// allocates exactly what it does with list-order ties.
+TEST(FgdExperiment, RankedTiesAreTheDefaultAndDeterministicPerSeed) {
+  EXPECT_EQ(FgdExperimentConfig().ties, TieBreak::kRankedNode);
+  SharingClusterSpec same;
+  for (int n = 0; n < 6; ++n) {
+    same.nodes.push_back({"n" + std::to_string(n), 8000, 65536, 2, "T4"});
+  }
+  FgdExperimentConfig ranked = Config({"packing"}, {3, 3, 4});
+  FgdExperimentConfig first = ranked;
+  first.ties = TieBreak::kFirstNode;
+  auto a = RunFgdExperiment(SmallPods(), same, ranked);
+  auto b = RunFgdExperiment(SmallPods(), same, first);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const auto allocated = [](const FgdRun& r) {
+    std::vector<double> out;
+    for (const CurvePoint& p : r.curve) out.push_back(p.allocated_gpu_pct);
+    return out;
+  };
+  EXPECT_EQ(allocated((*a)[0]), allocated((*a)[1]));
+  for (size_t i = 0; i < a->size(); ++i) EXPECT_EQ(allocated((*a)[i]), allocated((*b)[i]));
+}
+
 TEST(FgdExperiment, WritesCurveAndSummaryCsv) {
   auto runs = RunFgdExperiment(SmallPods(), SmallCluster(), Config({"fgd", "best-fit"}, {1, 2}));
   ASSERT_TRUE(runs.ok());

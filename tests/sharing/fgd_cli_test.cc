@@ -89,7 +89,8 @@ TEST(FgdCli, SimulateRunsOpenbFilesWithASharingPlacement) {
   const auto bad = RunCli("simulate --trace " + pods + " --cluster " + NodesFile() +
                           " --policy fifo --placement fgd --opt placement.ties=last");
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.output.find("option 'ties' must be 'first' or 'random'"), std::string::npos)
+  EXPECT_NE(bad.output.find("option 'ties' must be 'ranked', 'first' or 'random'"),
+            std::string::npos)
       << bad.output;
 }
 

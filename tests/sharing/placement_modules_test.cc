@@ -124,6 +124,38 @@ TEST_F(SharingPlacementTest, ClusteringReadsThePodKindsFromTheView) {
   EXPECT_EQ(Place("fgd-clustering", Whole(1, 1)), "n1:0");
 }
 
+// Two idle nodes: node 0 with 2 GPUs, node 1 with 4. Clustering scores an idle node
+// 25 + 25 x (8000 - free milli-GPU) / 8000: one whole GPU goes to node 0 (25 + 18 = 43
+// against 25 + 12 = 37). Once it is booked, node 0 holds only 1-GPU jobs, so a fractional
+// job scores 0 + 25 x 7000 / 8000 = 21 there and goes to idle node 1 (37); had the module
+// counted kinds only at Observe, node 0 would still look idle (25 + 21 = 46) and win.
+TEST(SharingClusteringKinds, CountsTheJobsPlacedEarlierInTheSameDecision) {
+  ClusterSpec spec;
+  spec.nodes = {NodeSpec{0, 2, 32, 1024, "T4"}, NodeSpec{0, 4, 32, 1024, "T4"}};
+  const ClusterState observed(&spec);
+  const Trace trace;
+  const PlacementRegistry::Entry* e = BuiltinRegistries().placements.Find("fgd-clustering");
+  ASSERT_NE(e, nullptr);
+  Result<OptionValues> values = OptionValues::Parse(e->name, e->options, {});
+  ASSERT_TRUE(values.ok());
+  ModuleContext ctx{std::move(values).value(), &trace};
+  auto made = e->factory(ctx);
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  PlacementModule& m = **made;
+  m.Observe(RunningView(&observed, {}));
+
+  ClusterState scratch = observed;  // A policy's copy for this decision.
+  const Placement whole = m.Place(Whole(1, 1), scratch);
+  EXPECT_EQ(whole.ToString(), "n0:0");
+  // Not booked (the policy dropped it): node 0 still looks idle to the next job.
+  EXPECT_EQ(m.Place(Fractional(1, 500), scratch).ToString(), "n0:0@500");
+  scratch.Allocate(whole);
+  EXPECT_EQ(m.Place(Fractional(1, 500), scratch).ToString(), "n1:0@500");
+  // The next decision starts from its own view: nothing runs, node 0 is idle again.
+  m.Observe(RunningView(&observed, {}));
+  EXPECT_EQ(m.Place(Fractional(1, 500), observed).ToString(), "n0:0@500");
+}
+
 TEST_F(SharingPlacementTest, RandomReachesEveryNodeThatFitsAndOnlyThose) {
   std::set<std::string> two, one;
   for (int seed = 0; seed < 40; ++seed) {
@@ -175,7 +207,8 @@ TEST_F(SharingPlacementTest, RefusesBadOptions) {
   auto ties = Make("fgd-packing", {{"ties", "last"}});
   ASSERT_FALSE(ties.ok());
   EXPECT_EQ(ties.status().message(),
-            "placement fgd-packing: option 'ties' must be 'first' or 'random', not 'last'");
+            "placement fgd-packing: option 'ties' must be 'ranked', 'first' or 'random', "
+            "not 'last'");
   EXPECT_FALSE(Make("fgd", {{"coverage", "0"}}).ok());
 }
 

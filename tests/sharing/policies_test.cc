@@ -1,6 +1,7 @@
 // Each sharing policy's choice on a hand-made cluster, and the placement mechanism.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "sharing/policy.h"
@@ -26,13 +27,15 @@ class SharingPolicyTest : public ::testing::Test {
 
   SharingPlacement Place(const std::string& policy, const PodSpec& pod,
                          std::vector<WeightedShape> workload = {}, uint64_t seed = 1,
-                         TieBreak ties = TieBreak::kFirstNode) {
+                         TieBreak ties = TieBreak::kFirstNode, std::vector<int> rank = {}) {
     ModuleContext ctx;
     auto made = BuiltinSharingPolicies().Find(policy)->factory(ctx);
     Fragmentation frag(&spec_, std::move(workload));
     frag.Reset(*state_);
     PortableRng rng(seed);
-    return PlacePod(**made, SharingView{*state_, frag}, pod, ties, rng);
+    SharingView view{*state_, frag};
+    view.tie_rank = &rank;
+    return PlacePod(**made, view, pod, ties, rng);
   }
 
   SharingClusterSpec spec_;
@@ -105,6 +108,39 @@ TEST_F(SharingPolicyTest, TiesGoToTheFirstNodeOrToARandomOne) {
   }
   EXPECT_EQ(first, (std::set<int>{0}));
   EXPECT_EQ(random, (std::set<int>{0, 1}));
+}
+
+TEST_F(SharingPolicyTest, RankedTiesGoToTheLowestRankedNodeAndLeaveOtherChoicesAlone) {
+  const PodSpec cpu_only{"c", 1000, 0, 0, 0, ""};  // Packing scores it 0 on both nodes.
+  EXPECT_EQ(Place("packing", cpu_only, {}, 1, TieBreak::kRankedNode, {1, 0}).node, 1);
+  EXPECT_EQ(Place("packing", cpu_only, {}, 1, TieBreak::kRankedNode, {0, 1}).node, 0);
+  // No tie: one whole GPU scores 49 on node 0 and 29 on node 1 (see above), whatever the
+  // ranks say.
+  EXPECT_EQ(Place("packing", Whole(1000, 1), {}, 1, TieBreak::kRankedNode, {1, 0}).node, 0);
+}
+
+TEST(RandomNodeRanks, IsAPermutationThatDependsOnTheGenerator) {
+  std::set<std::vector<int>> seen;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    PortableRng rng(seed);
+    std::vector<int> rank = RandomNodeRanks(5, rng);
+    seen.insert(rank);
+    std::sort(rank.begin(), rank.end());
+    EXPECT_EQ(rank, (std::vector<int>{0, 1, 2, 3, 4}));
+  }
+  EXPECT_GT(seen.size(), 10u);  // 120 orders; 20 seeds give many of them.
+}
+
+TEST(TieBreakNames, ParseTheThreeNamesAndRefuseOthers) {
+  TieBreak t = TieBreak::kFirstNode;
+  EXPECT_TRUE(ParseTieBreak("ranked", &t));
+  EXPECT_EQ(t, TieBreak::kRankedNode);
+  EXPECT_TRUE(ParseTieBreak("random", &t));
+  EXPECT_EQ(t, TieBreak::kRandomNode);
+  EXPECT_TRUE(ParseTieBreak("first", &t));
+  EXPECT_EQ(t, TieBreak::kFirstNode);
+  EXPECT_FALSE(ParseTieBreak("last", &t));
+  EXPECT_EQ(t, TieBreak::kFirstNode);
 }
 
 TEST_F(SharingPolicyTest, NothingFitsGivesAnEmptyPlacement) {
