@@ -87,6 +87,11 @@ struct ModularPolicyConfig {
   // which bound today's from above, and re-reads and sorts only those at the top, which
   // pending jobs may push out; the others are chosen whatever their order.
   bool running_keys_never_grow = false;
+  // A running job's key changes only at its NextKeyChange times (Tiresias: at a
+  // demotion): read when it starts and at each of them, it is exact in between. Step 3
+  // then keeps running jobs in an ordered set re-keyed at those times, and walks only
+  // the boundary between running and pending jobs, as with running_keys_never_grow.
+  bool running_keys_change_at_wakeups = false;
 };
 
 // The policy that runs `config`'s modules by the steps above.

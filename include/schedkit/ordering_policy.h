@@ -25,6 +25,7 @@ struct OrderingPolicyInfo {
   // What the module's keys promise (ModularPolicyConfig, same names).
   bool periodic_key_changes = false;
   bool running_keys_never_grow = false;
+  bool running_keys_change_at_wakeups = false;
   // Builds the ordering module from validated options.
   std::function<Result<std::unique_ptr<SchedulingModule>>(const PolicyContext&)> make;
 };

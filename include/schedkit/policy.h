@@ -150,6 +150,12 @@ class PlacementModule {
   // modules' pod kinds, docs/fgd.md); the others ignore it. ModularPolicy calls it; a
   // policy that does not leaves such a module with the last view it saw.
   virtual void Observe(const ClusterView& view) { (void)view; }
+  // True iff, on a cluster of one GPU type, Place's answer depends on `free` and the job's
+  // shape (gpus, gpu_milli, cpus, mem_gb) only: not on its id, its other fields or anything
+  // Observe saw. A caller that tries many jobs on one unchanged `free` may then remember
+  // the shapes that did not fit and skip their jobs (ModularPolicy's backfill walk does).
+  // False, the default, is always safe.
+  virtual bool PlacesByShape() const { return false; }
 };
 
 // Implements Clone for a module that its copy constructor copies exactly:

@@ -44,6 +44,7 @@ int MaxNodeGpus(const ClusterState& free) {
 class YarnPlacement final : public CopyableModule<YarnPlacement, PlacementModule> {
  public:
   std::string_view Name() const override { return "yarn"; }
+  bool PlacesByShape() const override { return true; }  // FitsOn, ShareOn: the shape.
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
     if (job.gpus <= MaxNodeGpus(free)) {
       for (int node = 0; node < free.num_nodes(); ++node) {
@@ -94,6 +95,7 @@ class YarnPlacement final : public CopyableModule<YarnPlacement, PlacementModule
 class GpuCountPlacement final : public CopyableModule<GpuCountPlacement, PlacementModule> {
  public:
   std::string_view Name() const override { return "gpu-count"; }
+  bool PlacesByShape() const override { return true; }  // FitsOn, ShareOn: the shape.
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
     if (free.total_free_gpus() < job.gpus) return Placement();
     return TakeInOrder(free, job, EmptiestFirst(free));
@@ -103,6 +105,7 @@ class GpuCountPlacement final : public CopyableModule<GpuCountPlacement, Placeme
 class BestFitPlacement final : public CopyableModule<BestFitPlacement, PlacementModule> {
  public:
   std::string_view Name() const override { return "best-fit"; }
+  bool PlacesByShape() const override { return true; }  // FitsOn, ShareOn: the shape.
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
     int best = -1;
     for (int node = 0; node < free.num_nodes(); ++node) {
@@ -117,6 +120,7 @@ class BestFitPlacement final : public CopyableModule<BestFitPlacement, Placement
 class FirstFitPlacement final : public CopyableModule<FirstFitPlacement, PlacementModule> {
  public:
   std::string_view Name() const override { return "first-fit"; }
+  bool PlacesByShape() const override { return true; }  // FitsOn, ShareOn: the shape.
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
     return TakeInOrder(free, job, AllNodes(free));
   }
@@ -127,6 +131,8 @@ template <typename T>
 class OneGpuType final : public CopyableModule<OneGpuType<T>, PlacementModule> {
  public:
   std::string_view Name() const override { return inner_.Name(); }
+  // On one GPU type Place is inner_.Place (elsewhere the job's speeds choose the type).
+  bool PlacesByShape() const override { return inner_.PlacesByShape(); }
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
     return PlaceWithinOneType(job, free,
                               [&](const ClusterState& f) { return inner_.Place(job, f); });

@@ -11,9 +11,12 @@ namespace schedkit {
 
 ModularPolicy::ModularPolicy(ModularPolicyConfig config)
     : config_(std::move(config)),
-      keys_never_grow_(config_.running_keys_never_grow && !config_.replace_all &&
-                       !config_.tail_preemption &&
-                       config_.preemption == PreemptionMode::kPriority) {
+      running_index_(config_.replace_all || config_.tail_preemption ||
+                             config_.preemption != PreemptionMode::kPriority
+                         ? RunningIndex::kNone
+                     : config_.running_keys_never_grow      ? RunningIndex::kUpperBounds
+                     : config_.running_keys_change_at_wakeups ? RunningIndex::kExact
+                                                              : RunningIndex::kNone) {
   assert(config_.admission && config_.scheduling && config_.placement);
 }
 ModularPolicy::~ModularPolicy() = default;
@@ -42,12 +45,13 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
     admitted_gpu_demand_ -= view.Spec(id).gpus;
     ForgetWake(id);
     UntrackRunning(id);
-    queue_.Remove(id);
+    QueueRemove(id, view.Spec(id));
   }
   if (config_.replace_all) list_.Remove(events.finished);
   for (JobId id : events.interrupted) Requeue(view, id);
   AdmitArrivals(view, events, out);
-  if (keys_never_grow_) SyncRunning(view);
+  if (running_index_ != RunningIndex::kNone) SyncRunning(view);
+  if (running_index_ == RunningIndex::kExact) RekeyWoken(view);
   config_.placement->Observe(view);
   if (config_.tail_preemption) {
     DecideTailPreemption(view, out);
@@ -62,7 +66,8 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
     // Nobody pending outranks anybody running: no preemption, just backfill.
     DecideKeepRunning(view, out);
   } else {
-    DecidePriority(view, keys_never_grow_ ? TopFrontier(view) : FullFrontier(view), out);
+    DecidePriority(view, running_index_ != RunningIndex::kNone ? TopFrontier(view) : FullFrontier(view),
+                   out);
   }
   BookDecisions(view, out);
 }
@@ -119,13 +124,14 @@ void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
     list_.Append(pending.spec->id, config_.scheduling->Key(pending, now));
     return;
   }
-  queue_.Insert({config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id});
+  QueueInsert({config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id},
+              *pending.spec);
 }
 
 bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
   if (queue_.empty()) return true;
   const QueueEntry& best_pending = *queue_.begin();
-  if (keys_never_grow_) {
+  if (running_index_ != RunningIndex::kNone) {
     auto top = NextExactBelow(view, running_by_key_.end());
     return top == running_by_key_.end() || *top < best_pending;
   }
@@ -213,6 +219,9 @@ ModularPolicy::Frontier ModularPolicy::TopFrontier(const ClusterView& view) {
 
 std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& view,
                                                            std::set<QueueEntry>::iterator cursor) {
+  if (running_index_ == RunningIndex::kExact) {
+    return cursor == running_by_key_.begin() ? running_by_key_.end() : std::prev(cursor);
+  }
   const Time now = view.Now();
   while (cursor != running_by_key_.begin()) {
     auto it = std::prev(cursor);
@@ -251,6 +260,20 @@ void ModularPolicy::UntrackRunning(JobId id) {
   running_key_.erase(it);
 }
 
+void ModularPolicy::RekeyWoken(const ClusterView& view) {
+  const Time now = view.Now();
+  for (auto w = wakes_.begin(); w != wakes_.end() && !(w->first > now); ++w) {
+    auto read = running_key_.find(w->second);
+    if (read == running_key_.end()) continue;
+    const JobStatus s = view.Status(w->second);
+    const QueueEntry e{config_.scheduling->Key(s, now), s.spec->submit_s, w->second};
+    running_by_key_.erase(read->second.entry);
+    running_by_key_.insert(e);
+    read->second.entry = e;
+    read->second.at = now;
+  }
+}
+
 void ModularPolicy::SyncRunning(const ClusterView& view) {
   const std::vector<JobId>& running = view.RunningJobs();
   if (running.size() == running_key_.size()) return;
@@ -260,29 +283,73 @@ void ModularPolicy::SyncRunning(const ClusterView& view) {
   for (JobId id : running) TrackRunning(id, view.Status(id), view.Now());
 }
 
-void ModularPolicy::PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,
+void ModularPolicy::QueueInsert(const QueueEntry& e, const JobSpec& spec) {
+  queue_.Insert(e);
+  queue_by_demand_[DemandOf(spec)].Insert(e);
+}
+
+void ModularPolicy::QueueRemove(JobId id, const JobSpec& spec) {
+  if (!queue_.Remove(id)) return;
+  auto part = queue_by_demand_.find(DemandOf(spec));
+  part->second.Remove(id);
+  if (part->second.empty()) queue_by_demand_.erase(part);
+}
+
+void ModularPolicy::PlacePending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
                                  const std::set<JobId>& skip) {
-  for (const QueueEntry& e : queue_) {
-    if (!free->MayFit(1, 1)) break;  // No GPU has any share free.
+  if (config_.backfill) {
+    BackfillPending(view, walk, out, skip);
+    return;
+  }
+  for (const QueueEntry& e : queue_) {  // Head-of-line blocking: the first misfit ends it.
+    if (!walk->free().MayFit(1, 1)) break;  // No GPU has any share free.
     if (skip.count(e.id)) continue;
     const JobSpec& spec = view.Spec(e.id);
-    if (!free->MayFit(spec.gpus, spec.gpu_milli)) {
-      if (!config_.backfill) break;
-      continue;
+    if (!walk->free().MayFit(spec.gpus, spec.gpu_milli)) break;
+    Placement p = walk->Place(spec);
+    if (p.empty()) break;
+    walk->Allocate(p);
+    out->start.push_back(StartDecision{e.id, std::move(p)});
+  }
+}
+
+// The loop above with backfill, over the parts of the queue by demand: a job that fails
+// MayFit is skipped there, MayFit reads only the job's demand class, and the free state
+// only shrinks during the walk, so once a class fails, all its later jobs would be
+// skipped too. The parts that may still fit are merged in queue order: the same jobs
+// are tried in the same order on the same states, without stepping over the others (on
+// a busy cluster, the large jobs that wait for room pile up ahead of the small ones).
+void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
+                                    const std::set<JobId>& skip) {
+  struct Part {
+    JobQueue::const_iterator next, end;
+    int gpus;
+    int gpu_milli;  // Any milli-GPU of the class: MayFit reads only whether it is whole.
+  };
+  std::vector<Part> parts;
+  parts.reserve(queue_by_demand_.size());
+  for (const auto& [demand, part] : queue_by_demand_) {
+    parts.push_back(Part{part.begin(), part.end(), demand.first, demand.second ? 1 : kMilliPerGpu});
+  }
+  while (walk->free().MayFit(1, 1)) {  // Else no GPU has any share free.
+    Part* first = nullptr;
+    for (Part& p : parts) {
+      if (p.next == p.end || !walk->free().MayFit(p.gpus, p.gpu_milli)) continue;
+      if (first == nullptr || *p.next < *first->next) first = &p;
     }
-    Placement p = config_.placement->Place(spec, *free);
-    if (p.empty()) {
-      if (!config_.backfill) break;
-      continue;
-    }
-    free->Allocate(p);
+    if (first == nullptr) break;
+    const QueueEntry& e = *first->next++;
+    if (!skip.empty() && skip.count(e.id)) continue;
+    Placement p = walk->Place(view.Spec(e.id));
+    if (p.empty()) continue;
+    walk->Allocate(p);
     out->start.push_back(StartDecision{e.id, std::move(p)});
   }
 }
 
 void ModularPolicy::DecideKeepRunning(const ClusterView& view, Decisions* out) {
-  ClusterState free = view.Resources();
-  PlacePending(view, &free, out);
+  PlacementWalk walk(*config_.placement, view.Resources());
+  PlacePending(view, &walk, out);
 }
 
 void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, Decisions* out) {
@@ -320,33 +387,33 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, D
     stopped.push_back(&c);
   }
   // Pass 3: place chosen pending jobs in order.
+  PlacementWalk walk(*config_.placement, std::move(free));
   std::set<JobId> tried(chosen_pending.begin(), chosen_pending.end());
   for (JobId id : chosen_pending) {
-    const JobSpec& spec = view.Spec(id);
-    Placement p = config_.placement->Place(spec, free);
+    Placement p = walk.Place(view.Spec(id));
     if (p.empty()) {  // Fragmentation: it waits; leftovers are backfilled below.
       if (!config_.backfill) break;
       continue;
     }
-    free.Allocate(p);
+    walk.Allocate(p);
     out->start.push_back(StartDecision{id, std::move(p)});
   }
   // Pass 4: stopped jobs get first claim on what is left: they keep their GPUs if these
   // are still free (no needless restart), else move if they fit elsewhere. Then backfill.
   for (const Candidate* c : stopped) {
-    if (free.CanAllocate(*c->status.placement)) {
-      free.Allocate(*c->status.placement);
+    if (walk.free().CanAllocate(*c->status.placement)) {
+      walk.Allocate(*c->status.placement);
       continue;
     }
-    Placement p = config_.backfill ? config_.placement->Place(*c->status.spec, free) : Placement();
+    Placement p = config_.backfill ? walk.Place(*c->status.spec) : Placement();
     if (p.empty()) {
       out->preempt.push_back(c->order.id);
     } else {
-      free.Allocate(p);
+      walk.Allocate(p);
       out->start.push_back(StartDecision{c->order.id, std::move(p)});
     }
   }
-  if (config_.backfill) PlacePending(view, &free, out, tried);
+  if (config_.backfill) PlacePending(view, &walk, out, tried);
 }
 
 void ModularPolicy::DecideTailPreemption(const ClusterView& view, Decisions* out) {
@@ -455,12 +522,12 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   const Time now = view.Now();
   for (JobId id : out->preempt) Requeue(view, id);
   for (const StartDecision& s : out->start) {
-    queue_.Remove(s.job);
+    QueueRemove(s.job, view.Spec(s.job));
     JobStatus st = view.Status(s.job);
     st.state = JobState::kRunning;
     st.placement = &s.placement;
     SetWake(s.job, config_.scheduling->NextKeyChange(st, now), now);
-    if (keys_never_grow_) TrackRunning(s.job, st, now);
+    if (running_index_ != RunningIndex::kNone) TrackRunning(s.job, st, now);
   }
   // With nobody waiting, a periodic key change reorders nothing: the policy sleeps until
   // the next arrival, completion or interruption (replace_all keeps everyone in its list),

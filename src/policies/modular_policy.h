@@ -3,6 +3,7 @@
 #ifndef SCHEDKIT_POLICIES_MODULAR_POLICY_H_
 #define SCHEDKIT_POLICIES_MODULAR_POLICY_H_
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "mechanisms/job_queue.h"
+#include "mechanisms/placement_walk.h"
 #include "mechanisms/persistent_order.h"
 #include "schedkit/modular_policy.h"
 
@@ -43,8 +45,15 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     JobQueue::const_iterator next_pending;
     int64_t budget = 0;
   };
-  // A running job's key as last read (running_keys_never_grow: it bounds the key now
-  // from above), when it was read, and the job's GPUs.
+  // How running jobs are indexed by key (ModularPolicyConfig's promises; kNone also
+  // when replace_all, tail_preemption or preemption=never make the index useless).
+  enum class RunningIndex {
+    kNone,
+    kUpperBounds,  // running_keys_never_grow: keys as last read bound today's from above.
+    kExact,        // running_keys_change_at_wakeups: re-read at each wake-up, exact.
+  };
+  // A running job's key as last read (kUpperBounds: it bounds the key now from above;
+  // kExact: it is the key now), when it was read, and the job's GPUs.
   struct ReadKey {
     QueueEntry entry;
     Time at;
@@ -56,15 +65,19 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::vector<Candidate> RunningInOrder(const ClusterView& view) const;
   // The whole walk: every running job re-keyed and sorted. O(running log running).
   Frontier FullFrontier(const ClusterView& view) const;
-  // running_keys_never_grow only: running jobs re-keyed from the top down until one is
-  // found that the pending jobs ahead of it cannot push out. O(frontier log running).
+  // With a running index only: running jobs from the top down (re-keyed if stale) until
+  // one is found that the pending jobs ahead of it cannot push out.
+  // O(frontier log running).
   Frontier TopFrontier(const ClusterView& view);
-  // running_keys_never_grow only. The greatest running job below `cursor` in exact key
-  // order at Now(), re-reading stale keys on the way; end() if none.
+  // With a running index only. The greatest running job below `cursor` in exact key
+  // order at Now(), re-reading stale keys on the way (kUpperBounds); end() if none.
   std::set<QueueEntry>::iterator NextExactBelow(const ClusterView& view,
                                                 std::set<QueueEntry>::iterator cursor);
   void TrackRunning(JobId id, const JobStatus& running, Time now);
   void UntrackRunning(JobId id);
+  // kExact: re-reads the keys of running jobs whose wake-up has come (before the
+  // decision; BookDecisions then asks them for the next one).
+  void RekeyWoken(const ClusterView& view);
   // At the first decision: running jobs this fresh policy never started (the runtime
   // re-adopting them after a restart, a switch or look-ahead of the `dynamic` policy)
   // count in the admitted GPU demand and get their key-change wake-ups. If such a job is
@@ -79,17 +92,21 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // one does not fit.
   bool PlaceAllPending(const ClusterView& view, Decisions* out);
   // True iff every running job's key is ahead of the best pending job's: then nobody
-  // can be preempted (step 2). O(running), no sort; with running_keys_never_grow, only the
+  // can be preempted (step 2). O(running), no sort; with a running index, only the
   // top of the running jobs is re-keyed.
   bool RunningAllAheadOfPending(const ClusterView& view);
   void DecidePriority(const ClusterView& view, Frontier frontier, Decisions* out);
   void DecideReplaceAll(const ClusterView& view, Decisions* out);
   // Step 7: Blox's walk with preemption from the tail of the order.
   void DecideTailPreemption(const ClusterView& view, Decisions* out);
-  // Places pending jobs from the queue, in order, on `free`; stops on the first
-  // misfit without backfill. Skips jobs in `skip`.
-  void PlacePending(const ClusterView& view, ClusterState* free, Decisions* out,
+  // Places pending jobs from the queue, in order, on `walk`'s free state; stops on the
+  // first misfit without backfill. Skips jobs in `skip`.
+  void PlacePending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
                     const std::set<JobId>& skip = {});
+  // PlacePending with backfill: the same decisions, walking only the queue's jobs that
+  // may fit (queue_by_demand_).
+  void BackfillPending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
+                       const std::set<JobId>& skip);
   // Updates the queue and the wake-ups after the decisions; sets out->wake_at.
   void BookDecisions(const ClusterView& view, Decisions* out);
   // Puts a running job that stops now (preempted by this policy, or interrupted by the
@@ -104,14 +121,24 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::vector<JobId> waiting_;  // Arrived, not yet admitted, in arrival order.
   int64_t admitted_gpu_demand_ = 0;
   JobQueue queue_;  // Admitted pending jobs.
+  // The same jobs split by what ClusterState::MayFit reads of them: their GPU count and
+  // whether they are fractional. The backfill walk (PlacePending) walks only the parts
+  // whose jobs may fit, merged in queue order.
+  using DemandClass = std::pair<int, bool>;
+  static DemandClass DemandOf(const JobSpec& spec) {
+    return {spec.gpus, spec.gpu_milli < kMilliPerGpu};
+  }
+  std::map<DemandClass, JobQueue> queue_by_demand_;
+  void QueueInsert(const QueueEntry& e, const JobSpec& spec);
+  void QueueRemove(JobId id, const JobSpec& spec);
   // replace_all only: every admitted unfinished job, in the persistent list order.
   PersistentOrder list_;
   // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first.
   std::set<std::pair<Time, JobId>> wakes_;
   std::unordered_map<JobId, Time> wake_of_;
-  // running_keys_never_grow only: running jobs by the key last read, and
-  // the GPUs they ask for in all.
-  const bool keys_never_grow_;
+  // With a running index only: running jobs by the key last read, and the GPUs they
+  // ask for in all.
+  const RunningIndex running_index_;
   std::set<QueueEntry> running_by_key_;
   std::unordered_map<JobId, ReadKey> running_key_;
   int64_t running_gpus_ = 0;

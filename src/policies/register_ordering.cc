@@ -39,6 +39,7 @@ Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r) {
     config.queue_discipline = info.queue_discipline;
     config.periodic_key_changes = info.periodic_key_changes;
     config.running_keys_never_grow = info.running_keys_never_grow;
+    config.running_keys_change_at_wakeups = info.running_keys_change_at_wakeups;
     return MakeModularPolicy(std::move(config));
   };
   return r->policies.Register(std::move(entry));

@@ -35,32 +35,57 @@ class TiresiasOrder final : public CopyableModule<TiresiasOrder, SchedulingModul
     return {static_cast<double>(q), job.running() ? 0.0 : 1.0, EntryTime(job, q, now)};
   }
 
+  // Also foresees when the job crosses into the next queue if it runs on: its entry time
+  // there (EntryTime). The wake-up comes then, or with whole_seconds at the next whole
+  // second of execution; in that mode a key may change before its wake-up, but the mode
+  // comes only with the Muri profile's list-ordered replacement, where the mechanism
+  // reads every key at every decision (running_keys_change_at_wakeups is then unused).
   Time NextKeyChange(const JobStatus& job, Time now) const override {
-    if (!whole_seconds_) return levels_.NextDemotion(job, now);
     const size_t q = levels_.LevelOf(job.attained_gpu_s);
     if (levels_.IsLast(q)) return kNever;
+    History& h = history_[job.spec->id];
+    h.next_level = q + 1;
+    h.next_entry = levels_.NextDemotion(job, now);
+    if (!whole_seconds_) return h.next_entry;
     return (std::ceil(levels_.UpperBound(q) / job.spec->gpus) - job.executed_s) + now;
   }
 
  private:
   // When the job's attained service crossed the threshold of queue q (its submit time for
-  // queue 0). A crossing is seen while the job runs (it asks to be woken then) and
-  // remembered, since a pending job's history is not in its status.
+  // queue 0), remembered once known, since a pending job's history is not in its status.
+  // It is the demotion time NextKeyChange foresaw when it asked for the wake-up at that
+  // crossing, whenever the key is first read in queue q, so that the entry time does not
+  // depend on when it is read (now - overshoot / GPUs, computed at different times, differs
+  // in the last bits). Only a job NextKeyChange never saw in queue q - 1 (a runtime adopting
+  // it, queues changed by whole-second rounding) falls back to that formula, read now.
   Time EntryTime(const JobStatus& job, size_t q, Time now) const {
     if (q == 0) return job.spec->submit_s;
-    auto it = entered_.find(job.spec->id);
-    if (it != entered_.end() && it->second.first == q) return it->second.second;
-    const Time crossed =
-        job.running() ? now - (job.attained_gpu_s - levels_.LowerBound(q)) / job.spec->gpus : now;
-    entered_[job.spec->id] = {q, crossed};
-    return crossed;
+    History& h = history_[job.spec->id];
+    if (h.level == q) return h.entry;
+    h.level = q;
+    if (h.next_level == q) {
+      h.entry = h.next_entry;
+    } else {
+      h.entry =
+          job.running() ? now - (job.attained_gpu_s - levels_.LowerBound(q)) / job.spec->gpus : now;
+    }
+    return h.entry;
   }
+
+  // Per job: the queue it was last seen in (0: none yet) and when it entered it, and the
+  // queue and time of the demotion NextKeyChange last foresaw.
+  struct History {
+    size_t level = 0;
+    Time entry = 0;
+    size_t next_level = 0;
+    Time next_entry = 0;
+  };
 
   QueueLevels levels_;
   bool list_ordered_;
   bool whole_seconds_;
-  // Job -> (queue, entry time). Derived only from statuses seen, so runs stay deterministic.
-  mutable std::unordered_map<JobId, std::pair<size_t, Time>> entered_;
+  // Derived only from statuses seen, so runs stay deterministic.
+  mutable std::unordered_map<JobId, History> history_;
 };
 
 }  // namespace
@@ -73,6 +98,7 @@ Status RegisterTiresias(Registries* r) {
        .default_placement = "gpu-count",
        .default_preemption = PreemptionMode::kPriority,
        .queue_discipline = QueueDiscipline::kLevelFifo,
+       .running_keys_change_at_wakeups = true,  // At demotions, when it asks to be woken.
        .make = [](const PolicyContext& ctx) -> Result<std::unique_ptr<SchedulingModule>> {
          const PolicyKnobs& k = ctx.knobs;
          Result<QueueLevels> levels = QueueLevels::Make(

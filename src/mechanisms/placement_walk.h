@@ -1,0 +1,52 @@
+// PlacementWalk: a free state that many queued jobs are placed on in turn (a backfill
+// walk), remembering the job shapes that did not fit on it as it is now. With a long
+// queue on a nearly full cluster most jobs do not fit; when the placement module answers
+// by shape (PlacementModule::PlacesByShape) a job whose shape already failed on the
+// unchanged state is skipped without a Place, which on a large cluster scans every node.
+// Every change of the state goes through Allocate, which forgets the failed shapes, so
+// each answer is the one the module would give: the walk decides exactly as before.
+#ifndef SCHEDKIT_MECHANISMS_PLACEMENT_WALK_H_
+#define SCHEDKIT_MECHANISMS_PLACEMENT_WALK_H_
+
+#include <vector>
+
+#include "schedkit/policy.h"
+
+namespace schedkit {
+
+class PlacementWalk {
+ public:
+  PlacementWalk(const PlacementModule& placement, ClusterState free);
+
+  const ClusterState& free() const { return free_; }
+  // placement.Place(job, free()), or an empty placement without asking when a job of the
+  // same shape got one since the last Allocate.
+  Placement Place(const JobSpec& job);
+  // REQUIRES: free().CanAllocate(p).
+  void Allocate(const Placement& p);
+  // Place calls answered from the remembered shapes (for tests).
+  int64_t skipped() const { return skipped_; }
+
+ private:
+  // What a PlacesByShape module's answer depends on, besides the free state.
+  struct Shape {
+    int gpus;
+    int gpu_milli;
+    int cpus;
+    double mem_gb;
+    bool operator==(const Shape&) const = default;
+  };
+
+  const PlacementModule& placement_;
+  ClusterState free_;
+  const bool by_shape_;  // The module answers by shape on this cluster.
+  // Since the last Allocate, at most kMaxMisfits (a trace of many shapes would make the
+  // search cost more than it saves; past that, the module is asked).
+  static constexpr size_t kMaxMisfits = 16;
+  std::vector<Shape> misfits_;
+  int64_t skipped_ = 0;
+};
+
+}  // namespace schedkit
+
+#endif  // SCHEDKIT_MECHANISMS_PLACEMENT_WALK_H_
