@@ -53,7 +53,7 @@ struct JobBook {
   double rate = 1;
 };
 
-class AntManPolicy final : public Policy {
+class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
  public:
   AntManPolicy(double util_cap, double runtime_factor)
       : util_cap_(util_cap), runtime_factor_(runtime_factor) {}

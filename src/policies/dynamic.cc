@@ -1,10 +1,12 @@
 // dynamic: Blox's dynamic policy switching. Every `round_s` seconds (rounds fall on
 // multiples of round_s; the first at the first decision) each candidate combination of
 // scheduling policy x admission module x placement module is simulated ahead from the
-// view (SimulateFrom: the jobs now in the system, no new arrivals, the candidate fresh),
-// and the one with the lowest predicted average JCT runs until the next round. A switch
-// creates the new candidate fresh; it adopts the running jobs and hears of the pending
-// ones as arrivals. docs/policies.md ("dynamic") has the definitions.
+// view (SimulateFrom: the jobs now in the system, the arrivals of this point included,
+// the candidate fresh, no new arrivals), and the one with the lowest predicted average JCT
+// runs until the next round; ties go to the earliest candidate in option order, as Blox's
+// min() over its ordered candidates. A switch creates the new candidate fresh; it adopts
+// the running jobs and hears of the pending ones as arrivals. docs/policies.md
+// ("dynamic") has the definitions.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -49,12 +51,15 @@ std::vector<std::string> SplitList(const std::string& text, char sep) {
   return out;
 }
 
-// The average over `finish` of finish - submit; +inf if a job does not finish.
-double AverageJct(const std::vector<PredictedFinish>& finish) {
+// The average over `finish` of end - submit; +inf if a job does not finish. With rounds
+// (`round_s` > 0, the look-ahead engine's decision rounds) a job's end is the end of the
+// round it finishes in, where the engine learns of it, as Blox's look-ahead counts it.
+double AverageJct(const std::vector<PredictedFinish>& finish, double round_s) {
   double sum = 0;
   for (const PredictedFinish& f : finish) {
     if (f.finish_s == kNever) return std::numeric_limits<double>::infinity();
-    sum += f.finish_s - f.submit_s;
+    const Time end = round_s > 0 ? std::ceil(f.finish_s / round_s) * round_s : f.finish_s;
+    sum += end - f.submit_s;
   }
   return sum / static_cast<double>(finish.size());
 }
@@ -70,6 +75,24 @@ class DynamicPolicy final : public Policy {
         lookahead_(std::move(lookahead)) {}
 
   std::string_view Name() const override { return "dynamic"; }
+
+  // A copy with its own clone of the current candidate (ModularPolicy's are clonable).
+  Result<std::unique_ptr<Policy>> Clone() const override {
+    auto copy =
+        std::make_unique<DynamicPolicy>(candidates_, knobs_, round_s_, threads_, lookahead_);
+    if (current_ != nullptr) {
+      Result<std::unique_ptr<Policy>> current = current_->Clone();
+      if (!current.ok()) {
+        return Status::InvalidArgument("policy 'dynamic': " + current.status().message());
+      }
+      copy->current_ = std::move(current).value();
+    }
+    copy->current_index_ = current_index_;
+    copy->next_round_ = next_round_;
+    copy->in_system_ = in_system_;
+    copy->rounds_ = rounds_;
+    return std::unique_ptr<Policy>(std::move(copy));
+  }
 
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     const Time now = view.Now();
@@ -141,13 +164,12 @@ class DynamicPolicy final : public Policy {
       work();
       for (std::thread& t : pool) t.join();
       for (const Status& st : error) SCHEDKIT_RETURN_IF_ERROR(st);
-      // The lowest wins; on a tie the current candidate stays, else the earliest in
-      // option order wins.
+      // The lowest wins; of equal ones the earliest in option order (Blox: min() over its
+      // candidates in order), whichever is current.
       best = 0;
       for (size_t i = 1; i < avg.size(); ++i) {
         if (avg[i] < avg[best]) best = i;
       }
-      if (!none_yet && avg[current_index_] == avg[best]) best = current_index_;
       rounds_.push_back(Round{view.Now(), jobs, best, avg[best], !none_yet && best != current_index_});
     }
     if (!none_yet && best == current_index_) return false;
@@ -167,7 +189,7 @@ class DynamicPolicy final : public Policy {
                                                                  [](const ThroughputTable*) {});
     Result<std::vector<PredictedFinish>> finish = SimulateFrom(view, policy->get(), options);
     if (!finish.ok()) return finish.status();
-    return AverageJct(*finish);
+    return AverageJct(*finish, options.decision_round_s);
   }
 
   const std::vector<Candidate> candidates_;
@@ -231,8 +253,9 @@ Status RegisterDynamic(Registries* r) {
       "ahead and run the one with the lowest predicted average JCT";
   e.options = {
       {"round_s", OptionSpec::Type::kDouble, "300", "seconds between look-aheads (> 0)"},
-      {"schedulings", OptionSpec::Type::kString, "fifo,srtf,las",
-       "candidate scheduling policies (registered policies that take admission and placement)"},
+      {"schedulings", OptionSpec::Type::kString, "las,fifo,srtf",
+       "candidate scheduling policies (registered policies that take admission and placement); "
+       "ties go to the earliest candidate, the order is Blox's"},
       {"admissions", OptionSpec::Type::kString,
        "accept-all,load-based:threshold=1.2,load-based:threshold=1.4",
        "candidate admission modules: NAME or NAME:KEY=VALUE[:KEY=VALUE...]"},

@@ -39,12 +39,13 @@ struct LucidTables {
   bool have_forecast = false;
 };
 
-class LucidPolicy final : public Policy {
+class LucidPolicy final : public ClonablePolicy<LucidPolicy> {
  public:
-  LucidPolicy(LucidTables tables, std::unique_ptr<PlacementModule> placement)
-      : t_(std::move(tables)), forecast_(t_.forecast), placement_(std::move(placement)) {}
+  LucidPolicy(std::shared_ptr<const LucidTables> tables, std::unique_ptr<PlacementModule> placement)
+      : t_(std::move(tables)), placement_(std::move(placement)) {}
 
   std::string_view Name() const override { return "lucid"; }
+  Status ModulesCloned() const override { return placement_.Check("placement"); }
 
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     std::vector<JobId> restarted;
@@ -90,8 +91,8 @@ class LucidPolicy final : public Policy {
     }
     for (JobId id : started) pending_.Remove(id);
     // The switch can flip when a forecast row passes.
-    if (!pending_.empty() && t_.have_forecast) {
-      const auto& times = t_.forecast.time_s;
+    if (!pending_.empty() && t_->have_forecast) {
+      const auto& times = t_->forecast.time_s;
       auto next = std::upper_bound(times.begin(), times.end(),
                                    static_cast<int64_t>(std::floor(view.Now())));
       if (next != times.end()) out->wake_at = static_cast<Time>(*next);
@@ -117,24 +118,25 @@ class LucidPolicy final : public Policy {
     }
   }
   double Priority(const JobSpec& spec) const {
-    if (!t_.have_estimates) return spec.gpus;
-    auto it = t_.estimates.find(spec.id);
-    if (it == t_.estimates.end()) return std::numeric_limits<double>::infinity();
+    if (!t_->have_estimates) return spec.gpus;
+    auto it = t_->estimates.find(spec.id);
+    if (it == t_->estimates.end()) return std::numeric_limits<double>::infinity();
     return lucid::Priority(it->second, spec.gpus);
   }
 
   lucid::Sharer AsSharer(const JobSpec& spec) const {
-    auto score = t_.share_scores.find(lucid::KeyOf(spec));
+    auto score = t_->share_scores.find(lucid::KeyOf(spec));
     return {.gpus = spec.gpus,
             .gmem_mb = spec.profile.gmem_mb,
-            .share_score = score == t_.share_scores.end() ? lucid::kNeverShares : score->second,
+            .share_score = score == t_->share_scores.end() ? lucid::kNeverShares : score->second,
             .priority = Priority(spec)};
   }
 
   // Re-read at every decision rather than on Lucid's 100-s grid.
   bool PackingOn(Time now) const {
-    if (!t_.have_forecast) return true;
-    return lucid::PackingAllowed(forecast_, static_cast<int64_t>(std::floor(now)), -1);
+    if (!t_->have_forecast) return true;
+    return lucid::PackingAllowed(lucid::ForecastView(t_->forecast),
+                                 static_cast<int64_t>(std::floor(now)), -1);
   }
 
   // The first running job in start order that is alone on its GPUs (not in a group, not
@@ -147,7 +149,7 @@ class LucidPolicy final : public Policy {
       if (partner_.count(r) || std::find(busy.begin(), busy.end(), r) != busy.end()) continue;
       const JobSpec& other = view.Spec(r);
       if (!lucid::MayShare(guest, AsSharer(other))) continue;
-      if (auto s = lucid::LookupPairSpeeds(t_.speeds, job, other)) {
+      if (auto s = lucid::LookupPairSpeeds(t_->speeds, job, other)) {
         *speeds = *s;
         return r;
       }
@@ -155,9 +157,9 @@ class LucidPolicy final : public Policy {
     return -1;
   }
 
-  LucidTables t_;
-  lucid::ForecastView forecast_;
-  std::unique_ptr<PlacementModule> placement_;
+  // Read-only after construction: shared by the policy's clones.
+  std::shared_ptr<const LucidTables> t_;
+  ModulePtr<PlacementModule> placement_;
   JobQueue pending_;            // Keyed by Priority().
   std::vector<JobId> running_;  // In start order.
   std::unordered_map<JobId, JobId> partner_;
@@ -203,28 +205,28 @@ Status RegisterLucid(Registries* r) {
        .help = "VCs that each give the profiling pool one node"}};
   e.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("lucid: no placement module");
-    LucidTables t;
+    auto t = std::make_shared<LucidTables>();
     if (const std::string& p = ctx.options.String("estimates"); !p.empty()) {
       auto v = lucid::LoadEstimates(p);
       if (!v.ok()) return v.status();
-      t.estimates = std::move(*v);
-      t.have_estimates = true;
+      t->estimates = std::move(*v);
+      t->have_estimates = true;
     }
     if (const std::string& p = ctx.options.String("share_scores"); !p.empty()) {
       auto v = lucid::LoadShareScores(p);
       if (!v.ok()) return v.status();
-      t.share_scores = std::move(*v);
+      t->share_scores = std::move(*v);
     }
     if (const std::string& p = ctx.options.String("colocate"); !p.empty()) {
       auto v = lucid::LoadColocateSpeeds(p);
       if (!v.ok()) return v.status();
-      t.speeds = std::move(*v);
+      t->speeds = std::move(*v);
     }
     if (const std::string& p = ctx.options.String("forecast"); !p.empty()) {
       auto v = lucid::LoadThroughputForecast(p);
       if (!v.ok()) return v.status();
-      t.forecast = std::move(*v);
-      t.have_forecast = true;
+      t->forecast = std::move(*v);
+      t->have_forecast = true;
     }
     return std::unique_ptr<Policy>(
         std::make_unique<LucidPolicy>(std::move(t), std::move(ctx.placement)));

@@ -20,10 +20,13 @@ struct DynamicRun {
 };
 
 DynamicRun RunDynamic(const Trace& trace, const ClusterSpec& cluster,
-                      std::map<std::string, std::string> options, const std::string& tag) {
+                      std::map<std::string, std::string> options, const std::string& tag,
+                      CompatMode compat = CompatMode::kNone) {
   SimulatorOptions engine;
   engine.overheads = RestartOverheads(0);
-  Result<RunOutput> run = RunSimulation(trace, cluster, Request("dynamic", std::move(options)), engine);
+  PolicyRequest request = Request("dynamic", std::move(options));
+  request.compat = compat;
+  Result<RunOutput> run = RunSimulation(trace, cluster, request, engine);
   EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.status().message());
   DynamicRun out;
   if (!run.ok()) return out;
@@ -41,7 +44,7 @@ DynamicRun RunDynamic(const Trace& trace, const ClusterSpec& cluster,
 // One GPU, no restart overheads, rounds of 300 s. Job 0 (10,000 s) arrives at 0, jobs
 // 1-3 (100 s each) at 100.
 //  t = 0, first round: only job 0; every candidate predicts JCT 10,000: the tie goes to
-//    the first candidate, fifo. Job 0 starts.
+//    the first candidate in option order (Blox's rule), fifo. Job 0 starts.
 //  t = 100: arrivals, no round: fifo keeps job 0 running.
 //  t = 300, round (4 jobs). fifo: 0 ends at 10,000, 1-3 at 10,100, 10,200, 10,300: JCTs
 //    10,000, 10,000, 10,100, 10,200, average 10,075. srtf: job 0 (9,700 s left) yields;
@@ -49,8 +52,9 @@ DynamicRun RunDynamic(const Trace& trace, const ClusterSpec& cluster,
 //    500, average 2,875. las: job 0 attained 300 GPU-s, the others 0: as srtf, 2,875.
 //    srtf and las tie; srtf comes first: switch to a fresh srtf, which adopts job 0 and
 //    hears of 1-3 as arrivals, and preempts job 0.
-//  t = 600, 900, ...: only job 0 is left; all candidates tie; the current one (srtf)
-//    stays. Actual JCTs are srtf's prediction: 10,300, 300, 400, 500.
+//  t = 600: only job 0 is left (it runs again from 600); all candidates tie: fifo, the
+//    first, takes over and adopts it. t = 900, ...: ties again, fifo stays. Actual JCTs
+//    are srtf's prediction: 10,300, 300, 400, 500.
 TEST(DynamicPolicy, SwitchesToTheCandidateTheLookAheadSaysWins) {
   const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
   Trace trace;
@@ -69,10 +73,42 @@ TEST(DynamicPolicy, SwitchesToTheCandidateTheLookAheadSaysWins) {
   EXPECT_EQ(lines[0], "time_s,jobs,scheduling,admission,placement,predicted_avg_jct_s,switched");
   EXPECT_EQ(lines[1], "0,1,fifo,accept-all,best-fit,10000,0");
   EXPECT_EQ(lines[2], "300,4,srtf,accept-all,best-fit,2875,1");
-  EXPECT_EQ(lines[3], "600,1,srtf,accept-all,best-fit,10300,0");
+  EXPECT_EQ(lines[3], "600,1,fifo,accept-all,best-fit,10300,1");
+  EXPECT_EQ(lines[4], "900,1,fifo,accept-all,best-fit,10300,0");
   // Rounds every 300 s while job 0 runs (600 .. 10,200), none once it is done.
   EXPECT_EQ(lines.size(), 1u + 2u + (10200 - 600) / 300 + 1u);
-  EXPECT_EQ(lines.back(), "10200,1,srtf,accept-all,best-fit,10300,0");
+  EXPECT_EQ(lines.back(), "10200,1,fifo,accept-all,best-fit,10300,0");
+}
+
+// Under Blox's rounds (--compat blox: decisions at multiples of 300 s, a job's end at the
+// end of its round, no restart cost) the look-ahead of a round sees the jobs that round
+// picks up, as Blox adds the round's arrivals before it simulates ahead. One GPU; job 0
+// (10,000 s) at 0, jobs 1-3 (100 s) at 100; candidates fifo, srtf.
+//  t = 0: job 0 alone; both predict its end at 10,000, counted at 10,200: a tie, fifo.
+//  t = 300: jobs 1-3 are picked up and in the look-ahead (4 jobs); job 0 has 9,700 s left.
+//    fifo: 0 ends at 10,000 (10,200); 1, 2, 3 start at round ends 10,200, 10,500, 10,800
+//    and end in the next rounds: JCTs 10,200, 10,400, 10,700, 11,000, average 10,575.
+//    srtf: 1 runs 300-400 (counted 600), 2 from 600 (900), 3 from 900 (1,200), job 0
+//    resumes at 1,200 and ends at 10,900 (11,100): JCTs 500, 800, 1,100, 11,100, average
+//    3,375. srtf wins at once: the short jobs start at 300, not a round later.
+TEST(DynamicPolicy, UnderBloxRoundsTheLookAheadSeesTheRoundsArrivals) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(10000).Build()};
+  for (JobId id = 1; id <= 3; ++id) trace.jobs.push_back(JobBuilder(id).Submit(100).Duration(100).Build());
+  DynamicRun r = RunDynamic(trace, cluster,
+                            {{"schedulings", "fifo,srtf"}, {"admissions", "accept-all"},
+                             {"placements", "first-fit"}},
+                            "blox", CompatMode::kBlox);
+  const std::vector<std::string> lines = Lines(r.switches_csv);
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[1], "0,1,fifo,accept-all,first-fit,10200,0");
+  EXPECT_EQ(lines[2], "300,4,srtf,accept-all,first-fit,3375,1");
+  for (JobId id = 1; id <= 3; ++id) EXPECT_EQ(r.jobs.at(id).first_start_s, 300 * id);
+  EXPECT_EQ(r.jobs.at(0).jct_s(), 11100);
+  EXPECT_EQ(r.jobs.at(1).jct_s(), 500);
+  EXPECT_EQ(r.jobs.at(2).jct_s(), 800);
+  EXPECT_EQ(r.jobs.at(3).jct_s(), 1100);
 }
 
 // The candidates are simulated in parallel, each alone: results do not depend on how many
