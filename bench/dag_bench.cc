@@ -3,6 +3,7 @@
 // decision, events/s and peak RSS. Nothing asserts on time; numbers go to docs/performance.md.
 //   schedkit_dag_bench [scheduler=fair|fifo|fifo-half|decima|decima-greedy] [episodes=20]
 //                      [first_seed=0]
+//   schedkit_dag_bench load [repeats=10]   loading tpch.json: parsed, and from its cache
 #include <sys/resource.h>
 #include <time.h>
 
@@ -13,6 +14,11 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "dag/workload_cache.h"
 #include "schedkit/dag.h"
 
 // CPU time of this process: on a shared machine wall time also counts waiting for a core.
@@ -22,8 +28,48 @@ double CpuSeconds() {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+// tpch.json loaded `repeats` times parsed from text (no cache), then `repeats` times from
+// its cache file (written once into a fresh folder first): best and median wall, mean CPU.
+int LoadBench(int repeats) {
+  const std::string path = std::string(SCHEDKIT_SOURCE_DIR) + "/data/tpch/tpch.json";
+  const std::string dir = std::filesystem::temp_directory_path().string() +
+                          "/schedkit_dag_bench_cache." + std::to_string(::getpid());
+  for (const bool cached : {false, true}) {
+    schedkit::dag::DagCacheOptions cache;
+    if (cached) {
+      cache.dir = dir;
+      auto first = schedkit::dag::LoadDagWorkloadCached(path, cache);  // Writes the cache.
+      if (!first.ok()) {
+        std::fprintf(stderr, "%s\n", first.status().message().c_str());
+        return 1;
+      }
+    }
+    std::vector<double> walls;
+    double cpu = 0;
+    for (int i = 0; i < repeats; ++i) {
+      const double cpu0 = CpuSeconds();
+      const auto t0 = std::chrono::steady_clock::now();
+      auto w = schedkit::dag::LoadDagWorkloadCached(path, cache);
+      walls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      cpu += CpuSeconds() - cpu0;
+      if (!w.ok()) {
+        std::fprintf(stderr, "%s\n", w.status().message().c_str());
+        return 1;
+      }
+    }
+    std::sort(walls.begin(), walls.end());
+    std::printf("dag bench load %-11s best %7.2f ms, median %7.2f ms, mean CPU %7.2f ms (%d loads)\n",
+                cached ? "(cache):" : "(parse):", walls.front() * 1e3, walls[walls.size() / 2] * 1e3,
+                cpu / repeats * 1e3, repeats);
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const std::string name = argc > 1 ? argv[1] : "fair";
+  if (name == "load") return LoadBench(std::max(1, argc > 2 ? std::atoi(argv[2]) : 10));
   const int episodes = argc > 2 ? std::atoi(argv[2]) : 20;
   const uint64_t first_seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 0;
   schedkit::DagConfig config;

@@ -6,6 +6,8 @@
 //   schedkit_bench CASE...         only these (names as printed)
 //   schedkit_bench --repeat N      best of N runs per case (default 3)
 //   schedkit_bench --help          the cases; an unknown case name is an error
+//   schedkit_bench --load-trace    synthetic cases: generate the whole Trace first instead
+//                                  of streaming the jobs into the engine (memory compared)
 // "best" is wall time (Simulator::Run); "cpu" the CPU time of the same run, the fair
 // figure when other processes share the cores.
 #include <sys/resource.h>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "mechanisms/finish_time_fairness.h"
+#include "schedkit/job_source.h"
 #include "schedkit/run.h"
 #include "schedkit/trace.h"
 
@@ -34,6 +37,8 @@ namespace {
 struct Case {
   std::string name;
   std::function<sk::Result<sk::Trace>()> trace;
+  // Set for synthetic cases: the same jobs as `trace`, streamed (the default).
+  std::function<sk::Result<std::unique_ptr<sk::JobSource>>()> stream;
   std::function<sk::ClusterSpec()> cluster;
   std::string policy;
   sk::CompatMode compat;
@@ -58,12 +63,12 @@ sk::ClusterSpec MuriCluster() {
 // ~89 % and 30.6 jobs/h ~95 %, with queues, where preemptive policies do real work (30
 // jobs/h gives 93 %, 32 jobs/h 99 % with an ever-growing queue). Ten times the jobs,
 // GPUs and rate give about the same loads on 10,240 GPUs.
-sk::Result<sk::Trace> SyntheticJobs(int64_t jobs, double jobs_per_hour) {
+sk::GeneratorConfig SyntheticConfig(int64_t jobs, double jobs_per_hour) {
   sk::GeneratorConfig config;
   config.num_jobs = jobs;
   config.jobs_per_hour = jobs_per_hour;
   config.seed = 1;
-  return sk::GenerateTrace(config);
+  return config;
 }
 
 // One finish-time-fairness solve (Themis' decision) on `jobs` unfinished jobs of a busy
@@ -190,7 +195,7 @@ std::vector<Case> Cases() {
     for (sk::CompatMode compat : {sk::CompatMode::kMuri, sk::CompatMode::kNone}) {
       cases.push_back({std::string("muri-trace1/") + policy +
                            (compat == sk::CompatMode::kMuri ? "/compat-muri" : "/clean"),
-                       [] { return MuriTrace("trace1"); }, MuriCluster, policy, compat});
+                       [] { return MuriTrace("trace1"); }, nullptr, MuriCluster, policy, compat});
     }
   }
   // Themis solves finish-time fairness at every arrival and completion.
@@ -199,19 +204,19 @@ std::vector<Case> Cases() {
       const std::string t = trace;
       cases.push_back({"muri-" + t + "/themis" +
                            (compat == sk::CompatMode::kMuri ? "/compat-muri" : "/clean"),
-                       [t] { return MuriTrace(t); }, MuriCluster, "themis", compat});
+                       [t] { return MuriTrace(t); }, nullptr, MuriCluster, "themis", compat});
     }
   }
   for (int jobs : {100, 1000, 5000}) {
-    cases.push_back({"ftf-solve/" + std::to_string(jobs) + "-jobs", nullptr, nullptr, "",
+    cases.push_back({"ftf-solve/" + std::to_string(jobs) + "-jobs", nullptr, nullptr, nullptr, "",
                      sk::CompatMode::kNone,
                      [jobs](const std::string& name, int repeat) {
                        return FtfSolveBench(name, jobs, repeat);
                      }});
   }
-  cases.push_back({"lookahead/1000-jobs", nullptr, nullptr, "", sk::CompatMode::kNone,
+  cases.push_back({"lookahead/1000-jobs", nullptr, nullptr, nullptr, "", sk::CompatMode::kNone,
                    [](const std::string& name, int repeat) { return LookAheadBench(name, repeat); }});
-  cases.push_back({"muri-trace1/antman/compat-muri", [] { return MuriTrace("trace1"); },
+  cases.push_back({"muri-trace1/antman/compat-muri", [] { return MuriTrace("trace1"); }, nullptr,
                    MuriCluster, "antman", sk::CompatMode::kMuri});
   // Muri-S / Muri-L (interleaving groups by blossom matching; autopack on, the default).
   for (const char* trace : {"trace1", "trace2", "trace4"}) {
@@ -220,23 +225,25 @@ std::vector<Case> Cases() {
         const std::string t = trace;
         cases.push_back({"muri-" + t + "/" + policy +
                              (compat == sk::CompatMode::kMuri ? "/compat-muri" : "/clean"),
-                         [t] { return MuriTrace(t); }, MuriCluster, policy, compat});
+                         [t] { return MuriTrace(t); }, nullptr, MuriCluster, policy, compat});
       }
     }
   }
   const std::pair<const char*, double> loads[] = {{"80", 26}, {"89", 28.7}, {"95", 30.6}};
   for (const auto& [load, rate] : loads) {
     for (const char* policy : {"fifo", "sjf", "srtf", "srsf", "las", "tiresias"}) {
+      const sk::GeneratorConfig g = SyntheticConfig(1'000'000, rate);
       cases.push_back({std::string("synthetic-1m-1024gpu-") + load + "pct/" + policy,
-                       [rate] { return SyntheticJobs(1'000'000, rate); },
+                       [g] { return sk::GenerateTrace(g); }, [g] { return sk::GenerateJobs(g); },
                        [] { return sk::ClusterSpec::Uniform(1, 128, 8, 0, 0); }, policy,
                        sk::CompatMode::kNone});
     }
   }
   // ~85 % utilisation on 10,240 GPUs.
   for (const char* policy : {"fifo", "srtf", "tiresias"}) {
+    const sk::GeneratorConfig g = SyntheticConfig(10'000'000, 275);
     cases.push_back({std::string("synthetic-10m-10240gpu-85pct/") + policy,
-                     [] { return SyntheticJobs(10'000'000, 275); },
+                     [g] { return sk::GenerateTrace(g); }, [g] { return sk::GenerateJobs(g); },
                      [] { return sk::ClusterSpec::Uniform(1, 1280, 8, 0, 0); }, policy,
                      sk::CompatMode::kNone});
   }
@@ -252,13 +259,18 @@ double CpuSeconds() {
          1e-6 * (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
 }
 
-// Runs in the child: prints one result line; returns the exit code.
-int RunCase(const Case& c, int repeat) {
+// Runs in the child: prints one result line; returns the exit code. A synthetic case
+// streams its jobs unless `load_trace`.
+int RunCase(const Case& c, int repeat, bool load_trace) {
   if (c.custom) return c.custom(c.name, repeat);
-  auto trace = c.trace();
-  if (!trace.ok()) {
-    std::printf("%-42s skipped: %s\n", c.name.c_str(), trace.status().message().c_str());
-    return 0;
+  const bool streamed = c.stream && !load_trace;
+  sk::Result<sk::Trace> trace = sk::Trace();
+  if (!streamed) {
+    trace = c.trace();
+    if (!trace.ok()) {
+      std::printf("%-42s skipped: %s\n", c.name.c_str(), trace.status().message().c_str());
+      return 0;
+    }
   }
   const sk::ClusterSpec cluster = c.cluster();
   auto overheads = sk::DefaultRestartOverheads();
@@ -276,7 +288,12 @@ int RunCase(const Case& c, int repeat) {
     sk::SimulatorOptions options;
     options.overheads = *overheads;
     const double cpu_before = CpuSeconds();
-    auto out = sk::RunSimulation(*trace, cluster, request, options);
+    auto out = [&]() -> sk::Result<sk::RunOutput> {
+      if (!streamed) return sk::RunSimulation(*trace, cluster, request, options);
+      auto jobs = c.stream();
+      if (!jobs.ok()) return jobs.status();
+      return sk::RunSimulation(**jobs, cluster, request, options);
+    }();
     best_cpu = std::min(best_cpu, CpuSeconds() - cpu_before);
     if (!out.ok()) {
       std::fprintf(stderr, "%s: %s\n", c.name.c_str(), out.status().message().c_str());
@@ -287,11 +304,12 @@ int RunCase(const Case& c, int repeat) {
   }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  std::printf("%-42s jobs %8zu  best %8.4f s (cpu %8.4f s)  %11.0f jobs/s  %11.0f events/s"
-              "  peak RSS %7.1f MiB (%.0f B/job)  util %.1f %%  avg JCT %.1f s\n",
-              c.name.c_str(), trace->jobs.size(), best, best_cpu, trace->jobs.size() / best,
-              last.stats.events / best, usage.ru_maxrss / 1024.0,
-              usage.ru_maxrss * 1024.0 / trace->jobs.size(), 100 * last.summary.gpu_utilization,
+  const double jobs = static_cast<double>(last.recorder->jobs().size());
+  std::printf("%-42s jobs %8.0f  best %8.4f s (cpu %8.4f s)  %11.0f jobs/s  %11.0f events/s"
+              "  peak RSS %7.1f MiB (%.0f B/job, %s)  util %.1f %%  avg JCT %.1f s\n",
+              c.name.c_str(), jobs, best, best_cpu, jobs / best, last.stats.events / best,
+              usage.ru_maxrss / 1024.0, usage.ru_maxrss * 1024.0 / jobs,
+              streamed ? "streamed" : "trace in memory", 100 * last.summary.gpu_utilization,
               last.summary.avg_jct_s);
   return 0;
 }
@@ -300,14 +318,19 @@ int RunCase(const Case& c, int repeat) {
 
 int main(int argc, char** argv) {
   int repeat = 3;
+  bool load_trace = false;
   std::vector<std::string> only;
   const std::vector<Case> cases = Cases();
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
       repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (std::strcmp(argv[i], "--load-trace") == 0) {
+      load_trace = true;
     } else if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::printf("usage: schedkit_bench [--repeat N] [CASE...]\n"
+      std::printf("usage: schedkit_bench [--repeat N] [--load-trace] [CASE...]\n"
                   "Runs each case (default: all) in its own process, best of N (default 3).\n"
+                  "Synthetic cases stream their jobs into the engine; --load-trace generates\n"
+                  "the whole trace first.\n"
                   "Cases:\n");
       for (const Case& c : cases) std::printf("  %s\n", c.name.c_str());
       return 0;
@@ -327,7 +350,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     const pid_t pid = fork();
     if (pid == 0) {
-      const int code = RunCase(c, repeat);
+      const int code = RunCase(c, repeat, load_trace);
       std::fflush(stdout);
       _exit(code);
     }

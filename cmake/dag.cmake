@@ -6,6 +6,7 @@ target_link_libraries(schedkit_core PUBLIC Eigen3::Eigen)
 if(SCHEDKIT_BUILD_BENCHMARKS)
   add_executable(schedkit_dag_bench ${PROJECT_SOURCE_DIR}/bench/dag_bench.cc)
   target_link_libraries(schedkit_dag_bench PRIVATE schedkit_core)
+  target_include_directories(schedkit_dag_bench PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_compile_definitions(schedkit_dag_bench PRIVATE SCHEDKIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 endif()
 # The golden values of DecimaModelTest come from an independent PyTorch implementation; this

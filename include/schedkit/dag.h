@@ -74,6 +74,10 @@ void PreprocessStageProfile(DagStageProfile* stage);
 
 // Reads tpch.json (shared/data/tpch, `jobs[size][query]`) or the native DAG format
 // (docs/formats.md, "schedkit_dag": 1). Errors name the file and the JSON path of the field.
+// A file of 1 MB or more is parsed once per content: the loaded workload is kept in a binary
+// cache file named after the JSON's checksum ($SCHEDKIT_CACHE_DIR, else
+// $XDG_CACHE_HOME/schedkit or ~/.cache/schedkit; SCHEDKIT_CACHE_DIR= turns it off), which
+// later loads read instead (docs/dag.md, "The workload cache"). Same workload either way.
 Result<DagWorkload> LoadDagWorkload(const std::string& path);
 // <data dir>/tpch/tpch.json.
 std::string DefaultDagWorkloadPath();

@@ -55,8 +55,13 @@ class MetricsRecorder final : public SimulationObserver {
   // runtime is its trace runtime times it, as the simulator models the job.
   // `end_round_s` > 0 records each finished job's end as the first multiple of it at or
   // after its completion (CompatProfile::end_round_s).
+  // A row for each job of `trace`; null for none yet (a streamed run adds them with AddJob).
   explicit MetricsRecorder(const Trace* trace, double runtime_factor = 1.0,
                            double end_round_s = 0);
+
+  // A row for `job`, after the rows already there (jobs.csv keeps this order).
+  // REQUIRES: no row has its id.
+  void AddJob(const JobSpec& job);
 
   void OnJobStart(const JobSpec& job, Time now, const Placement& placement) override;
   void OnJobPreempt(const JobSpec& job, Time now) override;
@@ -73,8 +78,14 @@ class MetricsRecorder final : public SimulationObserver {
   const std::vector<ClusterSample>& samples() const { return samples_; }
 
  private:
+  int Row(JobId id) const;
+
   std::vector<RecordedJob> jobs_;
-  std::unordered_map<JobId, int> index_;
+  double runtime_factor_ = 1;
+  // JobId -> row: a flat vector while ids are small and dense (every trace and generator
+  // the project reads), else the map. 4 bytes a job instead of a hash node.
+  std::vector<int32_t> dense_rows_;
+  std::unordered_map<JobId, int> sparse_rows_;
   std::vector<int> completion_order_;
   std::vector<ClusterSample> samples_;
   double end_round_s_ = 0;

@@ -31,6 +31,15 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
                                 const PolicyRequest& request, SimulatorOptions options,
                                 const Registries& registries = BuiltinRegistries());
 
+// The same run with the jobs streamed from `jobs` (Simulator's streamed constructor): the
+// trace is never held in memory, the metrics recorder keeps one row per job as the jobs
+// are read, and the outputs are byte for byte those of RunSimulation over a Trace of the
+// same jobs. The policy sees no trace (PolicyRequest::trace is null); the shipped scaling
+// model is loaded unless options name one (an elastic job may come at any point).
+Result<RunOutput> RunSimulation(JobSource& jobs, const ClusterSpec& cluster,
+                                const PolicyRequest& request, SimulatorOptions options,
+                                const Registries& registries = BuiltinRegistries());
+
 // summary.json's "run" block (docs/outputs.md), the one description of a run that
 // `schedkit simulate` and every sweep run write. In this order: policy; placement and
 // admission (the modules used: the request's, else the policy's defaults; empty for a

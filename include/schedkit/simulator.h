@@ -22,6 +22,7 @@
 #include "schedkit/compat.h"
 #include "schedkit/decision.h"
 #include "schedkit/job.h"
+#include "schedkit/job_source.h"
 #include "schedkit/throughput.h"
 #include "schedkit/membership.h"
 #include "schedkit/policy.h"
@@ -116,6 +117,17 @@ class Simulator {
  public:
   // `trace` and `cluster` must outlive the simulator.
   Simulator(const Trace* trace, const ClusterSpec* cluster, SimulatorOptions options);
+  // STREAMED RUN: jobs are read from `jobs` one at a time as the clock reaches them (one
+  // job ahead) instead of from a Trace held in memory, and each job's engine state and
+  // spec are freed after the decision point that hears it finished or was rejected, so
+  // memory follows the jobs in the system (docs/architecture.md, "Streamed runs"). Same
+  // jobs in the same order => the same run, event for event, as with a Trace.
+  // Differences: ClusterView::Status and Spec of a job freed that way abort (a policy
+  // may read a finished job only in the decision its EventBatch reports it); a bad job
+  // (out of (submit, id) order, an id given twice, or one the Trace constructor refuses)
+  // or a source error ends the run with that error when it is read, not before the
+  // start; Fork refuses. `jobs` and `cluster` must outlive the simulator.
+  Simulator(JobSource* jobs, const ClusterSpec* cluster, SimulatorOptions options);
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
@@ -149,8 +161,9 @@ class Simulator {
   //    cover the whole run starts as a copy of the original's at the fork).
   //  Cost: O(jobs in the trace + pending events) time and memory, plus the policy's copy;
   //    nothing is re-simulated.
-  // Fails, changing nothing, if `policy` cannot be cloned (the error names it) or when
-  // called between NextDecisionPoint and its Apply (fork before or after a decision).
+  // Fails, changing nothing, if `policy` cannot be cloned (the error names it), when
+  // called between NextDecisionPoint and its Apply (fork before or after a decision), or
+  // on a streamed run.
   Result<SimulationFork> Fork(const Policy& policy) const;
 
  private:

@@ -3,12 +3,14 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
 
 #include "dag/flat_json.h"
+#include "dag/workload_cache.h"
 #include "schedkit/dag.h"
 #include "schedkit/trace.h"
 
@@ -247,7 +249,19 @@ class Loader {
   std::string file_;
 };
 
-Result<DagWorkload> Load(const std::string& file) {
+Result<DagWorkload> Parse(const std::string& file, const std::string& text);
+
+Result<DagWorkload> Load(const std::string& file, const dag::DagCacheOptions& cache) {
+  if (!cache.dir.empty()) {
+    dag::MappedFile json;
+    if (json.Open(file) && json.bytes().size() >= cache.min_bytes) {
+      std::optional<DagWorkload> w = dag::ReadDagCache(cache.dir, json.bytes());
+      if (w) {
+        w->source = file;
+        return std::move(*w);
+      }
+    }
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) return Status::NotFound(file + ": cannot open DAG workload");
   // One allocation of the file's size (a stringstream grows and copies: ~3x the pages).
@@ -267,6 +281,15 @@ Result<DagWorkload> Load(const std::string& file) {
     buf << in.rdbuf();
     text = buf.str();
   }
+  Result<DagWorkload> w = Parse(file, text);
+  const bool cached = !cache.dir.empty() && text.size() >= cache.min_bytes;
+  // A cache that cannot be written (read-only folder, full disk) only costs the next
+  // process this parse again.
+  if (w.ok() && cached) dag::WriteDagCache(cache.dir, text, *w);
+  return w;
+}
+
+Result<DagWorkload> Parse(const std::string& file, const std::string& text) {
   // The fast path reads plain files (tpch.json: ~20 ms instead of ~400 ms); anything it does
   // not take goes to nlohmann, which accepts it the same way or names the error.
   FlatJson flat;
@@ -338,7 +361,14 @@ void PreprocessStageProfile(DagStageProfile* stage) {
   stage->rough_duration_ms = count > 0 ? sum / static_cast<double>(count) : 0.0;
 }
 
-Result<DagWorkload> LoadDagWorkload(const std::string& path) { return Load(path); }
+Result<DagWorkload> LoadDagWorkload(const std::string& path) {
+  return Load(path, dag::DefaultDagCacheOptions());
+}
+
+Result<DagWorkload> dag::LoadDagWorkloadCached(const std::string& path,
+                                               const DagCacheOptions& cache) {
+  return Load(path, cache);
+}
 
 std::string DefaultDagWorkloadPath() { return DataDir() + "/tpch/tpch.json"; }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +35,33 @@ class JobIndex {
     }
   }
 
+  // Empty; jobs come one at a time through Add (streamed runs).
+  JobIndex() : dense_(true) {}
+
+  // Maps `id` to `index`. Returns false, changing nothing, if `id` is already mapped.
+  // Ids that would make the flat vector sparse (negative, or past 4x the jobs + 64) move
+  // every mapping to the hash map.
+  bool Add(JobId id, int32_t index) {
+    if (Find(id) >= 0) return false;
+    ++count_;
+    if (dense_ && (id < 0 || id >= 4 * count_ + 64)) {
+      for (size_t i = 0; i < flat_.size(); ++i) {
+        if (flat_[i] >= 0) map_.emplace(static_cast<JobId>(i), flat_[i]);
+      }
+      std::vector<int32_t>().swap(flat_);
+      dense_ = false;
+    }
+    if (!dense_) {
+      map_.emplace(id, index);
+      return true;
+    }
+    if (id >= static_cast<JobId>(flat_.size())) {
+      flat_.resize(std::max<size_t>(static_cast<size_t>(id) + 1, flat_.size() * 3 / 2), -1);
+    }
+    flat_[id] = index;
+    return true;
+  }
+
   // The index of `id`, or -1 if no job has it.
   int32_t Find(JobId id) const {
     if (dense_) return id >= 0 && id < static_cast<JobId>(flat_.size()) ? flat_[id] : -1;
@@ -53,6 +81,7 @@ class JobIndex {
 
  private:
   bool dense_ = false;
+  int64_t count_ = 0;  // Jobs added through Add.
   std::vector<int32_t> flat_;
   std::unordered_map<JobId, int32_t> map_;
 };

@@ -18,17 +18,38 @@ Result<std::shared_ptr<const ScalingModel>> ShippedScalingModel() {
       std::make_shared<ScalingModel>(std::move(model).value()));
 }
 
-Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
-                                const PolicyRequest& request, SimulatorOptions options,
-                                const Registries& registries) {
+namespace {
+
+// The metrics recorder learns each job as the engine reads it from the source.
+class RecordedSource final : public JobSource {
+ public:
+  RecordedSource(JobSource* jobs, MetricsRecorder* recorder) : jobs_(jobs), recorder_(recorder) {}
+  bool Next(JobSpec* job) override {
+    if (!jobs_->Next(job)) return false;
+    recorder_->AddJob(*job);
+    return true;
+  }
+  Status status() const override { return jobs_->status(); }
+
+ private:
+  JobSource* jobs_;
+  MetricsRecorder* recorder_;
+};
+
+// One run over `trace`, or streamed from `jobs` when `trace` is null.
+Result<RunOutput> Run(const Trace* trace, JobSource* jobs, const ClusterSpec& cluster,
+                      const PolicyRequest& request, SimulatorOptions options,
+                      const Registries& registries) {
   SCHEDKIT_RETURN_IF_ERROR(ValidateMembership(options.membership, cluster, "membership"));
   const CompatProfile profile = ResolveProfile(request.compat, options.runtime_factor);
   PolicyRequest with_trace = request;
-  with_trace.trace = &trace;
+  with_trace.trace = trace;
   Result<std::unique_ptr<Policy>> policy = MakePolicy(with_trace, profile.knobs, registries);
   if (!policy.ok()) return policy.status();
-  if (!options.scaling &&
-      std::any_of(trace.jobs.begin(), trace.jobs.end(), [](const JobSpec& j) { return j.Elastic(); })) {
+  const bool any_elastic =
+      trace == nullptr || std::any_of(trace->jobs.begin(), trace->jobs.end(),
+                                      [](const JobSpec& j) { return j.Elastic(); });
+  if (!options.scaling && any_elastic) {
     Result<std::shared_ptr<const ScalingModel>> shipped = ShippedScalingModel();
     if (!shipped.ok()) return shipped.status();
     options.scaling = std::move(shipped).value();
@@ -41,17 +62,34 @@ Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
   const std::optional<MeasuredJobs> measured = options.measured ? options.measured : profile.measured;
   RunOutput out;
   out.recorder =
-      std::make_unique<MetricsRecorder>(&trace, profile.runtime_factor, profile.end_round_s);
-  Simulator sim(&trace, &cluster, std::move(options));
-  sim.AddObserver(out.recorder.get());
+      std::make_unique<MetricsRecorder>(trace, profile.runtime_factor, profile.end_round_s);
+  RecordedSource recorded(jobs, out.recorder.get());
+  std::unique_ptr<Simulator> sim =
+      trace != nullptr ? std::make_unique<Simulator>(trace, &cluster, std::move(options))
+                       : std::make_unique<Simulator>(&recorded, &cluster, std::move(options));
+  sim->AddObserver(out.recorder.get());
   const auto start = std::chrono::steady_clock::now();
-  SCHEDKIT_RETURN_IF_ERROR(sim.Run(policy->get()));
+  SCHEDKIT_RETURN_IF_ERROR(sim->Run(policy->get()));
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.stats = sim.stats();
+  out.stats = sim->stats();
   out.summary = Summarize(*out.recorder, cluster, out.stats, profile.percentiles, wall, measured);
   out.policy = std::move(policy).value();
   return out;
+}
+
+}  // namespace
+
+Result<RunOutput> RunSimulation(const Trace& trace, const ClusterSpec& cluster,
+                                const PolicyRequest& request, SimulatorOptions options,
+                                const Registries& registries) {
+  return Run(&trace, nullptr, cluster, request, std::move(options), registries);
+}
+
+Result<RunOutput> RunSimulation(JobSource& jobs, const ClusterSpec& cluster,
+                                const PolicyRequest& request, SimulatorOptions options,
+                                const Registries& registries) {
+  return Run(nullptr, &jobs, cluster, request, std::move(options), registries);
 }
 
 }  // namespace schedkit

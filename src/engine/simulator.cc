@@ -1,5 +1,7 @@
 #include "schedkit/simulator.h"
 
+#include "schedkit/job_source.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +11,7 @@
 #include "engine/decision_applier.h"
 #include "engine/event_queue.h"
 #include "engine/job_index.h"
+#include "engine/job_store.h"
 #include "engine/progress_model.h"
 
 namespace schedkit {
@@ -41,6 +44,7 @@ struct JobRun : Work {
   Placement placement;
   uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
   int32_t list_pos = -1;    // Index in pending_ or running_.
+  int32_t index = -1;       // Its own index in the engine's JobStore.
 };
 
 // Relative tolerance for "the job's work is done": completion times are computed from
@@ -68,40 +72,92 @@ std::string TimeLimitError(const std::string& what, double value) {
 class Simulator::Impl final : public ClusterView {
  public:
   Impl(const Trace* trace, const ClusterSpec* cluster, SimulatorOptions options)
-      : trace_(trace),
-        cluster_(cluster),
+      : cluster_(cluster),
         options_(std::move(options)),
         progress_(MakeProgressRules(options_.progress)),
         applier_(cluster),
         index_(trace->jobs) {
-    const double runtime_factor = options_.runtime_factor.value_or(1.0);
-    jobs_.resize(trace->jobs.size());
-    for (size_t i = 0; i < trace->jobs.size(); ++i) {
-      const JobSpec& spec = trace->jobs[i];
-      JobRun& run = jobs_[i];
-      run.spec = &spec;
-      run.work_s = spec.SoloRuntime() * runtime_factor;
-      run.remaining_s = run.work_s;
-      run.own_overhead_s = options_.overheads.For(spec.profile.model, spec.gpus);
-      run.overhead_s = run.own_overhead_s;
-      run.run_gpus = spec.gpus;
-      if (!input_error_.ok()) continue;
-      const std::string who = "job " + std::to_string(spec.id) + ": ";
-      if (spec.max_gpus != 0 && spec.max_gpus < spec.gpus) {
-        input_error_ = schedkit::Status::InvalidArgument(
-            who + "max_gpus " + std::to_string(spec.max_gpus) + " is below its gpus " +
-            std::to_string(spec.gpus) + " (0 = rigid)");
-      } else if (spec.Elastic() && !options_.scaling) {
-        input_error_ = schedkit::Status::InvalidArgument(
-            who + "elastic (max_gpus " + std::to_string(spec.max_gpus) +
-            ") but the run has no scaling model (SimulatorOptions::scaling)");
-      } else if (!(spec.submit_s <= kMaxTimeS)) {
-        input_error_ = schedkit::Status::InvalidArgument(TimeLimitError(who + "submit_s", spec.submit_s));
-      } else if (!(run.work_s + run.own_overhead_s <= kMaxTimeS)) {
-        input_error_ = schedkit::Status::InvalidArgument(
-            TimeLimitError(who + "solo runtime (with its restart overhead)", run.work_s + run.own_overhead_s));
-      }
+    for (const JobSpec& spec : trace->jobs) SetUp(jobs_.Add(&spec));
+    CheckOptions();
+  }
+
+  // A streamed run: jobs are read from `source` as the clock reaches them, and freed once
+  // finished or rejected.
+  Impl(JobSource* source, const ClusterSpec* cluster, SimulatorOptions options)
+      : cluster_(cluster),
+        options_(std::move(options)),
+        progress_(MakeProgressRules(options_.progress)),
+        applier_(cluster),
+        source_(source),
+        streamed_(true) {
+    CheckOptions();
+    ReadNextJob();
+  }
+
+  // A new job's engine state, from its spec; the first invalid job sets input_error_.
+  void SetUp(int32_t index) {
+    JobRun& run = jobs_[index];
+    const JobSpec& spec = *run.spec;
+    run.index = index;
+    run.work_s = spec.SoloRuntime() * options_.runtime_factor.value_or(1.0);
+    run.remaining_s = run.work_s;
+    run.own_overhead_s = options_.overheads.For(spec.profile.model, spec.gpus);
+    run.overhead_s = run.own_overhead_s;
+    run.run_gpus = spec.gpus;
+    if (!input_error_.ok()) return;
+    const std::string who = "job " + std::to_string(spec.id) + ": ";
+    if (spec.max_gpus != 0 && spec.max_gpus < spec.gpus) {
+      input_error_ = schedkit::Status::InvalidArgument(
+          who + "max_gpus " + std::to_string(spec.max_gpus) + " is below its gpus " +
+          std::to_string(spec.gpus) + " (0 = rigid)");
+    } else if (spec.Elastic() && !options_.scaling) {
+      input_error_ = schedkit::Status::InvalidArgument(
+          who + "elastic (max_gpus " + std::to_string(spec.max_gpus) +
+          ") but the run has no scaling model (SimulatorOptions::scaling)");
+    } else if (!(spec.submit_s <= kMaxTimeS)) {
+      input_error_ = schedkit::Status::InvalidArgument(TimeLimitError(who + "submit_s", spec.submit_s));
+    } else if (!(run.work_s + run.own_overhead_s <= kMaxTimeS)) {
+      input_error_ = schedkit::Status::InvalidArgument(
+          TimeLimitError(who + "solo runtime (with its restart overhead)", run.work_s + run.own_overhead_s));
     }
+  }
+
+  // Streamed runs: the next job of the source joins the store, not yet arrived (its
+  // submit time is the next arrival's). At the end of the source, or on a bad job (out of
+  // order, an id seen before, or one SetUp refuses), no more jobs are read; the error, if
+  // any, ends the run (input_error_).
+  void ReadNextJob() {
+    if (source_ == nullptr || !input_error_.ok()) return;
+    JobSpec spec;
+    if (!source_->Next(&spec)) {
+      input_error_ = source_->status();
+      source_ = nullptr;
+      return;
+    }
+    if (jobs_.size() > 0 && (spec.submit_s < last_read_submit_s_ ||
+                             (spec.submit_s == last_read_submit_s_ && spec.id <= last_read_id_))) {
+      input_error_ = schedkit::Status::InvalidArgument(
+          "job " + std::to_string(spec.id) + ": out of (submit time, id) order in the job stream");
+      return;
+    }
+    if (jobs_.size() >= static_cast<size_t>(INT32_MAX)) {
+      input_error_ = schedkit::Status::InvalidArgument("more than 2^31 - 1 jobs in one run");
+      return;
+    }
+    if (index_.Find(spec.id) >= 0) {
+      input_error_ = schedkit::Status::InvalidArgument("job " + std::to_string(spec.id) + ": id given twice");
+      return;
+    }
+    last_read_submit_s_ = spec.submit_s;
+    last_read_id_ = spec.id;
+    const JobId id = spec.id;
+    const int32_t index = jobs_.Add(std::move(spec));
+    index_.Add(id, index);
+    SetUp(index);
+  }
+
+  // The checks of the options (membership times, rounds) and the held-back nodes.
+  void CheckOptions() {
     for (const MembershipEvent& e : options_.membership) {
       if (input_error_.ok() && !(e.time_s <= kMaxTimeS)) {
         input_error_ = schedkit::Status::InvalidArgument(
@@ -113,13 +169,15 @@ class Simulator::Impl final : public ClusterView {
           "decision_round_s must be a number of seconds in [0, 2^32], got " + std::to_string(round_s_));
     }
     // A node whose first change is a join is absent until then.
-    std::vector<bool> seen(cluster->nodes.size(), false);
+    std::vector<bool> seen(cluster_->nodes.size(), false);
     for (const MembershipEvent& e : options_.membership) {
       if (seen[e.node]) continue;
       seen[e.node] = true;
       if (e.change == MembershipChange::kJoin) applier_.HoldBack(e.node, true);
     }
   }
+
+  bool streamed() const { return streamed_; }
 
   // A copy for Simulator::Fork: everything but the observers, which the caller drops.
   Impl(const Impl&) = default;
@@ -133,7 +191,8 @@ class Simulator::Impl final : public ClusterView {
     for (int node = 0; node < capacity.num_nodes(); ++node) {
       if (capacity.held(node)) applier_.HoldBack(node, true);
     }
-    for (JobRun& j : jobs_) {
+    for (int32_t i = 0; i < static_cast<int32_t>(jobs_.size()); ++i) {
+      JobRun& j = jobs_[i];
       const JobStatus s = view.Status(j.spec->id);
       const std::string who = "job " + std::to_string(j.spec->id);
       if (!std::isfinite(s.remaining_s)) {
@@ -165,7 +224,7 @@ class Simulator::Impl final : public ClusterView {
       j.rate = PlacementSpeed(*j.spec, j.placement, *cluster_);
       j.max_rate = std::max(j.max_rate, j.rate);
       progress_->OnStart(&j, j.last_start);  // What is left of its overhead.
-      events_.Push(PredictCompletion(j), static_cast<int32_t>(&j - jobs_.data()), ++j.generation);
+      events_.Push(PredictCompletion(j), j.index, ++j.generation);
     }
     next_arrival_ = jobs_.size();  // All of them have arrived.
   }
@@ -221,6 +280,7 @@ class Simulator::Impl final : public ClusterView {
 
   bool NextDecisionPoint(EventBatch* batch) {
     *batch = EventBatch();
+    RetireDoneJobs();
     DropStaleEvents();
     Time t = kNever;
     if (next_arrival_ < jobs_.size()) t = DecisionTime(jobs_[next_arrival_].spec->submit_s);
@@ -246,6 +306,7 @@ class Simulator::Impl final : public ClusterView {
     ProcessMembership(batch);
     while (next_arrival_ < jobs_.size() && DecisionTime(jobs_[next_arrival_].spec->submit_s) == now_) {
       JobRun& j = jobs_[next_arrival_++];
+      ReadNextJob();  // Streamed: the one after it (the store never moves `j`).
       j.arrived = true;
       j.last_update = now_;
       AddTo(&pending_, j);
@@ -293,9 +354,11 @@ class Simulator::Impl final : public ClusterView {
       policy->Decide(*this, batch, &decisions);
       schedkit::Status st = Apply(decisions);
       if (!st.ok()) {
+        SCHEDKIT_RETURN_IF_ERROR(input_error_);  // A bad job read from the stream.
         return schedkit::Status::InvalidArgument(std::string(policy->Name()) + ": " + st.message());
       }
     }
+    SCHEDKIT_RETURN_IF_ERROR(input_error_);
     Finish();
     return schedkit::Status::Ok();
   }
@@ -309,7 +372,7 @@ class Simulator::Impl final : public ClusterView {
   JobLookup Lookup() const {
     return [this](JobId id, JobFacts* facts) {
       const int32_t i = index_.Find(id);
-      if (i < 0 || !jobs_[i].arrived) return false;
+      if (i < 0 || jobs_.retired(i) || !jobs_[i].arrived) return false;
       *facts = JobFacts{jobs_[i].state, jobs_[i].spec->gpus, jobs_[i].spec->max_gpus, jobs_[i].spec};
       return true;
     };
@@ -361,9 +424,24 @@ class Simulator::Impl final : public ClusterView {
   Time PredictCompletion(const JobRun& j) const { return progress_->PredictCompletion(j, now_); }
 
   void DropStaleEvents() {
-    while (!events_.empty() && events_.top().generation != jobs_[events_.top().job].generation) {
+    // A retired job's events are all stale (it finished or was rejected).
+    while (!events_.empty() && (jobs_.retired(events_.top().job) ||
+                                events_.top().generation != jobs_[events_.top().job].generation)) {
       events_.Pop();
     }
+  }
+
+  // Streamed runs: the jobs that finished or were rejected before the current decision
+  // point are freed. The policy could still read them in the decision that heard of them,
+  // never later (docs/architecture.md, "Streamed runs").
+  void RetireDoneJobs() {
+    for (int32_t i : done_) {
+      const JobRun& j = jobs_[i];
+      retired_gpu_s_ += j.charged_gpu_s;
+      if (j.state != JobState::kFinished) ++retired_unfinished_;
+      jobs_.Retire(i);
+    }
+    done_.clear();
   }
 
   void ProcessCompletions(EventBatch* batch) {
@@ -424,12 +502,14 @@ class Simulator::Impl final : public ClusterView {
     for (SimulationObserver* o : observers_) {
       o->OnJobFinish(*j.spec, now_, j.first_start, j.executed_s, j.preemptions, j.placement);
     }
+    if (streamed_) done_.push_back(j.index);
   }
 
   void Reject(JobRun& j) {
     RemoveFrom(&pending_, j);
     j.state = JobState::kRejected;
     for (SimulationObserver* o : observers_) o->OnJobReject(*j.spec, now_);
+    if (streamed_) done_.push_back(j.index);
   }
 
   void Preempt(JobRun& j) {
@@ -483,17 +563,18 @@ class Simulator::Impl final : public ClusterView {
     j.last_start = now_;
     if (j.first_start == kNever) j.first_start = now_;
     progress_->OnStart(&j, now_);
-    events_.Push(PredictCompletion(j), static_cast<int32_t>(&j - jobs_.data()), ++j.generation);
+    events_.Push(PredictCompletion(j), j.index, ++j.generation);
     for (SimulationObserver* o : observers_) o->OnJobStart(*j.spec, now_, p);
   }
 
   void Finish() {
-    int64_t unfinished = 0;
-    double gpu_seconds = 0;
-    for (const JobRun& j : jobs_) {
+    RetireDoneJobs();
+    int64_t unfinished = retired_unfinished_;
+    double gpu_seconds = retired_gpu_s_;
+    jobs_.ForEachLive([&](const JobRun& j) {
       if (j.state != JobState::kFinished) ++unfinished;
       gpu_seconds += j.charged_gpu_s;  // Co-located jobs split their GPUs.
-    }
+    });
     stats_.unfinished = unfinished;
     if (options_.check_invariants) {
       // Work conservation: no more GPU-time was used than the cluster had.
@@ -546,7 +627,6 @@ class Simulator::Impl final : public ClusterView {
     for (SimulationObserver* o : observers_) o->OnClusterState(now_, pending, running, busy);
   }
 
-  const Trace* trace_;
   const ClusterSpec* cluster_;
   SimulatorOptions options_;
   double round_s_ = options_.decision_round_s;  // 0: event-driven.
@@ -555,8 +635,18 @@ class Simulator::Impl final : public ClusterView {
   std::shared_ptr<const ProgressRules> progress_;  // Stateless: forks share it.
   DecisionApplier applier_;  // Bookings and validation.
   DecisionPlan plan_;        // Of the decision being applied; reused.
-  std::vector<JobRun> jobs_;  // In trace order.
+  JobStore<JobRun> jobs_;  // In trace (arrival) order.
   JobIndex index_;
+  // Streamed runs: where jobs come from (null once it ends), the last job read (its order
+  // is checked), the jobs to retire at the next decision point, and what the retired
+  // jobs add to Finish's totals.
+  JobSource* source_ = nullptr;
+  bool streamed_ = false;
+  Time last_read_submit_s_ = 0;
+  JobId last_read_id_ = 0;
+  std::vector<int32_t> done_;
+  double retired_gpu_s_ = 0;
+  int64_t retired_unfinished_ = 0;
   std::vector<JobId> pending_;
   std::vector<JobId> running_;
   size_t next_arrival_ = 0;
@@ -574,6 +664,8 @@ class Simulator::Impl final : public ClusterView {
 
 Simulator::Simulator(const Trace* trace, const ClusterSpec* cluster, SimulatorOptions options)
     : impl_(std::make_unique<Impl>(trace, cluster, std::move(options))) {}
+Simulator::Simulator(JobSource* jobs, const ClusterSpec* cluster, SimulatorOptions options)
+    : impl_(std::make_unique<Impl>(jobs, cluster, std::move(options))) {}
 Simulator::Simulator() = default;
 Simulator::~Simulator() = default;
 void Simulator::AddObserver(SimulationObserver* observer) { impl_->AddObserver(observer); }
@@ -586,6 +678,9 @@ const SimulationStats& Simulator::stats() const { return impl_->stats(); }
 Result<SimulationFork> Simulator::Fork(const Policy& policy) const {
   if (impl_->awaiting_apply()) {
     return Status::InvalidArgument("cannot fork between NextDecisionPoint and Apply");
+  }
+  if (impl_->streamed()) {
+    return Status::InvalidArgument("cannot fork a streamed run (its job source cannot be copied)");
   }
   Result<std::unique_ptr<Policy>> copy = policy.Clone();
   if (!copy.ok()) return copy.status();

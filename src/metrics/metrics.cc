@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -27,38 +28,68 @@ double Percentile(std::vector<double> values, double p, PercentileRule rule) {
 }
 
 MetricsRecorder::MetricsRecorder(const Trace* trace, double runtime_factor, double end_round_s)
-    : end_round_s_(end_round_s) {
+    : runtime_factor_(runtime_factor), end_round_s_(end_round_s) {
+  if (trace == nullptr) return;
   jobs_.reserve(trace->jobs.size());
-  for (const JobSpec& spec : trace->jobs) {
-    index_.emplace(spec.id, static_cast<int>(jobs_.size()));
-    RecordedJob r;
-    r.id = spec.id;
-    r.gpus = spec.gpus;
-    r.vc = spec.vc;
-    r.submit_s = spec.submit_s;
-    r.solo_s = spec.SoloRuntime() * runtime_factor;
-    jobs_.push_back(r);
+  for (const JobSpec& spec : trace->jobs) AddJob(spec);
+}
+
+void MetricsRecorder::AddJob(const JobSpec& spec) {
+  const int row = static_cast<int>(jobs_.size());
+  // Flat while every id is below 4x the rows + 64 (no id is negative).
+  if (sparse_rows_.empty() && spec.id >= 0 && spec.id < 4 * static_cast<JobId>(row + 1) + 64) {
+    if (spec.id >= static_cast<JobId>(dense_rows_.size())) {
+      dense_rows_.resize(std::max<size_t>(spec.id + 1, dense_rows_.size() * 3 / 2), -1);
+    }
+    if (dense_rows_[spec.id] < 0) dense_rows_[spec.id] = row;  // The first of a repeated id, as the map.
+  } else {
+    if (sparse_rows_.empty()) {  // Move the flat rows over, once.
+      for (size_t id = 0; id < dense_rows_.size(); ++id) {
+        if (dense_rows_[id] >= 0) sparse_rows_.emplace(static_cast<JobId>(id), dense_rows_[id]);
+      }
+      std::vector<int32_t>().swap(dense_rows_);
+    }
+    sparse_rows_.emplace(spec.id, row);
   }
+  RecordedJob r;
+  r.id = spec.id;
+  r.gpus = spec.gpus;
+  r.vc = spec.vc;
+  r.submit_s = spec.submit_s;
+  r.solo_s = spec.SoloRuntime() * runtime_factor_;
+  jobs_.push_back(std::move(r));
+}
+
+int MetricsRecorder::Row(JobId id) const {
+  if (sparse_rows_.empty()) {
+    if (id >= 0 && id < static_cast<JobId>(dense_rows_.size()) && dense_rows_[id] >= 0) {
+      return dense_rows_[id];
+    }
+  } else if (auto it = sparse_rows_.find(id); it != sparse_rows_.end()) {
+    return it->second;
+  }
+  std::fprintf(stderr, "schedkit: metrics: no row for job %lld\n", static_cast<long long>(id));
+  std::abort();
 }
 
 void MetricsRecorder::OnJobStart(const JobSpec& job, Time now, const Placement& placement) {
-  RecordedJob& r = jobs_[index_.at(job.id)];
+  RecordedJob& r = jobs_[Row(job.id)];
   if (r.first_start_s == kNever) r.first_start_s = now;
   r.placement = placement.ToString();
 }
 
 void MetricsRecorder::OnJobPreempt(const JobSpec& job, Time now) {
-  ++jobs_[index_.at(job.id)].preemptions;
+  ++jobs_[Row(job.id)].preemptions;
 }
 
 void MetricsRecorder::OnJobReject(const JobSpec& job, Time now) {
-  jobs_[index_.at(job.id)].outcome = RecordedJob::Outcome::kRejected;
+  jobs_[Row(job.id)].outcome = RecordedJob::Outcome::kRejected;
 }
 
 void MetricsRecorder::OnJobFinish(const JobSpec& job, Time now, Time first_start,
                                   double executed_s, int preemptions,
                                   const Placement& last_placement) {
-  const int i = index_.at(job.id);
+  const int i = Row(job.id);
   RecordedJob& r = jobs_[i];
   r.end_s = end_round_s_ > 0 ? std::ceil(now / end_round_s_) * end_round_s_ : now;
   r.first_start_s = first_start;

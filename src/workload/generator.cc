@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "schedkit/job_source.h"
 #include "schedkit/throughput.h"
 #include "schedkit/trace.h"
 #include "mechanisms/portable_rng.h"
@@ -131,37 +132,6 @@ double BurstClockToTime(double on_s) {
   return period * kBurstPeriodS + offset;
 }
 
-// Both streams, merged in time order (a base job first on a tie); every job 1 GPU.
-void GenerateDualLoad(const GeneratorConfig& config, Trace* trace) {
-  PortableRng base(config.seed), burst(config.seed + kBurstSeedOffset);
-  const double base_gap_s = 3600.0 / config.jobs_per_hour;
-  const double burst_gap_s = base_gap_s / kBurstRateFactor;
-  // The next job of each stream: its arrival, then its duration (the draw order).
-  double base_at = 0;  // The base stream's first job arrives at 0, as the others do.
-  double base_duration = base.Uniform(kBaseMinS, kBaseMaxS);
-  double burst_clock = burst.Exponential(burst_gap_s);
-  double burst_at = BurstClockToTime(burst_clock);
-  double burst_duration = burst.Uniform(kBurstMinS, kBurstMaxS);
-  for (int64_t i = 0; i < config.num_jobs; ++i) {
-    JobSpec job;
-    job.id = i;
-    job.gpus = 1;
-    if (base_at <= burst_at) {
-      job.submit_s = base_at;
-      job.duration_s = base_duration;
-      base_at += base.Exponential(base_gap_s);
-      base_duration = base.Uniform(kBaseMinS, kBaseMaxS);
-    } else {
-      job.submit_s = burst_at;
-      job.duration_s = burst_duration;
-      burst_clock += burst.Exponential(burst_gap_s);
-      burst_at = BurstClockToTime(burst_clock);
-      burst_duration = burst.Uniform(kBurstMinS, kBurstMaxS);
-    }
-    trace->jobs.push_back(std::move(job));
-  }
-}
-
 struct DurationsEntry {
   const char* name;
   GeneratorConfig::Durations durations;
@@ -213,28 +183,118 @@ const char* GeneratorDurationsName(const GeneratorConfig& config) {
   return "unknown";
 }
 
-Result<Trace> GenerateTrace(const GeneratorConfig& config) {
-  if (config.num_jobs < 0 || config.num_jobs > GeneratorConfig::kMaxJobs) {
-    return Status::InvalidArgument(
-        "generator: the number of jobs must be in 0.." + std::to_string(GeneratorConfig::kMaxJobs) +
-        " (the trace is built in memory), got " + std::to_string(config.num_jobs));
+namespace {
+
+// jobs_per_hour 0 = a static trace (every job submitted at 0; Gavel's lam = 0), except for
+// the dual load, whose burst rate is a multiple of the base rate.
+bool IsStaticTrace(const GeneratorConfig& config) {
+  return config.jobs_per_hour == 0 && config.durations != GeneratorConfig::Durations::kDualLoad;
+}
+
+// The generator's draws, one job per Next: GenerateTrace collects them all, a streamed
+// run reads them as the simulation goes.
+class GeneratedJobs final : public JobSource {
+ public:
+  // REQUIRES: `config` passed CheckConfig; `philly` and `gavel` loaded for their kinds.
+  GeneratedJobs(const GeneratorConfig& config, std::vector<PhillyJob> philly, GavelJobTypes gavel)
+      : config_(config),
+        philly_(std::move(philly)),
+        gavel_(std::move(gavel)),
+        rng_(config.seed),
+        static_trace_(IsStaticTrace(config)),
+        mean_gap_s_(static_trace_ ? 0.0 : 3600.0 / config.jobs_per_hour) {
+    if (config_.durations == GeneratorConfig::Durations::kDualLoad) {
+      // The next job of each stream: its arrival, then its duration (the draw order).
+      // The base stream's first job arrives at 0, as the others do.
+      base_duration_ = rng_.Uniform(kBaseMinS, kBaseMaxS);
+      burst_.Seed(config.seed + kBurstSeedOffset);
+      burst_clock_ = burst_.Exponential(mean_gap_s_ / kBurstRateFactor);
+      burst_at_ = BurstClockToTime(burst_clock_);
+      burst_duration_ = burst_.Uniform(kBurstMinS, kBurstMaxS);
+    }
+  }
+
+  bool Next(JobSpec* out) override {
+    if (!status_.ok() || next_id_ >= config_.num_jobs) return false;
+    JobSpec job;
+    job.id = next_id_;
+    if (config_.durations == GeneratorConfig::Durations::kDualLoad) {
+      NextDualLoad(&job);
+    } else {
+      // Draw order per job: inter-arrival gap (not for the first job, which arrives at
+      // 0, as in Gavel's and Blox's generators, nor in a static trace), then the job's shape.
+      if (next_id_ > 0 && !static_trace_) now_ += rng_.Exponential(mean_gap_s_);
+      job.submit_s = now_;
+      if (config_.durations == GeneratorConfig::Durations::kPhilly) {
+        const PhillyJob& row = philly_[rng_.Index(philly_.size())];
+        job.gpus = row.gpus;
+        job.duration_s = row.duration_s;
+      } else if (config_.durations == GeneratorConfig::Durations::kGavel) {
+        status_ = DrawGavelJob(rng_, gavel_, config_.gavel_multi_gpu, &job);
+        if (!status_.ok()) return false;
+      } else {
+        job.gpus = config_.durations == GeneratorConfig::Durations::kBloxPhilly ? 1 : BloxGpus(rng_);
+        job.duration_s = BloxDurationSeconds(rng_);
+      }
+      if (config_.max_gpus > job.gpus) job.max_gpus = config_.max_gpus;
+    }
+    ++next_id_;
+    *out = std::move(job);
+    return true;
+  }
+
+  Status status() const override { return status_; }
+
+ private:
+  // Blox's dual load: both streams merged in time order (a base job first on a tie);
+  // every job 1 GPU.
+  void NextDualLoad(JobSpec* job) {
+    job->gpus = 1;
+    if (base_at_ <= burst_at_) {
+      job->submit_s = base_at_;
+      job->duration_s = base_duration_;
+      base_at_ += rng_.Exponential(mean_gap_s_);
+      base_duration_ = rng_.Uniform(kBaseMinS, kBaseMaxS);
+    } else {
+      job->submit_s = burst_at_;
+      job->duration_s = burst_duration_;
+      burst_clock_ += burst_.Exponential(mean_gap_s_ / kBurstRateFactor);
+      burst_at_ = BurstClockToTime(burst_clock_);
+      burst_duration_ = burst_.Uniform(kBurstMinS, kBurstMaxS);
+    }
+  }
+
+  const GeneratorConfig config_;
+  const std::vector<PhillyJob> philly_;
+  const GavelJobTypes gavel_;
+  PortableRng rng_;    // The only stream; the base stream of the dual load.
+  PortableRng burst_;  // The dual load's burst stream.
+  const bool static_trace_;
+  const double mean_gap_s_;
+  int64_t next_id_ = 0;
+  double now_ = 0;
+  double base_at_ = 0, base_duration_ = 0, burst_clock_ = 0, burst_at_ = 0, burst_duration_ = 0;
+  Status status_ = Status::Ok();
+};
+
+// The checks and data files every generator needs; the stream, or why not.
+Result<std::unique_ptr<GeneratedJobs>> MakeGenerator(const GeneratorConfig& config) {
+  if (config.num_jobs < 0) {
+    return Status::InvalidArgument("generator: the number of jobs must be >= 0, got " +
+                                   std::to_string(config.num_jobs));
   }
   if (config.max_gpus < 0) {
     return Status::InvalidArgument("generator: max_gpus must be >= 0 (0 = rigid jobs), got " +
                                    std::to_string(config.max_gpus));
   }
-  // 0 = a static trace (every job submitted at 0; Gavel's lam = 0), except for the dual load,
-  // whose burst rate is a multiple of the base rate.
-  const bool static_trace = config.jobs_per_hour == 0 &&
-                            config.durations != GeneratorConfig::Durations::kDualLoad;
-  if (!static_trace && (!(config.jobs_per_hour > 0) || !std::isfinite(config.jobs_per_hour))) {
+  if (!IsStaticTrace(config) &&
+      (!(config.jobs_per_hour > 0) || !std::isfinite(config.jobs_per_hour))) {
     return Status::InvalidArgument(
         "generator: jobs_per_hour must be a positive number (or 0: every job at time 0, not "
         "with dual-load durations), got " + workload::FormatDouble(config.jobs_per_hour));
   }
   std::vector<PhillyJob> philly;
-  const bool is_philly = config.durations == GeneratorConfig::Durations::kPhilly;
-  if (is_philly) {
+  if (config.durations == GeneratorConfig::Durations::kPhilly) {
     if (config.philly_distribution_path.empty()) {
       return Status::InvalidArgument(
           "generator: Philly durations need philly_distribution_path (e.g. "
@@ -244,15 +304,31 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
     if (!loaded.ok()) return loaded.status();
     philly = std::move(loaded).value();
   }
-
-  const bool is_gavel = config.durations == GeneratorConfig::Durations::kGavel;
   GavelJobTypes gavel;
-  if (is_gavel) {
+  if (config.durations == GeneratorConfig::Durations::kGavel) {
     auto loaded = LoadGavelJobTypes(config.gavel_throughputs_path, config.gavel_multi_gpu);
     if (!loaded.ok()) return loaded.status();
     gavel = std::move(loaded).value();
   }
+  return std::make_unique<GeneratedJobs>(config, std::move(philly), std::move(gavel));
+}
 
+}  // namespace
+
+Result<std::unique_ptr<JobSource>> GenerateJobs(const GeneratorConfig& config) {
+  auto generator = MakeGenerator(config);
+  if (!generator.ok()) return generator.status();
+  return std::unique_ptr<JobSource>(std::move(generator).value());
+}
+
+Result<Trace> GenerateTrace(const GeneratorConfig& config) {
+  if (config.num_jobs < 0 || config.num_jobs > GeneratorConfig::kMaxJobs) {
+    return Status::InvalidArgument(
+        "generator: the number of jobs must be in 0.." + std::to_string(GeneratorConfig::kMaxJobs) +
+        " (the trace is built in memory), got " + std::to_string(config.num_jobs));
+  }
+  auto generator = MakeGenerator(config);
+  if (!generator.ok()) return generator.status();
   Trace trace;
   trace.source = std::string("generated(durations=") + GeneratorDurationsName(config) +
                  ", jobs=" + std::to_string(config.num_jobs) +
@@ -260,34 +336,9 @@ Result<Trace> GenerateTrace(const GeneratorConfig& config) {
                  ", seed=" + std::to_string(config.seed) +
                  (config.max_gpus > 0 ? ", max_gpus=" + std::to_string(config.max_gpus) : "") + ")";
   trace.jobs.reserve(static_cast<size_t>(config.num_jobs));
-  if (config.durations == GeneratorConfig::Durations::kDualLoad) {
-    GenerateDualLoad(config, &trace);
-    return trace;
-  }
-  const bool one_gpu = config.durations == GeneratorConfig::Durations::kBloxPhilly;
-  PortableRng rng(config.seed);
-  const double mean_gap_s = static_trace ? 0.0 : 3600.0 / config.jobs_per_hour;
-  double now = 0;
-  // Draw order per job: inter-arrival gap (not for the first job, which arrives at 0,
-  // as in Gavel's and Blox's generators, nor in a static trace), then the job's shape.
-  for (int64_t i = 0; i < config.num_jobs; ++i) {
-    if (i > 0 && !static_trace) now += rng.Exponential(mean_gap_s);
-    JobSpec job;
-    job.id = i;
-    job.submit_s = now;
-    if (is_philly) {
-      const PhillyJob& row = philly[rng.Index(philly.size())];
-      job.gpus = row.gpus;
-      job.duration_s = row.duration_s;
-    } else if (is_gavel) {
-      SCHEDKIT_RETURN_IF_ERROR(DrawGavelJob(rng, gavel, config.gavel_multi_gpu, &job));
-    } else {
-      job.gpus = one_gpu ? 1 : BloxGpus(rng);
-      job.duration_s = BloxDurationSeconds(rng);
-    }
-    if (config.max_gpus > job.gpus) job.max_gpus = config.max_gpus;
-    trace.jobs.push_back(std::move(job));
-  }
+  JobSpec job;
+  while ((*generator)->Next(&job)) trace.jobs.push_back(std::move(job));
+  SCHEDKIT_RETURN_IF_ERROR((*generator)->status());
   return trace;
 }
 
