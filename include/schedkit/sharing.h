@@ -3,10 +3,9 @@
 // and the reference experiment of its artifact (arrivals only, allocated GPU % against
 // arrived GPU %). See docs/fgd.md.
 //
-// This is a self-contained module beside the whole-GPU model of schedkit/cluster.h: it has
-// its own node list (SharingClusterSpec), state (SharingState) and placements
-// (SharingPlacement) in milli-GPU. docs/architecture.md says how it relates to ClusterState
-// and what folding it into the core would take.
+// It has its own node list (SharingClusterSpec), state (SharingState) and placements
+// (SharingPlacement) in the reference's units; SharingState books them on the core's
+// ClusterState (schedkit/cluster.h), in milli-core CPU units. docs/fgd.md.
 //
 // Units: CPU in milli-cores, memory in MiB, GPU in milli-GPU (1000 = one whole GPU).
 #ifndef SCHEDKIT_SHARING_H_
@@ -15,10 +14,12 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "schedkit/cluster.h"
 #include "schedkit/job.h"
 #include "schedkit/status.h"
 
@@ -115,6 +116,12 @@ struct NodeUse {
 };
 
 // Per-GPU free shares, CPU and memory of every node. Copyable.
+//
+// The booking itself is the core's: a ClusterState over the same nodes in booking units
+// (1 CPU = 1 milli-core, memory in GB = MiB / 1024, exact in binary) books every placement,
+// with its rules for fractional shares and its abort on an over-commit. What the policies
+// score, each node's NodeFree and free memory, is read back from it after every change;
+// the pod kinds on each node (who holds the GPUs, not what is free) are kept here.
 class SharingState {
  public:
   // REQUIRES: spec outlives the state; every node has at most kMaxGpusPerNode GPUs.
@@ -144,7 +151,12 @@ class SharingState {
   void CheckInvariants() const;
 
  private:
+  // Reads node `node`'s free resources back from booked_.
+  void Refresh(int node);
+
   const SharingClusterSpec* spec_;
+  std::shared_ptr<const ClusterSpec> booking_spec_;  // spec_ in booking units; shared by copies.
+  ClusterState booked_;
   std::vector<NodeUse> nodes_;
   int64_t allocated_gpu_milli_ = 0;
   int64_t total_gpu_milli_ = 0;

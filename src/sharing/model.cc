@@ -1,5 +1,6 @@
 // The sharing model: node specs, per-GPU free shares and the booking invariant.
 #include <bit>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -15,6 +16,33 @@ namespace {
 
 // Affinity tag of a placement (SharingState::gpu_pod_kinds): 0 fractional, k = k GPUs.
 int KindOf(const SharingPlacement& p) { return p.gpu_milli < kMilliPerGpu ? 0 : p.gpus(); }
+
+// The booking units of SharingState's ClusterState: one CPU is one milli-core, memory in GB
+// is MiB / 1024 (a multiple of 2^-10, so sums and differences stay exact).
+std::shared_ptr<const ClusterSpec> BookingSpec(const SharingClusterSpec& spec) {
+  auto booking = std::make_shared<ClusterSpec>();
+  booking->source = spec.source;
+  for (const SharingNodeSpec& n : spec.nodes) {
+    if (n.gpus < 0 || n.gpus > kMaxGpusPerNode) Die("node " + n.name + " has too many GPUs");
+    if (n.cpu_milli < 0 || n.cpu_milli > INT32_MAX || n.mem_mib < 0) {
+      Die("node " + n.name + " has a CPU or memory capacity out of range");
+    }
+    NodeSpec node;
+    node.gpus = n.gpus;
+    node.cpus = static_cast<int>(n.cpu_milli);
+    node.mem_gb = static_cast<double>(n.mem_mib) / 1024.0;
+    node.gpu_type = n.gpu_model.empty() ? kGenericGpuType : n.gpu_model;
+    booking->nodes.push_back(std::move(node));
+  }
+  return booking;
+}
+
+// `p` as a booking of SharingState's ClusterState. REQUIRES: p.node exists.
+Placement BookingOf(const SharingPlacement& p) {
+  return Placement{{NodeShare{p.node, p.gpu_mask, static_cast<int>(p.cpu_milli),
+                              static_cast<double>(p.mem_mib) / 1024.0,
+                              p.gpu_mask == 0 ? kMilliPerGpu : p.gpu_milli}}};
+}
 
 }  // namespace
 
@@ -50,17 +78,21 @@ void NodeFree::Take(const SharingPlacement& p) {
   }
 }
 
-SharingState::SharingState(const SharingClusterSpec* spec) : spec_(spec) {
-  for (const SharingNodeSpec& n : spec->nodes) {
-    if (n.gpus < 0 || n.gpus > kMaxGpusPerNode) Die("node " + n.name + " has too many GPUs");
-    NodeUse use;
-    use.free.cpu_milli = n.cpu_milli;
-    use.free.gpus = n.gpus;
-    for (int g = 0; g < n.gpus; ++g) use.free.gpu_milli[g] = kMilliPerGpu;
-    use.free_mem_mib = n.mem_mib;
-    nodes_.push_back(std::move(use));
-    total_gpu_milli_ += static_cast<int64_t>(n.gpus) * kMilliPerGpu;
+SharingState::SharingState(const SharingClusterSpec* spec)
+    : spec_(spec), booking_spec_(BookingSpec(*spec)), booked_(booking_spec_.get()) {
+  nodes_.resize(spec->nodes.size());
+  for (int n = 0; n < num_nodes(); ++n) {
+    nodes_[n].free.gpus = spec->nodes[n].gpus;
+    Refresh(n);
+    total_gpu_milli_ += static_cast<int64_t>(spec->nodes[n].gpus) * kMilliPerGpu;
   }
+}
+
+void SharingState::Refresh(int node) {
+  NodeUse& use = nodes_[node];
+  use.free.cpu_milli = booked_.free_cpus(node);
+  for (int g = 0; g < use.free.gpus; ++g) use.free.gpu_milli[g] = booked_.free_gpu_milli(node, g);
+  use.free_mem_mib = static_cast<int64_t>(booked_.free_mem_gb(node) * 1024.0);
 }
 
 int FullyFreeGpus(const NodeFree& f) {
@@ -72,15 +104,14 @@ int FullyFreeGpus(const NodeFree& f) {
 int SharingState::fully_free_gpus(int node) const { return FullyFreeGpus(nodes_[node].free); }
 
 bool SharingState::CanAllocate(const SharingPlacement& p) const {
-  if (p.node < 0 || p.node >= num_nodes() || p.cpu_milli < 0 || p.mem_mib < 0) return false;
+  if (p.node < 0 || p.node >= num_nodes() || p.cpu_milli < 0 || p.cpu_milli > INT32_MAX ||
+      p.mem_mib < 0) {
+    return false;
+  }
   if (p.gpu_milli < 0 || p.gpu_milli > kMilliPerGpu) return false;
   if ((p.gpu_mask == 0) != (p.gpu_milli == 0)) return false;
-  const NodeFree& f = nodes_[p.node].free;
-  if (p.gpu_mask >> f.gpus != 0) return false;
-  for (int g = 0; g < f.gpus; ++g) {
-    if ((p.gpu_mask >> g & 1) && f.gpu_milli[g] < p.gpu_milli) return false;
-  }
-  return f.cpu_milli >= p.cpu_milli && nodes_[p.node].free_mem_mib >= p.mem_mib;
+  if (p.gpu_mask >> nodes_[p.node].free.gpus != 0) return false;
+  return booked_.CanAllocate(BookingOf(p));
 }
 
 void SharingState::Allocate(const SharingPlacement& p) {
@@ -88,24 +119,20 @@ void SharingState::Allocate(const SharingPlacement& p) {
     Die("placement on node " + std::to_string(p.node) + " over-commits it (" +
         std::to_string(p.gpu_milli) + " milli-GPU on mask " + std::to_string(p.gpu_mask) + ")");
   }
-  NodeUse& use = nodes_[p.node];
-  use.free.Take(p);
-  use.free_mem_mib -= p.mem_mib;
+  booked_.Allocate(BookingOf(p));
+  Refresh(p.node);
   allocated_gpu_milli_ += p.total_gpu_milli();
-  if (p.gpu_mask != 0) ++use.kinds[KindOf(p)];
+  if (p.gpu_mask != 0) ++nodes_[p.node].kinds[KindOf(p)];
 }
 
 void SharingState::Release(const SharingPlacement& p) {
   if (p.node < 0 || p.node >= num_nodes()) Die("release on a node that does not exist");
   NodeUse& use = nodes_[p.node];
-  NodeFree& f = use.free;
   const SharingNodeSpec& spec = spec_->nodes[p.node];
-  for (int g = 0; g < f.gpus; ++g) {
-    if ((p.gpu_mask >> g & 1) && f.gpu_milli[g] + p.gpu_milli > kMilliPerGpu) {
-      Die("release frees more than GPU " + std::to_string(g) + " of node " + spec.name + " holds");
-    }
-  }
-  if (f.cpu_milli + p.cpu_milli > spec.cpu_milli || use.free_mem_mib + p.mem_mib > spec.mem_mib) {
+  // ClusterState aborts on releasing a GPU or share it does not book; CPU and memory it
+  // does not bound, so they are checked here.
+  if (use.free.cpu_milli + p.cpu_milli > spec.cpu_milli ||
+      use.free_mem_mib + p.mem_mib > spec.mem_mib) {
     Die("release frees more CPU or memory than node " + spec.name + " has");
   }
   std::map<int, int>& kinds = use.kinds;
@@ -114,11 +141,8 @@ void SharingState::Release(const SharingPlacement& p) {
     if (it == kinds.end()) Die("release of a pod kind node " + spec.name + " does not hold");
     if (--it->second == 0) kinds.erase(it);
   }
-  for (int g = 0; g < f.gpus; ++g) {
-    if (p.gpu_mask >> g & 1) f.gpu_milli[g] += p.gpu_milli;
-  }
-  f.cpu_milli += p.cpu_milli;
-  use.free_mem_mib += p.mem_mib;
+  booked_.Release(BookingOf(p));
+  Refresh(p.node);
   allocated_gpu_milli_ -= p.total_gpu_milli();
 }
 
@@ -141,6 +165,7 @@ void SharingState::CheckInvariants() const {
     }
   }
   if (missing != allocated_gpu_milli_) Die("allocated milli-GPU does not match the GPUs' shares");
+  if (const std::string bad = booked_.CheckShares(); !bad.empty()) Die(bad);
 }
 
 bool Fits(const SharingState& state, int node, const PodSpec& pod) {

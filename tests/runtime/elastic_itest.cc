@@ -15,19 +15,6 @@
 namespace schedkit::runtime::testing {
 namespace {
 
-// Runs `schedkit ARGS` (a shell-quoted text) and returns its exit status and its stdout and
-// stderr together.
-std::pair<int, std::string> RunCli(const std::string& args) {
-  const std::string cmd = "'" + kCli + "' " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return {-1, ""};
-  std::string out;
-  char buf[512];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 // GPUs in a one-node placement text "node:0-2,5" (what the service reports).
 int PlacementGpus(const std::string& text) {
   const size_t colon = text.rfind(':');

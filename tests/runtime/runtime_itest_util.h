@@ -9,12 +9,14 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/client.h"
@@ -26,6 +28,19 @@ namespace pb = ::schedkit::v1;
 
 inline const std::string kCli = SCHEDKIT_CLI;
 inline const std::string kSource = SCHEDKIT_SOURCE_DIR;
+
+// Runs `schedkit ARGS` (a shell-quoted text) and returns its exit status and its stdout and
+// stderr together.
+inline std::pair<int, std::string> RunCli(const std::string& args) {
+  const std::string cmd = "'" + kCli + "' " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return {-1, ""};
+  std::string out;
+  char buf[512];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  const int status = pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
 
 // Polls `done` every 50 ms until it holds or `timeout_s` passes; returns whether it held.
 inline bool WaitFor(const std::function<bool()>& done, double timeout_s) {

@@ -13,19 +13,6 @@
 namespace schedkit::runtime::testing {
 namespace {
 
-// Runs `schedkit ARGS` (a shell-quoted text) and returns its exit status and its stdout and
-// stderr together.
-std::pair<int, std::string> RunCli(const std::string& args) {
-  const std::string cmd = "'" + kCli + "' " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return {-1, ""};
-  std::string out;
-  char buf[512];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
 constexpr const char* kScript =
     "echo milli=$SCHEDKIT_GPU_MILLI mps=$CUDA_MPS_ACTIVE_THREAD_PERCENTAGE "
     "dev=$CUDA_VISIBLE_DEVICES; sleep 60";

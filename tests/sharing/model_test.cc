@@ -49,7 +49,10 @@ TEST(SharingStateDeathTest, OverCommittingAGpuAborts) {
   SharingState s(&spec);
   s.Allocate(SharingPlacement{0, 0b01, 600, 0, 0});
   EXPECT_DEATH(s.Allocate(SharingPlacement{0, 0b01, 500, 0, 0}), "over-commits");
-  EXPECT_DEATH(s.Release(SharingPlacement{0, 0b10, 500, 0, 0}), "frees more");
+  // The booking is ClusterState's (schedkit/sharing.h): it refuses to free a GPU that is
+  // free; CPU and memory past capacity are SharingState's own check.
+  EXPECT_DEATH(s.Release(SharingPlacement{0, 0b10, 500, 0, 0}), "releasing free GPUs");
+  EXPECT_DEATH(s.Release(SharingPlacement{0, 0, 0, 1, 0}), "frees more CPU or memory");
 }
 
 TEST(Fits, ChecksModelCpuMemoryAndGpuShares) {
