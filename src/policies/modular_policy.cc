@@ -66,8 +66,8 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
     // Nobody pending outranks anybody running: no preemption, just backfill.
     DecideKeepRunning(view, out);
   } else {
-    DecidePriority(view, running_index_ != RunningIndex::kNone ? TopFrontier(view) : FullFrontier(view),
-                   out);
+    const bool indexed = running_index_ != RunningIndex::kNone;
+    DecidePriority(view, indexed ? TopFrontier(view) : FullFrontier(view), out);
   }
   BookDecisions(view, out);
 }
@@ -87,6 +87,9 @@ void ModularPolicy::AdoptRunning(const ClusterView& view) {
 
 bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
   if (queue_.empty()) return true;
+  // Each whole-GPU job takes at least its GPU count of free GPUs: on a busy cluster this
+  // ends most calls before any placement.
+  if (queued_whole_gpus_ > view.Resources().total_free_gpus()) return false;
   ClusterState free = view.Resources();
   std::vector<StartDecision> starts;
   for (const QueueEntry& e : queue_) {
@@ -286,10 +289,12 @@ void ModularPolicy::SyncRunning(const ClusterView& view) {
 void ModularPolicy::QueueInsert(const QueueEntry& e, const JobSpec& spec) {
   queue_.Insert(e);
   queue_by_demand_[DemandOf(spec)].Insert(e);
+  if (spec.gpu_milli >= kMilliPerGpu) queued_whole_gpus_ += spec.gpus;
 }
 
 void ModularPolicy::QueueRemove(JobId id, const JobSpec& spec) {
   if (!queue_.Remove(id)) return;
+  if (spec.gpu_milli >= kMilliPerGpu) queued_whole_gpus_ -= spec.gpus;
   auto part = queue_by_demand_.find(DemandOf(spec));
   part->second.Remove(id);
   if (part->second.empty()) queue_by_demand_.erase(part);

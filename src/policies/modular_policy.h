@@ -129,6 +129,9 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     return {spec.gpus, spec.gpu_milli < kMilliPerGpu};
   }
   std::map<DemandClass, JobQueue> queue_by_demand_;
+  // The GPUs the queue's whole-GPU jobs ask for in all: PlaceAllPending cannot succeed
+  // when more than are free.
+  int64_t queued_whole_gpus_ = 0;
   void QueueInsert(const QueueEntry& e, const JobSpec& spec);
   void QueueRemove(JobId id, const JobSpec& spec);
   // replace_all only: every admitted unfinished job, in the persistent list order.
