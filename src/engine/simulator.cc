@@ -13,6 +13,7 @@
 #include "engine/job_index.h"
 #include "engine/job_store.h"
 #include "engine/progress_model.h"
+#include "schedkit/attained.h"
 
 namespace schedkit {
 
@@ -265,13 +266,10 @@ class Simulator::Impl final : public ClusterView {
       s.remaining_s = RemainingAt(j, now_);
       s.placement = &j.placement;
     }
-    s.attained_gpu_s = s.executed_s * j.spec->gpus;
-    if (j.spec->Elastic()) {  // Rigid jobs: exactly the expression above.
-      s.attained_gpu_s += j.grown_gpu_s;
-      if (j.state == JobState::kRunning) {
-        s.attained_gpu_s += (now_ - j.last_update) * (j.run_gpus - j.spec->gpus);
-      }
-    }
+    const double current_grown = j.state == JobState::kRunning
+                                     ? GrownGpuSeconds(now_ - j.last_update, j.run_gpus, j.spec->gpus)
+                                     : 0.0;
+    s.attained_gpu_s = AttainedGpuSeconds(s.executed_s, j.spec->gpus, j.grown_gpu_s, current_grown);
     return s;
   }
 
@@ -404,7 +402,7 @@ class Simulator::Impl final : public ClusterView {
   void ChargeGpuTime(JobRun& j, double dt) {
     const double fraction = static_cast<double>(j.spec->gpu_milli) / kMilliPerGpu;
     j.charged_gpu_s += dt * j.run_gpus * j.gpu_share * fraction;
-    if (j.run_gpus != j.spec->gpus) j.grown_gpu_s += dt * (j.run_gpus - j.spec->gpus);
+    if (j.run_gpus != j.spec->gpus) j.grown_gpu_s += GrownGpuSeconds(dt, j.run_gpus, j.spec->gpus);
   }
 
   void AdvanceAllRunning() {

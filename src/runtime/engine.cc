@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "schedkit/attained.h"
 #include "schedkit/run.h"
 
 namespace schedkit::runtime {
@@ -37,11 +38,13 @@ JobSpec SpecOf(const JobRecord& r, double origin_unix) {
   return spec;
 }
 
-// Books the ending run: its wall time, and the solo work it did at its rate.
-void BookRunEnd(JobRecord* r, double now_unix) {
+// Books the ending run, on `held_gpus` GPUs: its wall time, the solo work it did at its
+// rate, and the GPU-seconds beyond the request a grown elastic run added.
+void BookRunEnd(JobRecord* r, int held_gpus, double now_unix) {
   const double wall = std::max(0.0, now_unix - r->last_start_time);
   r->executed_s += wall;
   r->work_done_s += wall * r->rate;
+  r->grown_gpu_s += GrownGpuSeconds(wall, held_gpus, r->gpus);
 }
 
 }  // namespace
@@ -88,8 +91,12 @@ class Engine::View final : public ClusterView {
                                                : JobState::kFinished;
     s.first_start_s = r.first_start_time > 0 ? r.first_start_time - e_.origin_unix_ : kNever;
     s.last_start_s = r.last_start_time > 0 ? r.last_start_time - e_.origin_unix_ : kNever;
-    s.executed_s = r.executed_s + (running ? std::max(0.0, now_unix_ - r.last_start_time) : 0.0);
-    s.attained_gpu_s = s.executed_s * l.spec.gpus;
+    const double run_wall = running ? std::max(0.0, now_unix_ - r.last_start_time) : 0.0;
+    s.executed_s = r.executed_s + run_wall;
+    // The simulator's rule: a grown elastic run counts every GPU it holds.
+    s.attained_gpu_s = AttainedGpuSeconds(
+        s.executed_s, r.gpus, r.grown_gpu_s,
+        running ? GrownGpuSeconds(run_wall, l.placement.gpus(), r.gpus) : 0.0);
     s.preemptions = r.preemptions;
     // Solo work left, as the simulator counts it: a run at rate r does r seconds of work
     // per wall second (a co-located or guest job runs slower than alone).
@@ -209,7 +216,7 @@ void Engine::Readopt(Live& l, double now) {
     Transition(l, "adopted", now);
   } else if (alive == Backend::Liveness::kEnded) {
     // Ended while the service was down; it never joins the policy's view as running.
-    BookRunEnd(&l.rec, now);
+    BookRunEnd(&l.rec, p.gpus(), now);
     l.rec.state = exit.exit_code == 0 ? RunState::kSucceeded : RunState::kFailed;
     l.rec.exit_code = exit.exit_code;
     l.rec.message = exit.message;
@@ -567,7 +574,7 @@ void Engine::StopRunning(Live& l, double now_unix) {
   if (!st.ok())
     std::fprintf(stderr, "schedkit serve: job %lld: %s\n", static_cast<long long>(l.rec.id),
                  st.message().c_str());
-  BookRunEnd(&l.rec, now_unix);
+  BookRunEnd(&l.rec, l.placement.gpus(), now_unix);
   l.rec.preemptions++;
   l.rec.restart_count++;
   l.rec.state = RunState::kPending;
@@ -624,7 +631,7 @@ void Engine::FailStart(Live& l, const std::string& message, double now_unix) {
 void Engine::Finish(Live& l, RunState state, int exit_code, const std::string& message,
                     double now_unix, const std::string& kind) {
   if (l.rec.state == RunState::kRunning) {
-    BookRunEnd(&l.rec, now_unix);
+    BookRunEnd(&l.rec, l.placement.gpus(), now_unix);
     applier_.Release(l.rec.id);
     l.placement = Placement();
     std::erase(running_, l.rec.id);

@@ -51,6 +51,9 @@ struct JobRecord {
   // Solo seconds of work done over finished runs: each run's wall time x its rate. The
   // current run adds (now - last_start_time) x rate.
   double work_done_s = 0;
+  // GPU-seconds beyond the request over finished runs: a grown elastic run's wall time x
+  // the GPUs it held above `gpus` (GrownGpuSeconds, schedkit/attained.h).
+  double grown_gpu_s = 0;
   int restart_count = 0;
   int preemptions = 0;
   std::string placement;   // Placement::ToString() text; empty unless running.

@@ -42,7 +42,8 @@ constexpr std::pair<const char*, const char*> kAddedColumns[] = {
     {"idempotency_key", "TEXT"},  // NULL = none.
     {"time_limit_s", "REAL NOT NULL DEFAULT 0"},
     {"max_gpus", "INTEGER NOT NULL DEFAULT 0"},  // 0 = rigid.
-    {"gpu_milli", "INTEGER NOT NULL DEFAULT 1000"}};  // Whole GPUs.
+    {"gpu_milli", "INTEGER NOT NULL DEFAULT 1000"},  // Whole GPUs.
+    {"grown_gpu_s", "REAL NOT NULL DEFAULT 0"}};
 
 // After AddMissingColumns: at most one job per idempotency key, whatever the service does.
 constexpr const char* kIndexes = R"(
@@ -92,6 +93,7 @@ int BindProgress(Stmt& s, const JobRecord& j, int first) {
   s.Bind(i++, j.rate);
   s.Bind(i++, j.guest ? 1 : 0);
   s.Bind(i++, j.work_done_s);
+  s.Bind(i++, j.grown_gpu_s);
   return i;
 }
 
@@ -219,9 +221,9 @@ Status Store::Insert(JobRecord* j) {
       "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
       "backend_id, exit_code, message, run_group, group_size, rate, guest, work_done_s, "
-      "iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key, time_limit_s, "
-      "max_gpus, gpu_milli) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "grown_gpu_s, iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key, "
+      "time_limit_s, max_gpus, gpu_milli) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -274,7 +276,8 @@ Status Store::Update(const JobRecord& j, const std::string& kind, double time) {
   Stmt s(db_,
          "UPDATE jobs SET state=?, first_start_time=?, last_start_time=?, finish_time=?, "
          "executed_s=?, restart_count=?, preemptions=?, placement=?, backend_id=?, exit_code=?, "
-         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=?, gpus=? WHERE id=?");
+         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=?, grown_gpu_s=?, gpus=? "
+         "WHERE id=?");
   const int next = BindProgress(s, j, 1);
   s.Bind(next, j.gpus);  // Resize changes the request of a running job.
   s.Bind(next + 1, j.id);
@@ -299,7 +302,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
          "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
          "stage_data_s, stage_gpu_s, stage_net_s, work_done_s, idempotency_key, time_limit_s, "
-         "max_gpus, gpu_milli FROM jobs "
+         "max_gpus, gpu_milli, grown_gpu_s FROM jobs "
          "ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
@@ -356,6 +359,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.time_limit_s = sqlite3_column_double(q, 35);
     j.max_gpus = sqlite3_column_int(q, 36);
     j.gpu_milli = sqlite3_column_int(q, 37);
+    j.grown_gpu_s = sqlite3_column_double(q, 38);
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");

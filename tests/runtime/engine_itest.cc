@@ -238,6 +238,75 @@ TEST(RuntimeEngine, RemainingWorkOfARunningJobCountsItsRate) {
   EXPECT_NEAR(done->work_done_s, 0.5 * done->executed_s, 1e-9);
 }
 
+// Starts each pending job on GPUs 0-2 of node 0, whatever it asked for (an elastic job
+// grown to 3), and, while one runs, records what the view says of it at each wake-up.
+class GrowToThreeWatcher : public Policy {
+ public:
+  std::string_view Name() const override { return "grow-to-three"; }
+  void Decide(const ClusterView& view, const EventBatch&, Decisions* out) override {
+    for (JobId id : view.PendingJobs()) {
+      Placement p;
+      p.shares.push_back(NodeShare{0, 0b111, 0, 0});
+      if (!view.Resources().CanAllocate(p)) continue;
+      out->start.push_back(StartDecision{id, p, /*rate=*/1.0});
+    }
+    for (JobId id : view.RunningJobs()) {
+      const JobStatus s = view.Status(id);
+      std::lock_guard<std::mutex> lock(mu_);
+      seen_.push_back({s.executed_s, s.attained_gpu_s});
+    }
+    out->wake_at = view.Now() + 0.05;
+  }
+  std::vector<std::pair<double, double>> seen() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return seen_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::pair<double, double>> seen_;  // (executed_s, attained_gpu_s)
+};
+
+// Attained service is the simulator's (schedkit/attained.h): an elastic job that asked for
+// 1 GPU and runs on 3 attains 3 GPU-seconds per second, while it runs and once its run is
+// booked; the GPU-seconds beyond its request are stored with the job.
+TEST(RuntimeEngine, AttainedServiceOfAGrownElasticJobCountsEveryGpuItHolds) {
+  auto watching = std::make_unique<GrowToThreeWatcher>();
+  GrowToThreeWatcher* policy = watching.get();
+  std::unique_ptr<Engine> engine = StartEngine("grown_attained", 4, std::move(watching));
+  ASSERT_NE(engine, nullptr);
+  JobRecord job;
+  job.command = {"sleep", "0.5"};
+  job.gpus = 1;
+  job.max_gpus = 3;
+  job.duration_s = 100;
+  job.working_dir = ::testing::TempDir();
+  Result<JobId> id = engine->Submit(job);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  ASSERT_TRUE(WaitUntil([&] { return AllIn(*engine, {*id}, RunState::kSucceeded); }, 20));
+  engine->Stop();
+  const std::vector<std::pair<double, double>> seen = policy->seen();
+  ASSERT_FALSE(seen.empty());
+  bool some_progress = false;
+  for (const auto& [executed, attained] : seen) {
+    EXPECT_NEAR(attained, 3 * executed, 1e-6) << "executed " << executed;
+    some_progress = some_progress || executed > 0.1;
+  }
+  EXPECT_TRUE(some_progress);
+  Result<JobRecord> done = engine->Get(*id);
+  ASSERT_TRUE(done.ok());
+  EXPECT_GT(done->executed_s, 0.4);
+  EXPECT_NEAR(done->grown_gpu_s, 2 * done->executed_s, 1e-9);
+  // The store keeps it.
+  Result<std::unique_ptr<Store>> store =
+      Store::Open(::testing::TempDir() + "/runtime_engine_grown_attained/schedkit.db");
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Result<std::vector<JobRecord>> jobs = (*store)->LoadAll();
+  ASSERT_TRUE(jobs.ok()) << jobs.status().message();
+  ASSERT_EQ(jobs->size(), 1u);
+  EXPECT_EQ(jobs->front().grown_gpu_s, done->grown_gpu_s);
+}
+
 // A placement the store cannot read (neither the one format nor the old "node:mask" one)
 // fails the load with one line naming the store, the job and the field.
 TEST(RuntimeStore, AnUnreadablePlacementFailsTheLoadNamingTheJob) {
@@ -302,6 +371,7 @@ TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
   EXPECT_FALSE(j.guest);
   EXPECT_EQ(j.max_gpus, 0);  // Rigid, as every job was before elastic jobs.
   EXPECT_EQ(j.gpu_milli, kMilliPerGpu);  // Whole GPUs, as every job was before GPU shares.
+  EXPECT_EQ(j.grown_gpu_s, 0);  // Never grown.
   EXPECT_EQ(j.time_limit_s, 0);
   JobRecord again = j;
   again.group = 3;
