@@ -220,8 +220,8 @@ Status Store::Insert(JobRecord* j) {
       "checkpoint_dir, working_dir, priority, submit_time, state, first_start_time, "
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
       "backend_id, exit_code, message, run_group, group_size, rate, guest, work_done_s, "
-      "grown_gpu_s, iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key, time_limit_s, "
-      "max_gpus) "
+      "grown_gpu_s, iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key, "
+      "time_limit_s, max_gpus) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
@@ -274,8 +274,8 @@ Status Store::Update(const JobRecord& j, const std::string& kind, double time) {
   Stmt s(db_,
          "UPDATE jobs SET state=?, first_start_time=?, last_start_time=?, finish_time=?, "
          "executed_s=?, restart_count=?, preemptions=?, placement=?, backend_id=?, exit_code=?, "
-         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=?, grown_gpu_s=?, gpus=? "
-         "WHERE id=?");
+         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=?, grown_gpu_s=?, "
+         "gpus=? WHERE id=?");
   const int next = BindProgress(s, j, 1);
   s.Bind(next, j.gpus);  // Resize changes the request of a running job.
   s.Bind(next + 1, j.id);
