@@ -261,14 +261,13 @@ class Simulator::Impl final : public ClusterView {
     s.preemptions = j.preemptions;
     s.executed_s = j.executed_s;
     s.remaining_s = j.remaining_s;
+    double current_grown = 0;  // The current run's GPU-seconds beyond the request.
     if (j.state == JobState::kRunning) {
       s.executed_s += now_ - j.last_update;
       s.remaining_s = RemainingAt(j, now_);
       s.placement = &j.placement;
+      current_grown = GrownGpuSeconds(now_ - j.last_update, j.run_gpus, j.spec->gpus);
     }
-    const double current_grown = j.state == JobState::kRunning
-                                     ? GrownGpuSeconds(now_ - j.last_update, j.run_gpus, j.spec->gpus)
-                                     : 0.0;
     s.attained_gpu_s = AttainedGpuSeconds(s.executed_s, j.spec->gpus, j.grown_gpu_s, current_grown);
     return s;
   }

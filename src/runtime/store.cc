@@ -276,8 +276,8 @@ Status Store::Update(const JobRecord& j, const std::string& kind, double time) {
   Stmt s(db_,
          "UPDATE jobs SET state=?, first_start_time=?, last_start_time=?, finish_time=?, "
          "executed_s=?, restart_count=?, preemptions=?, placement=?, backend_id=?, exit_code=?, "
-         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=?, grown_gpu_s=?, gpus=? "
-         "WHERE id=?");
+         "message=?, run_group=?, group_size=?, rate=?, guest=?, work_done_s=?, grown_gpu_s=?, "
+         "gpus=? WHERE id=?");
   const int next = BindProgress(s, j, 1);
   s.Bind(next, j.gpus);  // Resize changes the request of a running job.
   s.Bind(next + 1, j.id);
