@@ -30,6 +30,7 @@ namespace {
 struct JobRun : Work {
   const JobSpec* spec = nullptr;
   bool arrived = false;
+  bool retired = false;  // Streamed runs: counted in the retired totals, never read again.
   JobState state = JobState::kPending;
   double work_s = 0;       // Solo seconds of work in all.
   double executed_s = 0;   // Wall seconds run, at last_update.
@@ -433,7 +434,8 @@ class Simulator::Impl final : public ClusterView {
   // never later (docs/architecture.md, "Streamed runs").
   void RetireDoneJobs() {
     for (int32_t i : done_) {
-      const JobRun& j = jobs_[i];
+      JobRun& j = jobs_[i];
+      j.retired = true;  // Its chunk may outlive it: Finish must not count it twice.
       retired_gpu_s_ += j.charged_gpu_s;
       if (j.state != JobState::kFinished) ++retired_unfinished_;
       jobs_.Retire(i);
@@ -569,6 +571,7 @@ class Simulator::Impl final : public ClusterView {
     int64_t unfinished = retired_unfinished_;
     double gpu_seconds = retired_gpu_s_;
     jobs_.ForEachLive([&](const JobRun& j) {
+      if (j.retired) return;
       if (j.state != JobState::kFinished) ++unfinished;
       gpu_seconds += j.charged_gpu_s;  // Co-located jobs split their GPUs.
     });

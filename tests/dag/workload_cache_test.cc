@@ -76,6 +76,23 @@ dag::DagCacheOptions Options(const std::string& dir) {
   return o;
 }
 
+// A small DAG file, its parsed workload, and a good cache file for it in a fresh folder.
+struct CachedFile {
+  explicit CachedFile(const std::string& name)
+      : dir(CacheDir(name)),
+        json(NativeDag(1.5)),
+        path(testing::WriteTempFile("dag_cache_" + name + ".json", json)),
+        cache_file(dag::DagCachePath(dir, json)) {
+    auto w = dag::LoadDagWorkloadCached(path, dag::DagCacheOptions{});
+    EXPECT_TRUE(w.ok());
+    parsed = *w;
+    EXPECT_TRUE(dag::WriteDagCache(dir, json, parsed));
+    good = ReadFile(cache_file);
+  }
+  std::string dir, json, path, cache_file, good;
+  DagWorkload parsed;
+};
+
 TEST(DagWorkloadCache, TpchFromCacheIsTheParsedWorkload) {
   const std::string tpch = std::string(SCHEDKIT_SOURCE_DIR) + "/data/tpch/tpch.json";
   dag::DagCacheOptions cache;
@@ -127,14 +144,10 @@ TEST(DagWorkloadCache, ChangedJsonIsNeverStale) {
 }
 
 TEST(DagWorkloadCache, DamagedCacheIsAMissAndIsRebuilt) {
-  const std::string dir = CacheDir("damaged");
-  const std::string json = NativeDag(1.5);
-  const std::string path = testing::WriteTempFile("dag_cache_damaged.json", json);
-  auto parsed = dag::LoadDagWorkloadCached(path, dag::DagCacheOptions{});
-  ASSERT_TRUE(parsed.ok());
-  ASSERT_TRUE(dag::WriteDagCache(dir, json, *parsed));
-  const std::string cache_file = dag::DagCachePath(dir, json);
-  const std::string good = ReadFile(cache_file);
+  const CachedFile f("damaged");
+  const std::string &dir = f.dir, &json = f.json, &path = f.path, &cache_file = f.cache_file,
+                    &good = f.good;
+  const DagWorkload* parsed = &f.parsed;
   ASSERT_GT(good.size(), 48u);
   auto damaged_reads_as_miss = [&](const std::string& bytes, const std::string& what) {
     WriteFile(cache_file, bytes);
@@ -159,14 +172,8 @@ TEST(DagWorkloadCache, DamagedCacheIsAMissAndIsRebuilt) {
 // each change, as a writer with a bug would): the reader's bounds checks refuse it
 // without crashing or allocating what a huge count asks for.
 TEST(DagWorkloadCache, ConsistentHashButBadPayloadDoesNotCrash) {
-  const std::string dir = CacheDir("payload");
-  const std::string json = NativeDag(1.5);
-  const std::string path = testing::WriteTempFile("dag_cache_payload.json", json);
-  auto parsed = dag::LoadDagWorkloadCached(path, dag::DagCacheOptions{});
-  ASSERT_TRUE(parsed.ok());
-  ASSERT_TRUE(dag::WriteDagCache(dir, json, *parsed));
-  const std::string cache_file = dag::DagCachePath(dir, json);
-  const std::string good = ReadFile(cache_file);
+  const CachedFile f("payload");
+  const std::string &dir = f.dir, &json = f.json, &cache_file = f.cache_file, &good = f.good;
   constexpr size_t kHeader = 48, kPayloadSizeAt = 32, kPayloadHashAt = 40;
   auto with_payload = [&](const std::string& payload) {
     std::string file = good.substr(0, kHeader) + payload;
