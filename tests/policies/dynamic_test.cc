@@ -41,6 +41,14 @@ DynamicRun RunDynamic(const Trace& trace, const ClusterSpec& cluster,
   return out;
 }
 
+// Job 0 (10,000 s) at 0, jobs 1-3 (100 s each) at 100.
+Trace OneLongThreeShort() {
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(10000).Build()};
+  for (JobId id = 1; id <= 3; ++id) trace.jobs.push_back(JobBuilder(id).Submit(100).Duration(100).Build());
+  return trace;
+}
+
 // One GPU, no restart overheads, rounds of 300 s. Job 0 (10,000 s) arrives at 0, jobs
 // 1-3 (100 s each) at 100.
 //  t = 0, first round: only job 0; every candidate predicts JCT 10,000: the tie goes to
@@ -56,11 +64,7 @@ DynamicRun RunDynamic(const Trace& trace, const ClusterSpec& cluster,
 //    first, takes over and adopts it. t = 900, ...: ties again, fifo stays. Actual JCTs
 //    are srtf's prediction: 10,300, 300, 400, 500.
 TEST(DynamicPolicy, SwitchesToTheCandidateTheLookAheadSaysWins) {
-  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
-  Trace trace;
-  trace.jobs = {JobBuilder(0).Submit(0).Duration(10000).Build()};
-  for (JobId id = 1; id <= 3; ++id) trace.jobs.push_back(JobBuilder(id).Submit(100).Duration(100).Build());
-  DynamicRun r = RunDynamic(trace, cluster,
+  DynamicRun r = RunDynamic(OneLongThreeShort(), ClusterSpec::Uniform(1, 1, 1, 0, 0),
                             {{"schedulings", "fifo,srtf,las"}, {"admissions", "accept-all"},
                              {"overhead_s", "0"}},
                             "hand");
@@ -92,11 +96,7 @@ TEST(DynamicPolicy, SwitchesToTheCandidateTheLookAheadSaysWins) {
 //    resumes at 1,200 and ends at 10,900 (11,100): JCTs 500, 800, 1,100, 11,100, average
 //    3,375. srtf wins at once: the short jobs start at 300, not a round later.
 TEST(DynamicPolicy, UnderBloxRoundsTheLookAheadSeesTheRoundsArrivals) {
-  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
-  Trace trace;
-  trace.jobs = {JobBuilder(0).Submit(0).Duration(10000).Build()};
-  for (JobId id = 1; id <= 3; ++id) trace.jobs.push_back(JobBuilder(id).Submit(100).Duration(100).Build());
-  DynamicRun r = RunDynamic(trace, cluster,
+  DynamicRun r = RunDynamic(OneLongThreeShort(), ClusterSpec::Uniform(1, 1, 1, 0, 0),
                             {{"schedulings", "fifo,srtf"}, {"admissions", "accept-all"},
                              {"placements", "first-fit"}},
                             "blox", CompatMode::kBlox);

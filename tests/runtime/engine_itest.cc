@@ -180,123 +180,94 @@ TEST(RuntimeEngine, APolicyFailureIsLoggedAndTheServiceGoesOn) {
   EXPECT_FALSE(engine->stopped());
 }
 
-// Starts each pending job alone at half speed (as a co-located member would run) and,
-// while one runs, records what the view says of it at each wake-up.
-class HalfSpeedWatcher : public Policy {
+// Starts each pending job alone on GPUs `gpu_mask` of node 0 at `rate`, whatever it asked
+// for, and, while one runs, records what the view says of it at each wake-up.
+class StatusWatcher : public Policy {
  public:
-  std::string_view Name() const override { return "half-speed"; }
+  struct Seen {
+    double executed_s, remaining_s, attained_gpu_s;
+  };
+  StatusWatcher(uint64_t gpu_mask, double rate) : gpu_mask_(gpu_mask), rate_(rate) {}
+  std::string_view Name() const override { return "status-watcher"; }
   void Decide(const ClusterView& view, const EventBatch&, Decisions* out) override {
     for (JobId id : view.PendingJobs()) {
       Placement p;
-      p.shares.push_back(NodeShare{0, 1, 0, 0});
+      p.shares.push_back(NodeShare{0, gpu_mask_, 0, 0});
       if (!view.Resources().CanAllocate(p)) continue;
-      out->start.push_back(StartDecision{id, p, /*rate=*/0.5});
+      out->start.push_back(StartDecision{id, p, rate_});
     }
     for (JobId id : view.RunningJobs()) {
       const JobStatus s = view.Status(id);
       std::lock_guard<std::mutex> lock(mu_);
-      seen_.push_back({s.executed_s, s.remaining_s});
+      seen_.push_back({s.executed_s, s.remaining_s, s.attained_gpu_s});
     }
     out->wake_at = view.Now() + 0.05;
   }
-  std::vector<std::pair<double, double>> seen() const {
+  std::vector<Seen> seen() const {
     std::lock_guard<std::mutex> lock(mu_);
     return seen_;
   }
 
  private:
+  const uint64_t gpu_mask_;
+  const double rate_;
   mutable std::mutex mu_;
-  std::vector<std::pair<double, double>> seen_;  // (executed_s, remaining_s)
+  std::vector<Seen> seen_;
 };
 
-// A running job's remaining work counts its rate, as the simulator's does: at rate 0.5 a
-// job with a 100 s estimate has 100 - 0.5 x executed_s seconds of solo work left.
-TEST(RuntimeEngine, RemainingWorkOfARunningJobCountsItsRate) {
-  auto watching = std::make_unique<HalfSpeedWatcher>();
-  HalfSpeedWatcher* policy = watching.get();
-  std::unique_ptr<Engine> engine = StartEngine("half_speed", 1, std::move(watching));
+// Runs a 0.5-s job with a 100-s estimate, asking for `gpus` (up to `max_gpus`), alone under
+// a StatusWatcher on an engine named `name` with `slots` GPUs, to its end. Returns what the
+// watcher saw while it ran (some of it more than 0.1 s in) and the job's final record.
+void RunWatched(const std::string& name, int slots, int gpus, int max_gpus, uint64_t gpu_mask,
+                double rate, std::vector<StatusWatcher::Seen>* seen, JobRecord* done) {
+  auto watching = std::make_unique<StatusWatcher>(gpu_mask, rate);
+  StatusWatcher* policy = watching.get();
+  std::unique_ptr<Engine> engine = StartEngine(name, slots, std::move(watching));
   ASSERT_NE(engine, nullptr);
   JobRecord job;
   job.command = {"sleep", "0.5"};
-  job.gpus = 1;
+  job.gpus = gpus;
+  job.max_gpus = max_gpus;
   job.duration_s = 100;
   job.working_dir = ::testing::TempDir();
   Result<JobId> id = engine->Submit(job);
   ASSERT_TRUE(id.ok()) << id.status().message();
   ASSERT_TRUE(WaitUntil([&] { return AllIn(*engine, {*id}, RunState::kSucceeded); }, 20));
   engine->Stop();
-  const std::vector<std::pair<double, double>> seen = policy->seen();
-  ASSERT_FALSE(seen.empty());
+  *seen = policy->seen();
+  ASSERT_FALSE(seen->empty());
   bool some_progress = false;
-  for (const auto& [executed, remaining] : seen) {
-    EXPECT_NEAR(remaining, 100 - 0.5 * executed, 1e-6) << "executed " << executed;
-    some_progress = some_progress || executed > 0.1;
-  }
+  for (const StatusWatcher::Seen& s : *seen) some_progress = some_progress || s.executed_s > 0.1;
   EXPECT_TRUE(some_progress);
-  Result<JobRecord> done = engine->Get(*id);
-  ASSERT_TRUE(done.ok());
-  EXPECT_NEAR(done->work_done_s, 0.5 * done->executed_s, 1e-9);
+  Result<JobRecord> record = engine->Get(*id);
+  ASSERT_TRUE(record.ok());
+  *done = *record;
 }
 
-// Starts each pending job on GPUs 0-2 of node 0, whatever it asked for (an elastic job
-// grown to 3), and, while one runs, records what the view says of it at each wake-up.
-class GrowToThreeWatcher : public Policy {
- public:
-  std::string_view Name() const override { return "grow-to-three"; }
-  void Decide(const ClusterView& view, const EventBatch&, Decisions* out) override {
-    for (JobId id : view.PendingJobs()) {
-      Placement p;
-      p.shares.push_back(NodeShare{0, 0b111, 0, 0});
-      if (!view.Resources().CanAllocate(p)) continue;
-      out->start.push_back(StartDecision{id, p, /*rate=*/1.0});
-    }
-    for (JobId id : view.RunningJobs()) {
-      const JobStatus s = view.Status(id);
-      std::lock_guard<std::mutex> lock(mu_);
-      seen_.push_back({s.executed_s, s.attained_gpu_s});
-    }
-    out->wake_at = view.Now() + 0.05;
+// A running job's remaining work counts its rate, as the simulator's does: at rate 0.5 a
+// job with a 100 s estimate has 100 - 0.5 x executed_s seconds of solo work left.
+TEST(RuntimeEngine, RemainingWorkOfARunningJobCountsItsRate) {
+  std::vector<StatusWatcher::Seen> seen;
+  JobRecord done;
+  ASSERT_NO_FATAL_FAILURE(RunWatched("half_speed", 1, 1, 0, 0b1, 0.5, &seen, &done));
+  for (const StatusWatcher::Seen& s : seen) {
+    EXPECT_NEAR(s.remaining_s, 100 - 0.5 * s.executed_s, 1e-6) << "executed " << s.executed_s;
   }
-  std::vector<std::pair<double, double>> seen() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return seen_;
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::vector<std::pair<double, double>> seen_;  // (executed_s, attained_gpu_s)
-};
+  EXPECT_NEAR(done.work_done_s, 0.5 * done.executed_s, 1e-9);
+}
 
 // Attained service is the simulator's (schedkit/attained.h): an elastic job that asked for
 // 1 GPU and runs on 3 attains 3 GPU-seconds per second, while it runs and once its run is
 // booked; the GPU-seconds beyond its request are stored with the job.
 TEST(RuntimeEngine, AttainedServiceOfAGrownElasticJobCountsEveryGpuItHolds) {
-  auto watching = std::make_unique<GrowToThreeWatcher>();
-  GrowToThreeWatcher* policy = watching.get();
-  std::unique_ptr<Engine> engine = StartEngine("grown_attained", 4, std::move(watching));
-  ASSERT_NE(engine, nullptr);
-  JobRecord job;
-  job.command = {"sleep", "0.5"};
-  job.gpus = 1;
-  job.max_gpus = 3;
-  job.duration_s = 100;
-  job.working_dir = ::testing::TempDir();
-  Result<JobId> id = engine->Submit(job);
-  ASSERT_TRUE(id.ok()) << id.status().message();
-  ASSERT_TRUE(WaitUntil([&] { return AllIn(*engine, {*id}, RunState::kSucceeded); }, 20));
-  engine->Stop();
-  const std::vector<std::pair<double, double>> seen = policy->seen();
-  ASSERT_FALSE(seen.empty());
-  bool some_progress = false;
-  for (const auto& [executed, attained] : seen) {
-    EXPECT_NEAR(attained, 3 * executed, 1e-6) << "executed " << executed;
-    some_progress = some_progress || executed > 0.1;
+  std::vector<StatusWatcher::Seen> seen;
+  JobRecord done;
+  ASSERT_NO_FATAL_FAILURE(RunWatched("grown_attained", 4, 1, 3, 0b111, 1.0, &seen, &done));
+  for (const StatusWatcher::Seen& s : seen) {
+    EXPECT_NEAR(s.attained_gpu_s, 3 * s.executed_s, 1e-6) << "executed " << s.executed_s;
   }
-  EXPECT_TRUE(some_progress);
-  Result<JobRecord> done = engine->Get(*id);
-  ASSERT_TRUE(done.ok());
-  EXPECT_GT(done->executed_s, 0.4);
-  EXPECT_NEAR(done->grown_gpu_s, 2 * done->executed_s, 1e-9);
+  EXPECT_GT(done.executed_s, 0.4);
+  EXPECT_NEAR(done.grown_gpu_s, 2 * done.executed_s, 1e-9);
   // The store keeps it.
   Result<std::unique_ptr<Store>> store =
       Store::Open(::testing::TempDir() + "/runtime_engine_grown_attained/schedkit.db");
@@ -304,7 +275,7 @@ TEST(RuntimeEngine, AttainedServiceOfAGrownElasticJobCountsEveryGpuItHolds) {
   Result<std::vector<JobRecord>> jobs = (*store)->LoadAll();
   ASSERT_TRUE(jobs.ok()) << jobs.status().message();
   ASSERT_EQ(jobs->size(), 1u);
-  EXPECT_EQ(jobs->front().grown_gpu_s, done->grown_gpu_s);
+  EXPECT_EQ(jobs->front().grown_gpu_s, done.grown_gpu_s);
 }
 
 // A placement the store cannot read (neither the one format nor the old "node:mask" one)
