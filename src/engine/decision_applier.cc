@@ -42,10 +42,16 @@ std::string DecisionApplier::NeverFits(const JobSpec& job) const {
 
 Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& jobs,
                                  DecisionPlan* plan) const {
+  Status status = CheckDecisions(d, now, jobs, plan);
+  if (status.ok()) return status;
+  return Status::InvalidArgument("decision at t=" + std::to_string(now) + ": " + status.message());
+}
+
+Status DecisionApplier::CheckDecisions(const Decisions& d, Time now, const JobLookup& jobs,
+                                       DecisionPlan* plan) const {
   plan->Clear();
-  const std::string at = "decision at t=" + std::to_string(now) + ": ";
   auto fail = [&](const std::string& what, JobId id) {
-    return Status::InvalidArgument(at + what + " job " + std::to_string(id));
+    return Status::InvalidArgument(what + " job " + std::to_string(id));
   };
   std::unordered_set<JobId> named;  // A job may appear in one list, once.
   JobFacts facts;
@@ -64,7 +70,7 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
     plan->stop.push_back(id);
   }
   if (d.wake_at != kNever && !(d.wake_at > now)) {
-    return Status::InvalidArgument(at + "wake-up at t=" + std::to_string(d.wake_at) +
+    return Status::InvalidArgument("wake-up at t=" + std::to_string(d.wake_at) +
                                    " is not after now");
   }
   if (d.start.empty()) return Status::Ok();
@@ -101,16 +107,16 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
     if (specs[i] != nullptr && !s.guest) {
       for (const NodeShare& share : s.placement.shares) {
         if (share.gpu_milli == specs[i]->gpu_milli) continue;
-        return Status::InvalidArgument(at + "job " + std::to_string(s.job) + " placed on " +
+        return Status::InvalidArgument("job " + std::to_string(s.job) + " placed on " +
                                        s.placement.ToString() + " with " +
                                        std::to_string(share.gpu_milli) +
                                        " milli-GPU per GPU; it asks for " +
                                        std::to_string(specs[i]->gpu_milli));
       }
     }
-    SCHEDKIT_RETURN_IF_ERROR(CheckStart(s, gpus[i], max_gpus[i], &after, &group_placement, at));
+    SCHEDKIT_RETURN_IF_ERROR(CheckStart(s, gpus[i], max_gpus[i], &after, &group_placement));
     if (specs[i] != nullptr && PlacementSpeed(*specs[i], s.placement, *cluster_) == 0) {
-      return Status::InvalidArgument(at + "job " + std::to_string(s.job) + " placed on " +
+      return Status::InvalidArgument("job " + std::to_string(s.job) + " placed on " +
                                      s.placement.ToString() +
                                      ", a GPU type it has no speed for (schedkit/throughput.h)");
     }
@@ -131,10 +137,9 @@ Status DecisionApplier::Validate(const Decisions& d, Time now, const JobLookup& 
 
 Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, int max_gpus,
                                    ClusterState* after,
-                                   std::unordered_map<int64_t, const Placement*>* group_placement,
-                                   const std::string& at) const {
+                                   std::unordered_map<int64_t, const Placement*>* group_placement) const {
   auto fail = [&](const std::string& what) {
-    return Status::InvalidArgument(at + what + " job " + std::to_string(s.job));
+    return Status::InvalidArgument(what + " job " + std::to_string(s.job));
   };
   if (!(s.rate > 0) || !std::isfinite(s.rate)) {
     return fail("starts with a rate that is not positive and finite");
@@ -142,7 +147,7 @@ Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, int max_gpu
   if (s.guest) {
     if (s.group != 0) return fail("starts as a guest in a group:");
     if (s.placement.gpus() != gpus || !NamesExistingGpus(s.placement)) {
-      return Status::InvalidArgument(at + "guest job " + std::to_string(s.job) +
+      return Status::InvalidArgument("guest job " + std::to_string(s.job) +
                                      " placed on missing or too few/many GPUs " +
                                      s.placement.ToString());
     }
@@ -160,12 +165,12 @@ Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, int max_gpu
   const int n = s.placement.gpus();
   if (max_gpus > gpus && s.group == 0) {  // Elastic, alone: any count in [gpus, max_gpus].
     if (n < gpus || n > max_gpus) {
-      return Status::InvalidArgument(at + "starts elastic job " + std::to_string(s.job) +
+      return Status::InvalidArgument("starts elastic job " + std::to_string(s.job) +
                                      " on " + std::to_string(n) + " GPUs; it runs on " +
                                      std::to_string(gpus) + " to " + std::to_string(max_gpus));
     }
   } else if (n != gpus) {
-    return Status::InvalidArgument(at + "starts job " + std::to_string(s.job) + " on " +
+    return Status::InvalidArgument("starts job " + std::to_string(s.job) + " on " +
                                    std::to_string(n) + " GPUs; it asks for " +
                                    std::to_string(gpus) +
                                    (max_gpus > gpus ? " (in a group, an elastic job runs on "
@@ -173,7 +178,7 @@ Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, int max_gpu
                                                     : ""));
   }
   if (!after->CanAllocate(s.placement)) {
-    return Status::InvalidArgument(at + "job " + std::to_string(s.job) +
+    return Status::InvalidArgument("job " + std::to_string(s.job) +
                                    " placed on busy or missing resources " +
                                    s.placement.ToString());
   }

@@ -113,9 +113,12 @@ class DecisionApplier {
     Placement placement;
     int holders = 0;
   };
+  // Validate without the "decision at t=...: " prefix, which is built only on failure
+  // (formatting `now` at every decision cost ~6 % of a 10M-job run).
+  Status CheckDecisions(const Decisions& d, Time now, const JobLookup& jobs,
+                        DecisionPlan* plan) const;
   Status CheckStart(const StartDecision& s, int gpus, int max_gpus, ClusterState* after,
-                    std::unordered_map<int64_t, const Placement*>* group_placement,
-                    const std::string& at) const;
+                    std::unordered_map<int64_t, const Placement*>* group_placement) const;
   // True iff every share names an existing node, in ascending order, and GPUs it has.
   bool NamesExistingGpus(const Placement& p) const;
   void Hold(JobId job, int64_t booking, const Placement& placement);
