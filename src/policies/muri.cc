@@ -272,10 +272,21 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     }
     std::vector<Members> ordered(n);
     std::vector<int> key;
-    key.reserve(static_cast<size_t>(n) * kMaxGroupSize);
-    for (int i = 0; i < n; ++i) {
-      ordered[i] = types[order[i]];
-      key.insert(key.end(), ordered[i].begin(), ordered[i].end());
+    for (int i = 0; i < n; ++i) ordered[i] = types[order[i]];
+    if (reference_matching_order_) {
+      key.reserve(static_cast<size_t>(n) * kMaxGroupSize);
+      for (const Members& m : ordered) key.insert(key.end(), m.begin(), m.end());
+    } else {
+      // Sorted, equal type sets are adjacent: each distinct set once, then its count. The
+      // same multiset as the full list in far fewer ints (64-128 packs are ~8 kinds), so
+      // the bounded memo below holds more matchings and hashes shorter keys.
+      for (int i = 0; i < n;) {
+        int j = i + 1;
+        while (j < n && ordered[j] == ordered[i]) ++j;
+        key.insert(key.end(), ordered[i].begin(), ordered[i].end());
+        key.push_back(j - i);
+        i = j;
+      }
     }
     auto it = match_cache_.find(key);
     if (it == match_cache_.end()) {
