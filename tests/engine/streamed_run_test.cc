@@ -102,7 +102,7 @@ TEST(StreamedRun, GenerateJobsIsGenerateTrace) {
     }
   }
   GeneratorConfig bad = Busy(10);
-  bad.jobs_per_hour = 0;
+  bad.jobs_per_hour = -1;  // 0 is a static trace (every job at 0).
   EXPECT_FALSE(GenerateJobs(bad).ok());
 }
 
