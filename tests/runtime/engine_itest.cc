@@ -89,6 +89,10 @@ std::unique_ptr<Engine> StartEngine(const std::string& name, int gpus,
 std::unique_ptr<Policy> Builtin(const std::string& name) {
   PolicyRequest request;
   request.policy = name;
+  // Gavel re-solves at most every resolve_s (1920 s, real seconds here): a job submitted just
+  // after a solve has no allocation until the next one, so whether a test's jobs ran within
+  // its minute depended on when the engine's first decision fell between the submits.
+  if (name == "gavel") request.options["resolve_s"] = "0";
   Result<std::unique_ptr<Policy>> policy = MakePolicy(request);
   EXPECT_TRUE(policy.ok()) << policy.status().message();
   return policy.ok() ? std::move(policy).value() : nullptr;
