@@ -25,6 +25,7 @@
 #include "run_options.h"
 #include "version.h"
 #include "schedkit/experiment.h"
+#include "schedkit/job_source.h"
 #include "schedkit/plugin.h"
 #include "schedkit/registry.h"
 #include "schedkit/run.h"
@@ -42,11 +43,11 @@ using sk::cli::ResolveRunArgs;
 using sk::cli::RunArgs;
 using sk::cli::RunCommand;
 
-void PrintSummary(const sk::Summary& s, const std::string& policy, const sk::Trace& trace,
-                  const sk::ClusterSpec& cluster) {
+// `trace` names the workload (its path); `jobs` is how many it held.
+void PrintSummary(const sk::Summary& s, const std::string& policy, const std::string& trace,
+                  size_t jobs, const sk::ClusterSpec& cluster) {
   std::printf("policy %s on %s (%zu jobs), cluster %s (%d GPUs)\n", policy.c_str(),
-              trace.source.c_str(), trace.jobs.size(), cluster.source.c_str(),
-              cluster.TotalGpus());
+              trace.c_str(), jobs, cluster.source.c_str(), cluster.TotalGpus());
   std::printf("  jobs finished      %lld (rejected %lld, unfinished %lld)\n",
               static_cast<long long>(s.jobs), static_cast<long long>(s.rejected),
               static_cast<long long>(s.unfinished));
@@ -61,25 +62,35 @@ void PrintSummary(const sk::Summary& s, const std::string& policy, const sk::Tra
               static_cast<long long>(s.events), static_cast<long long>(s.decisions));
 }
 
-// Loads the trace and cluster spec the run options name.
+// The trace (whole, or streamed under --stream) and cluster spec the run options name.
 struct RunInputs {
-  sk::Trace trace;
+  sk::Trace trace;                        // Empty when streamed.
+  std::unique_ptr<sk::JobSource> stream;  // Set when streamed.
   sk::ClusterSpec cluster;
   sk::SimulatorOptions engine;  // The setup's, with the membership changes.
 };
 
-sk::Result<RunInputs> LoadRunInputs(const sk::cli::RunSetup& setup) {
-  auto trace = sk::LoadTrace(setup.trace_path, setup.trace_options);
-  if (!trace.ok()) return trace.status();
+sk::Result<RunInputs> LoadRunInputs(const sk::cli::RunSetup& setup, bool stream) {
+  RunInputs in;
+  if (stream) {
+    auto source = sk::StreamTrace(setup.trace_path, setup.trace_options);
+    if (!source.ok()) return source.status();
+    in.stream = std::move(source).value();
+  } else {
+    auto trace = sk::LoadTrace(setup.trace_path, setup.trace_options);
+    if (!trace.ok()) return trace.status();
+    in.trace = std::move(trace).value();
+  }
   auto cluster = sk::LoadClusterSpec(setup.cluster_path);
   if (!cluster.ok()) return cluster.status();
-  sk::SimulatorOptions engine = setup.engine;
+  in.cluster = std::move(cluster).value();
+  in.engine = setup.engine;
   if (!setup.membership_path.empty()) {
-    auto changes = sk::LoadMembership(setup.membership_path, *cluster);
+    auto changes = sk::LoadMembership(setup.membership_path, in.cluster);
     if (!changes.ok()) return changes.status();
-    engine.membership = std::move(changes).value();
+    in.engine.membership = std::move(changes).value();
   }
-  return RunInputs{std::move(trace).value(), std::move(cluster).value(), std::move(engine)};
+  return in;
 }
 
 // Warns on stderr when the trace brings more work per second than the cluster can do:
@@ -126,12 +137,20 @@ int Simulate(const RunArgs& a) {
                                                 a.vc_config, *request, setup->engine, threads,
                                                 a.out);
   }
-  auto inputs = LoadRunInputs(*setup);
+  auto inputs = LoadRunInputs(*setup, a.stream);
   if (!inputs.ok()) return Fail(inputs.status().message());
-  WarnIfOverCapacity("simulate", *inputs);
-  auto run = sk::RunSimulation(inputs->trace, inputs->cluster, *request, inputs->engine);
+  // A streamed trace is not known ahead, so its offered load is not either.
+  if (!a.stream) WarnIfOverCapacity("simulate", *inputs);
+  auto run = a.stream ? sk::RunSimulation(*inputs->stream, inputs->cluster, *request, inputs->engine)
+                      : sk::RunSimulation(inputs->trace, inputs->cluster, *request, inputs->engine);
   if (!run.ok()) return Fail(run.status().message());
-  PrintSummary(run->summary, policy, inputs->trace, inputs->cluster);
+  if (a.stream) {
+    PrintSummary(run->summary, policy, setup->trace_path, run->recorder->jobs().size(),
+                 inputs->cluster);
+  } else {
+    PrintSummary(run->summary, policy, inputs->trace.source, inputs->trace.jobs.size(),
+                 inputs->cluster);
+  }
   if (a.out.empty()) return 0;
   const sk::Status written = WriteRunOutputs(a.out, *run, *request, *setup, a);
   return written.ok() ? 0 : Fail(written.message());
@@ -232,7 +251,7 @@ int Compare(const RunArgs& a) {
     if (!made.ok()) return Fail(made.status().message());
     requests.push_back(std::move(request).value());
   }
-  auto inputs = LoadRunInputs(*setup);
+  auto inputs = LoadRunInputs(*setup, /*stream=*/false);
   if (!inputs.ok()) return Fail(inputs.status().message());
   WarnIfOverCapacity("compare", *inputs);
   const auto start = std::chrono::steady_clock::now();

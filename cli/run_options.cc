@@ -82,7 +82,8 @@ Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
          {"--membership", "Lucid's simulator has a fixed cluster"},
          {"--measure-jobs", "Lucid's simulator reports over every job"},
          {"--vc-config", "give the virtual clusters as --opt vc_config=FILE"},
-         {"--threads", "give Lucid's simulator threads as --opt threads=N"}});
+         {"--threads", "give Lucid's simulator threads as --opt threads=N"},
+         {"--stream", "Lucid's simulator reads the whole trace"}});
   }
   if (mode == CompatMode::kBlox) {
     SCHEDKIT_RETURN_IF_ERROR(
@@ -95,7 +96,8 @@ Status RefuseIgnored(RunCommand which, const RunArgs& args, CompatMode mode) {
     return RefuseGiven(
         args, "--vc-config",
         {{"--cluster", "each virtual cluster is its own cluster, from the VC file"},
-         {"--membership", "node numbers name no node of a virtual cluster"}});
+         {"--membership", "node numbers name no node of a virtual cluster"},
+         {"--stream", "the trace is split by virtual cluster as a whole"}});
   }
   return RefuseGiven(args, "simulate without --vc-config",
                      {{"--threads", "one simulation runs on one thread"}});
@@ -296,6 +298,9 @@ void AddRunOptions(RunCommand which, CLI::App* command, RunArgs* args) {
         ->add_option("--vc-config", args->vc_config,
                      "virtual clusters (Lucid vc_config.csv): one simulation per VC, merged")
         ->check(CLI::ExistingFile);
+    command->add_flag("--stream", args->stream,
+                      "read the trace row by row as the run goes, so memory does not grow with "
+                      "it (native, muri and gavel formats, rows sorted by submit time and id)");
   }
   command
       ->add_option("--threads", args->threads,

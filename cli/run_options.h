@@ -34,6 +34,7 @@ struct RunArgs {
   std::string throughputs;  // Gavel's throughput table (throughput.h); empty: none.
   std::string scaling;  // Elastic jobs' scaling table (scaling.h); empty: the shipped one.
   std::string vc_config;  // simulate only.
+  bool stream = false;    // simulate only: read the trace row by row (StreamTrace).
   int threads = 0;
   std::string out;
 

@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 #include "schedkit/job.h"
 #include "schedkit/status.h"
+#include "schedkit/trace.h"
 
 namespace schedkit {
 
@@ -21,6 +23,9 @@ class JobSource {
   virtual bool Next(JobSpec* job) = 0;
   // Ok, or why Next stopped early.
   virtual Status status() const { return Status::Ok(); }
+  // Where the job Next last returned came from, "FILE:LINE", for the engine's messages about
+  // that job (a duplicate id, a bad field); empty when jobs have no place (a generator).
+  virtual std::string Where() const { return ""; }
 };
 
 // The jobs of `trace`, which must outlive the source, in order.
@@ -37,6 +42,17 @@ class TraceJobSource final : public JobSource {
   const Trace* trace_;
   size_t next_ = 0;
 };
+
+// The jobs of the trace file at `path`, each row read when the engine reaches it, so memory
+// does not grow with the file (`schedkit simulate --stream`). Formats of one job per row
+// only: native, muri, gavel and gavel-legacy (options.format, or detected as LoadTrace
+// does); the others fail naming the format, since their jobs are built from the whole file.
+// The rows must be in (submit time, id) order, as `schedkit generate` and WriteNativeTrace
+// write them: Next stops at the first row that is not, and status() names its file, line
+// and field. The jobs are LoadTrace(path, options)'s, in the same order; a duplicate id is
+// caught by the engine, which names the line through Where().
+Result<std::unique_ptr<JobSource>> StreamTrace(const std::string& path,
+                                               const TraceOptions& options = {});
 
 // The jobs GenerateTrace(config) returns, the same values in the same order, drawn one at
 // a time: memory does not grow with num_jobs (GeneratorConfig::kMaxJobs does not apply).

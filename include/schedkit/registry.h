@@ -86,6 +86,10 @@ struct RegistryEntry {
   // naming such a module or its options is refused (CheckModulesTaken): it would be ignored.
   bool takes_placement = true;
   bool takes_admission = true;
+  // Modules only: the module plans for the run's whole workload (ModuleContext::trace, as
+  // FGD's target workload does). A simulation that does not hold its trace up front (a
+  // streamed run) refuses such a module rather than run it without that plan.
+  bool reads_workload = false;
 };
 
 template <typename T, typename Context>
@@ -157,6 +161,12 @@ struct PolicyRequest {
 // "admission" or the option's key. REQUIRES: `entry` is request.policy's entry.
 Status CheckModulesTaken(const PolicyRegistry::Entry& entry, const PolicyRequest& request,
                          std::string* field = nullptr);
+
+// The placement module `request` runs with: request.placement, else its compat profile's
+// default, else the policy's; empty for a policy that places jobs itself or is not in
+// `registries`.
+std::string PlacementOf(const PolicyRequest& request,
+                        const Registries& registries = BuiltinRegistries());
 
 // Builds a fresh policy (one per run) with the knobs of request.compat's profile. Errors
 // name the unknown module or bad option, or a module the policy does not take

@@ -30,6 +30,7 @@ class RecordedSource final : public JobSource {
     return true;
   }
   Status status() const override { return jobs_->status(); }
+  std::string Where() const override { return jobs_->Where(); }
 
  private:
   JobSource* jobs_;
@@ -41,6 +42,16 @@ Result<RunOutput> Run(const Trace* trace, JobSource* jobs, const ClusterSpec& cl
                       const PolicyRequest& request, SimulatorOptions options,
                       const Registries& registries) {
   SCHEDKIT_RETURN_IF_ERROR(ValidateMembership(options.membership, cluster, "membership"));
+  if (trace == nullptr) {
+    const std::string placement = PlacementOf(request, registries);
+    const PlacementRegistry::Entry* module = registries.placements.Find(placement);
+    if (module != nullptr && module->reads_workload) {
+      return Status::InvalidArgument(
+          "placement '" + placement +
+          "' plans for the run's whole workload, which a streamed run does not hold: load the "
+          "trace whole (without --stream)");
+    }
+  }
   const CompatProfile profile = ResolveProfile(request.compat, options.runtime_factor);
   PolicyRequest with_trace = request;
   with_trace.trace = trace;

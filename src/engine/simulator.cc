@@ -140,6 +140,7 @@ class Simulator::Impl final : public ClusterView {
                              (spec.submit_s == last_read_submit_s_ && spec.id <= last_read_id_))) {
       input_error_ = schedkit::Status::InvalidArgument(
           "job " + std::to_string(spec.id) + ": out of (submit time, id) order in the job stream");
+      PlaceInputError();
       return;
     }
     if (jobs_.size() >= static_cast<size_t>(INT32_MAX)) {
@@ -148,6 +149,7 @@ class Simulator::Impl final : public ClusterView {
     }
     if (index_.Find(spec.id) >= 0) {
       input_error_ = schedkit::Status::InvalidArgument("job " + std::to_string(spec.id) + ": id given twice");
+      PlaceInputError();
       return;
     }
     last_read_submit_s_ = spec.submit_s;
@@ -156,6 +158,13 @@ class Simulator::Impl final : public ClusterView {
     const int32_t index = jobs_.Add(std::move(spec));
     index_.Add(id, index);
     SetUp(index);
+    if (!input_error_.ok()) PlaceInputError();
+  }
+
+  // Prefixes the error about the job last read with where the source read it ("FILE:LINE").
+  void PlaceInputError() {
+    const std::string where = source_->Where();
+    if (!where.empty()) input_error_ = schedkit::Status::InvalidArgument(where + ": " + input_error_.message());
   }
 
   // The checks of the options (membership times, rounds) and the held-back nodes.

@@ -9,10 +9,9 @@ std::vector<std::pair<std::string, std::string>> SummaryRunBlock(
     std::optional<double> runtime_factor, const Registries& registries,
     std::optional<MeasuredJobs> measured) {
   const CompatProfile& profile = ProfileFor(request.compat);
-  std::string placement = request.placement, admission = request.admission;
+  const std::string placement = PlacementOf(request, registries);
+  std::string admission = request.admission;
   if (const PolicyRegistry::Entry* entry = registries.policies.Find(request.policy)) {
-    if (placement.empty() && entry->takes_placement) placement = profile.default_placement;
-    if (placement.empty()) placement = entry->default_placement;
     if (admission.empty()) admission = entry->default_admission;
   }
   std::vector<std::pair<std::string, std::string>> block = {

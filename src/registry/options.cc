@@ -194,6 +194,14 @@ Status CheckModulesTaken(const PolicyRegistry::Entry& entry, const PolicyRequest
   return Status::Ok();
 }
 
+std::string PlacementOf(const PolicyRequest& request, const Registries& registries) {
+  if (!request.placement.empty()) return request.placement;
+  const PolicyRegistry::Entry* entry = registries.policies.Find(request.policy);
+  if (entry == nullptr || !entry->takes_placement) return "";
+  const std::string& profile = ProfileFor(request.compat).default_placement;
+  return !profile.empty() ? profile : entry->default_placement;
+}
+
 Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request,
                                            const Registries& registries) {
   return MakePolicy(request, ProfileFor(request.compat).knobs, registries);
@@ -219,11 +227,8 @@ Result<std::unique_ptr<Policy>> MakePolicy(const PolicyRequest& request, const P
   ctx.options = std::move(values).value();
   ctx.seed = request.seed;
   ctx.knobs = knobs;
-  const std::string profile_placement = ProfileFor(request.compat).default_placement;
-  const std::string placement = !request.placement.empty() ? request.placement
-                                : !profile_placement.empty() ? profile_placement
-                                                             : entry->default_placement;
-  if (entry->takes_placement && !placement.empty()) {
+  const std::string placement = PlacementOf(request, registries);
+  if (!placement.empty()) {
     auto p = MakeModule(registries.placements, "placement", placement, routed.placement,
                         request.trace);
     if (!p.ok()) return p.status();

@@ -294,6 +294,7 @@ Status RegisterSharingPlacements(Registries* r) {
          "share of the trace's jobs the target workload's shapes cover"},
         {"seed", OptionSpec::Type::kInt, "0", "seed of random ties and of fgd-random"},
     };
+    e.reads_workload = true;  // Built with the target workload of the run's trace.
     e.factory = [module = e.name, name = policy.name](ModuleContext& ctx) {
       return sharing::MakeModule(module, name, ctx);
     };

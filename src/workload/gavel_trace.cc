@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,14 +29,15 @@ constexpr const char* kGavelLegacyColumns[] = {"job_type",       "command",     
 
 }  // namespace
 
-Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options) {
+Result<TraceRows> OpenGavelRows(const std::string& path, bool legacy, const TraceOptions& options) {
   auto opened = CsvReader::Open(path, {.delimiter = '\t', .quotes = false});
   if (!opened.ok()) return opened.status();
   const std::string throughputs_path = options.gavel_throughputs_path.empty()
                                            ? DataDir() + "/gavel/simulation_throughputs.json"
                                            : options.gavel_throughputs_path;
-  Result<ThroughputTable> table = ThroughputTable::LoadGavel(throughputs_path);
-  if (!table.ok()) return table.status();
+  Result<ThroughputTable> loaded = ThroughputTable::LoadGavel(throughputs_path);
+  if (!loaded.ok()) return loaded.status();
+  auto table = std::make_shared<const ThroughputTable>(std::move(loaded).value());
   {
     const std::vector<std::string> types = table->GpuTypes();
     if (std::find(types.begin(), types.end(), options.gavel_gpu_type) == types.end()) {
@@ -45,24 +47,23 @@ Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOp
                                      options.gavel_gpu_type + "' (has: " + have + ")");
     }
   }
-  CsvReader& in = **opened;
+  CsvReader& header = **opened;
   if (legacy) {
-    in.SetColumnNames({std::begin(kGavelLegacyColumns), std::end(kGavelLegacyColumns)});
+    header.SetColumnNames({std::begin(kGavelLegacyColumns), std::end(kGavelLegacyColumns)});
   } else {
-    in.SetColumnNames({std::begin(kGavelColumns), std::end(kGavelColumns)});
+    header.SetColumnNames({std::begin(kGavelColumns), std::end(kGavelColumns)});
   }
   int type_col, steps_col, sf_col, arrival_col;
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("job_type", &type_col));
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("total_steps", &steps_col));
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("scale_factor", &sf_col));
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("arrival_time", &arrival_col));
-  const int priority_col = in.ColumnIndex("priority_weight");  // 10-column layout only.
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("job_type", &type_col));
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("total_steps", &steps_col));
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("scale_factor", &sf_col));
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("arrival_time", &arrival_col));
+  const int priority_col = header.ColumnIndex("priority_weight");  // 10-column layout only.
 
-  TraceCollector jobs(path);
-  JobId next_id = 0;  // Gavel numbers jobs in file order.
-  while (in.Next()) {
-    JobSpec job;
-    job.id = next_id++;
+  const std::string ref = options.gavel_gpu_type;
+  auto parse = [=, next_id = JobId{0}](const CsvReader& in, JobSpec* out) mutable -> Status {
+    JobSpec& job = *out;
+    job.id = next_id++;  // Gavel numbers jobs in file order.
     const std::string& job_type = in.field(type_col);
     ThroughputTable::SplitJobType(job_type, &job.profile.model, &job.profile.batch_size);
     SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(steps_col, &job.iterations, 1));
@@ -82,7 +83,6 @@ Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOp
     // The throughput at the job's scale factor; where Gavel did not measure it (the
     // legacy traces ask for up to 64 GPUs, the table stops at 8), the largest measured
     // scale factor below it.
-    const std::string& ref = options.gavel_gpu_type;
     Result<int> sf = table->MeasuredScaleFactor(ref, job_type, job.gpus);
     if (!sf.ok()) {
       if (!table->MeasuredScaleFactor(ref, job_type, std::numeric_limits<int>::max()).ok()) {
@@ -97,10 +97,15 @@ Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOp
     Result<std::vector<TypeSpeed>> speeds = table->Speeds(job_type, job.gpus, ref);
     if (!speeds.ok()) return in.FieldError(type_col, speeds.status().message());
     job.profile.type_speeds = std::move(speeds).value();
-    SCHEDKIT_RETURN_IF_ERROR(jobs.Add(in, type_col, std::move(job)));
-  }
-  SCHEDKIT_RETURN_IF_ERROR(in.status());
-  return std::move(jobs).Finish();
+    return Status::Ok();
+  };
+  return TraceRows{std::move(opened).value(), std::move(parse), type_col, arrival_col};
+}
+
+Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options) {
+  Result<TraceRows> rows = OpenGavelRows(path, legacy, options);
+  if (!rows.ok()) return rows.status();
+  return CollectRows(std::move(rows).value());
 }
 
 }  // namespace schedkit::workload

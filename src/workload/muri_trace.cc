@@ -10,35 +10,34 @@
 
 namespace schedkit::workload {
 
-Result<Trace> LoadMuriTrace(const std::string& path) {
+Result<TraceRows> OpenMuriRows(const std::string& path) {
   auto opened = CsvReader::Open(path);
   if (!opened.ok()) return opened.status();
-  CsvReader& in = **opened;
-  SCHEDKIT_RETURN_IF_ERROR(in.ReadHeader());
+  SCHEDKIT_RETURN_IF_ERROR((*opened)->ReadHeader());
+  const CsvReader& header = **opened;
 
   int id_col, gpus_col, submit_col;
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("job_id", &id_col));
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("num_gpu", &gpus_col));
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("submit_time", &submit_col));
-  const int iterations_col = in.ColumnIndex("iterations");
-  const int iteration_time_col = in.ColumnIndex("iteration_time");
-  const int duration_col = in.ColumnIndex("duration");
-  const int model_col = in.ColumnIndex("model_name");
-  const int batch_col = in.ColumnIndex("batch_size");
-  const int stage_cols[3] = {in.ColumnIndex("resource_time_0"), in.ColumnIndex("resource_time_1"),
-                             in.ColumnIndex("resource_time_2")};
-  const int priority_col = in.ColumnIndex("priority");
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("job_id", &id_col));
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("num_gpu", &gpus_col));
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("submit_time", &submit_col));
+  const int iterations_col = header.ColumnIndex("iterations");
+  const int iteration_time_col = header.ColumnIndex("iteration_time");
+  const int duration_col = header.ColumnIndex("duration");
+  const int model_col = header.ColumnIndex("model_name");
+  const int batch_col = header.ColumnIndex("batch_size");
+  const int stage_cols[3] = {header.ColumnIndex("resource_time_0"), header.ColumnIndex("resource_time_1"),
+                             header.ColumnIndex("resource_time_2")};
+  const int priority_col = header.ColumnIndex("priority");
   if (duration_col < 0 && (iterations_col < 0 || iteration_time_col < 0)) {
     int unused;
-    return in.RequireColumn("duration", &unused);
+    return header.RequireColumn("duration", &unused);
   }
   // Milliseconds (Muri) or seconds (Tiresias); see the file comment.
   const double seconds_per_unit = iteration_time_col >= 0 ? 1000.0 : 1.0;
   auto to_seconds = [seconds_per_unit](double v) { return v / seconds_per_unit; };
 
-  TraceCollector jobs(path);
-  while (in.Next()) {
-    JobSpec job;
+  auto parse = [=](const CsvReader& in, JobSpec* out) -> Status {
+    JobSpec& job = *out;
     SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(id_col, &job.id, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(gpus_col, &job.gpus, 1));
     double t = 0;
@@ -64,10 +63,15 @@ Result<Trace> LoadMuriTrace(const std::string& path) {
                            "gives the job no work (need duration > 0, or iterations > 0 and "
                            "iteration_time > 0)");
     }
-    SCHEDKIT_RETURN_IF_ERROR(jobs.Add(in, id_col, std::move(job)));
-  }
-  SCHEDKIT_RETURN_IF_ERROR(in.status());
-  return std::move(jobs).Finish();
+    return Status::Ok();
+  };
+  return TraceRows{std::move(opened).value(), std::move(parse), id_col, submit_col};
+}
+
+Result<Trace> LoadMuriTrace(const std::string& path) {
+  Result<TraceRows> rows = OpenMuriRows(path);
+  if (!rows.ok()) return rows.status();
+  return CollectRows(std::move(rows).value());
 }
 
 }  // namespace schedkit::workload

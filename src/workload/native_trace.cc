@@ -54,58 +54,57 @@ std::string TypeSpeedsText(const std::vector<TypeSpeed>& speeds) {
 
 }  // namespace
 
-Result<Trace> LoadNativeTrace(const std::string& path) {
+Result<TraceRows> OpenNativeRows(const std::string& path) {
   auto opened = CsvReader::Open(path);
   if (!opened.ok()) return opened.status();
-  CsvReader& in = **opened;
-  SCHEDKIT_RETURN_IF_ERROR(in.ReadHeader());
+  SCHEDKIT_RETURN_IF_ERROR((*opened)->ReadHeader());
+  const CsvReader& header = **opened;
 
   // Unknown columns are rejected so that a misspelt optional column is not silently
   // ignored.
-  for (const std::string& name : in.columns()) {
+  for (const std::string& name : header.columns()) {
     bool known = false;
     for (const char* c : kNativeColumns) known = known || name == c;
     for (const char* c : kNativeLucidColumns) known = known || name == c;
     known = known || name == kNativeSpeedColumn || name == kNativeMaxGpusColumn ||
             name == kNativeShareColumn;
     if (!known) {
-      return Status::InvalidArgument(path + ":" + std::to_string(in.header_line()) +
+      return Status::InvalidArgument(path + ":" + std::to_string(header.header_line()) +
                                      ": unknown column " + Quoted(name));
     }
   }
   int id_col, submit_col, gpus_col;
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("job_id", &id_col));
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("submit_s", &submit_col));
-  SCHEDKIT_RETURN_IF_ERROR(in.RequireColumn("gpus", &gpus_col));
-  const int duration_col = in.ColumnIndex("duration_s");
-  const int iterations_col = in.ColumnIndex("iterations");
-  const int iteration_time_col = in.ColumnIndex("iteration_time_s");
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("job_id", &id_col));
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("submit_s", &submit_col));
+  SCHEDKIT_RETURN_IF_ERROR(header.RequireColumn("gpus", &gpus_col));
+  const int duration_col = header.ColumnIndex("duration_s");
+  const int iterations_col = header.ColumnIndex("iterations");
+  const int iteration_time_col = header.ColumnIndex("iteration_time_s");
   if (duration_col < 0 && (iterations_col < 0 || iteration_time_col < 0)) {
     return Status::InvalidArgument(
-        path + ":" + std::to_string(in.header_line()) +
+        path + ":" + std::to_string(header.header_line()) +
         ": missing column 'duration_s' (or both 'iterations' and 'iteration_time_s')");
   }
-  const int model_col = in.ColumnIndex("model");
-  const int batch_col = in.ColumnIndex("batch_size");
-  const int stage_cols[3] = {in.ColumnIndex("stage_io_s"), in.ColumnIndex("stage_gpu_s"),
-                             in.ColumnIndex("stage_net_s")};
-  const int cpus_col = in.ColumnIndex("cpus");
-  const int mem_col = in.ColumnIndex("mem_gb");
-  const int user_col = in.ColumnIndex("user");
-  const int vc_col = in.ColumnIndex("vc");
-  const int priority_col = in.ColumnIndex("priority");
-  const int name_col = in.ColumnIndex("name");
-  const int dataset_col = in.ColumnIndex("dataset");
-  const int amp_col = in.ColumnIndex("amp");
-  const int gmem_col = in.ColumnIndex("gmem_mb");
-  const int util_col = in.ColumnIndex("gpu_util");
-  const int speeds_col = in.ColumnIndex(kNativeSpeedColumn);
-  const int max_gpus_col = in.ColumnIndex(kNativeMaxGpusColumn);
-  const int share_col = in.ColumnIndex(kNativeShareColumn);
+  const int model_col = header.ColumnIndex("model");
+  const int batch_col = header.ColumnIndex("batch_size");
+  const int stage_cols[3] = {header.ColumnIndex("stage_io_s"), header.ColumnIndex("stage_gpu_s"),
+                             header.ColumnIndex("stage_net_s")};
+  const int cpus_col = header.ColumnIndex("cpus");
+  const int mem_col = header.ColumnIndex("mem_gb");
+  const int user_col = header.ColumnIndex("user");
+  const int vc_col = header.ColumnIndex("vc");
+  const int priority_col = header.ColumnIndex("priority");
+  const int name_col = header.ColumnIndex("name");
+  const int dataset_col = header.ColumnIndex("dataset");
+  const int amp_col = header.ColumnIndex("amp");
+  const int gmem_col = header.ColumnIndex("gmem_mb");
+  const int util_col = header.ColumnIndex("gpu_util");
+  const int speeds_col = header.ColumnIndex(kNativeSpeedColumn);
+  const int max_gpus_col = header.ColumnIndex(kNativeMaxGpusColumn);
+  const int share_col = header.ColumnIndex(kNativeShareColumn);
 
-  TraceCollector jobs(path);
-  while (in.Next()) {
-    JobSpec job;
+  auto parse = [=](const CsvReader& in, JobSpec* out) -> Status {
+    JobSpec& job = *out;
     SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(id_col, &job.id, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadDouble(submit_col, &job.submit_s, 0));
     SCHEDKIT_RETURN_IF_ERROR(in.ReadInt(gpus_col, &job.gpus, 1));
@@ -145,10 +144,15 @@ Result<Trace> LoadNativeTrace(const std::string& path) {
                            "gives the job no work (need duration_s > 0, or iterations > 0 and "
                            "iteration_time_s > 0)");
     }
-    SCHEDKIT_RETURN_IF_ERROR(jobs.Add(in, id_col, std::move(job)));
-  }
-  SCHEDKIT_RETURN_IF_ERROR(in.status());
-  return std::move(jobs).Finish();
+    return Status::Ok();
+  };
+  return TraceRows{std::move(opened).value(), std::move(parse), id_col, submit_col};
+}
+
+Result<Trace> LoadNativeTrace(const std::string& path) {
+  Result<TraceRows> rows = OpenNativeRows(path);
+  if (!rows.ok()) return rows.status();
+  return CollectRows(std::move(rows).value());
 }
 
 }  // namespace workload

@@ -109,7 +109,9 @@ Result<TraceFormat> DetectTraceFormat(const std::string& path) {
       "duration,...), an openb pod list header (name,cpu_milli,memory_mib,num_gpu,gpu_milli,...), a Gavel tab-separated trace, a Philly JSON job log or a headerless PAI job table");
 }
 
-Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
+namespace workload {
+
+Result<TraceFormat> ResolveTraceFormat(const std::string& path, const TraceOptions& options) {
   TraceFormat format = options.format;
   if (format == TraceFormat::kAuto) {
     Result<TraceFormat> detected = DetectTraceFormat(path);
@@ -122,7 +124,15 @@ Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
                                    "to dated logs (format lucid); this trace is format " +
                                    TraceFormatName(format));
   }
-  switch (format) {
+  return format;
+}
+
+}  // namespace workload
+
+Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
+  Result<TraceFormat> format = workload::ResolveTraceFormat(path, options);
+  if (!format.ok()) return format.status();
+  switch (*format) {
     case TraceFormat::kNative:
       return workload::LoadNativeTrace(path);
     case TraceFormat::kMuri:
@@ -171,6 +181,18 @@ Status TraceCollector::AddAtLine(int line, const std::string& id_field, JobSpec 
   }
   trace_.jobs.push_back(std::move(job));
   return Status::Ok();
+}
+
+Result<Trace> CollectRows(TraceRows rows) {
+  CsvReader& in = *rows.in;
+  TraceCollector jobs(in.file());
+  while (in.Next()) {
+    JobSpec job;
+    SCHEDKIT_RETURN_IF_ERROR(rows.parse(in, &job));
+    SCHEDKIT_RETURN_IF_ERROR(jobs.Add(in, rows.id_col, std::move(job)));
+  }
+  SCHEDKIT_RETURN_IF_ERROR(in.status());
+  return std::move(jobs).Finish();
 }
 
 Trace TraceCollector::Finish() && {

@@ -2,6 +2,8 @@
 #ifndef SCHEDKIT_WORKLOAD_TRACE_FORMATS_H_
 #define SCHEDKIT_WORKLOAD_TRACE_FORMATS_H_
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -30,7 +32,27 @@ class TraceCollector {
   std::unordered_map<JobId, int> line_of_id_;
 };
 
+// A trace file of one job per row, opened with its header checked: what LoadTrace collects
+// and sorts, and what StreamTrace hands to the engine row by row in file order.
+struct TraceRows {
+  std::unique_ptr<CsvReader> in;
+  // Parses the record `in` is on into *job (which starts default-constructed); fails naming
+  // the line and field. A format that numbers jobs in file order keeps its count here.
+  std::function<Status(const CsvReader& in, JobSpec* job)> parse;
+  int id_col = -1;      // The column a duplicate id is reported against.
+  int submit_col = -1;  // The column an out-of-order row is reported against.
+};
+
+// options.format, or the detected format when it is auto; fails on a time window given for a
+// format that has no dates.
+Result<TraceFormat> ResolveTraceFormat(const std::string& path, const TraceOptions& options);
+
 // REQUIRES for each: the file is in that format (LoadTrace has dispatched on it).
+Result<TraceRows> OpenMuriRows(const std::string& path);
+Result<TraceRows> OpenGavelRows(const std::string& path, bool legacy, const TraceOptions& options);
+Result<TraceRows> OpenNativeRows(const std::string& path);
+// Every row of `rows`, duplicate ids refused, sorted by (submit time, id).
+Result<Trace> CollectRows(TraceRows rows);
 Result<Trace> LoadMuriTrace(const std::string& path);
 Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options);
 Result<Trace> LoadNativeTrace(const std::string& path);

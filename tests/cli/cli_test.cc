@@ -173,6 +173,34 @@ TEST(Cli, OverCapacityTraceIsWarnedAbout) {
   EXPECT_EQ(shipped.output.find("warning"), std::string::npos) << shipped.output;
 }
 
+// --stream reads the trace row by row: the golden outputs (the shipped Muri trace3 too) and
+// the summary line, with the combinations that need the whole trace refused.
+TEST(Cli, StreamedSimulateWritesTheLoadedRunsOutputs) {
+  for (const std::string& args : {TinyArgs("tiresias"), std::string("simulate --policy srtf")}) {
+    const std::string whole = ::testing::TempDir() + "/stream_whole";
+    const std::string streamed = ::testing::TempDir() + "/stream_streamed";
+    const Outcome a = RunCli(args + " --out " + whole);
+    const Outcome b = RunCli(args + " --stream --out " + streamed);
+    ASSERT_EQ(a.exit_code, 0) << a.output;
+    ASSERT_EQ(b.exit_code, 0) << b.output;
+    for (const char* file : {"/jobs.csv", "/timeseries.csv"}) {
+      EXPECT_EQ(ReadFile(whole + file), ReadFile(streamed + file)) << args << file;
+    }
+    // The same first line ("policy P on TRACE (N jobs), cluster ..."); no load warning.
+    EXPECT_EQ(a.output.substr(a.output.find("policy "), 60),
+              b.output.substr(b.output.find("policy "), 60));
+    EXPECT_EQ(b.output.find("warning"), std::string::npos) << b.output;
+  }
+  const Outcome fgd = RunCli(TinyArgs("fifo") + " --stream --placement fgd");
+  EXPECT_EQ(fgd.exit_code, 1);
+  EXPECT_NE(fgd.output.find("placement 'fgd' plans for the run's whole workload"),
+            std::string::npos)
+      << fgd.output;
+  const Outcome vc = RunCli("simulate --stream --vc-config " + kSource + "/data/traces/tiny.csv");
+  EXPECT_EQ(vc.exit_code, 1);
+  EXPECT_NE(vc.output.find("ignores --stream"), std::string::npos) << vc.output;
+}
+
 TEST(Cli, SweepWritesResultsAndShardsResume) {
   const std::string dir = ::testing::TempDir() + "/cli_sweep";
   std::filesystem::remove_all(dir);
