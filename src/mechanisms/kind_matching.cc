@@ -84,10 +84,16 @@ std::vector<uint32_t> ViolatedOddSets(const std::vector<PairColumn>& columns,
       if (u & (uint32_t{1} << bit)) inside[u] += inside[u ^ (uint32_t{1} << bit)];
     }
   }
+  // nodes[U] = m(U), each from U less its lowest kind.
+  std::vector<int64_t> nodes_in(full, 0);
+  for (uint32_t u = 1; u < full; ++u) {
+    const int lowest = __builtin_ctz(u);
+    nodes_in[u] = nodes_in[u & (u - 1)] + count[lowest];
+  }
   std::vector<std::pair<double, uint32_t>> violated;
   for (uint32_t u = 1; u < full; ++u) {
     if (has_row[u]) continue;
-    const int64_t nodes = NodesIn(u, count);
+    const int64_t nodes = nodes_in[u];
     if (nodes % 2 == 0) continue;
     const double excess = inside[u] - static_cast<double>((nodes - 1) / 2);
     if (excess > kViolation) violated.emplace_back(-excess, u);
