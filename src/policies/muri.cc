@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -104,7 +106,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
       std::vector<Group> singles;
       singles.reserve(c);
       for (size_t k = 0; k < c; ++k) {
-        singles.push_back(Group{{entries[same[k]].first}});
+        singles.push_back(Group{MemberList(entries[same[k]].first)});
         position.emplace(entries[same[k]].first, same[k]);
       }
       groups.emplace_back(g, std::move(singles));
@@ -132,7 +134,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
       return gpus[a.first] > gpus[b.first];
     });
     std::vector<Placement> placed(final_groups.size());
-    std::vector<std::vector<JobId>> placed_members(final_groups.size());
+    std::vector<MemberList> placed_members(final_groups.size());
     ClusterState free = view.Capacity();
     for (const auto& [pos, gi] : order) {
       const JobId id = entries[pos].first;
@@ -148,8 +150,34 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   }
 
  private:
+  // A group's members, kept inline (at most kMaxGroupSize): the candidates of a decision are
+  // hundreds of one-job groups, each a heap allocation as a vector.
+  class MemberList {
+   public:
+    MemberList() = default;
+    explicit MemberList(JobId id) { push_back(id); }
+    void push_back(JobId id) {
+      if (size_ == kMaxGroupSize) {
+        std::fprintf(stderr, "schedkit: muri: a group of more than %d jobs\n", kMaxGroupSize);
+        std::abort();  // The matchings never join packs beyond kMaxGroupSize (PairWeight).
+      }
+      ids_[size_++] = id;
+    }
+    JobId* begin() { return ids_.data(); }
+    JobId* end() { return ids_.data() + size_; }
+    const JobId* begin() const { return ids_.data(); }
+    const JobId* end() const { return ids_.data() + size_; }
+    size_t size() const { return static_cast<size_t>(size_); }
+    bool empty() const { return size_ == 0; }
+    JobId front() const { return ids_[0]; }
+    bool operator==(const MemberList& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+
+   private:
+    std::array<JobId, kMaxGroupSize> ids_{};
+    int size_ = 0;
+  };
   struct Group {
-    std::vector<JobId> members;
+    MemberList members;
   };
   // What a running job was last given: its group (an index into running_groups_) and rate.
   struct Running {
@@ -157,7 +185,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     double rate = 1;
   };
   struct RunningGroup {
-    std::vector<JobId> members;  // Sorted.
+    MemberList members;  // Sorted.
     Placement placement;
   };
 
@@ -204,10 +232,11 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     return t->second;
   }
 
-  Members TypesOf(const ClusterView& view, const std::vector<JobId>& ids) {
+  Members TypesOf(const ClusterView& view, const MemberList& ids) {
     Members m;
     m.fill(-1);
-    for (size_t i = 0; i < ids.size(); ++i) m[i] = TypeOf(view, ids[i]);
+    int i = 0;
+    for (JobId id : ids) m[i++] = TypeOf(view, id);
     return m;
   }
 
@@ -234,11 +263,11 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     return it->second;
   }
 
-  double CachedIterationTime(const ClusterView& view, const std::vector<JobId>& members) {
+  double CachedIterationTime(const ClusterView& view, const MemberList& members) {
     return TypeIterationTime(TypesOf(view, members));
   }
 
-  std::vector<const JobSpec*> Specs(const ClusterView& view, const std::vector<JobId>& ids) const {
+  std::vector<const JobSpec*> Specs(const ClusterView& view, const MemberList& ids) const {
     std::vector<const JobSpec*> specs;
     specs.reserve(ids.size());
     for (JobId id : ids) specs.push_back(&view.Spec(id));
@@ -369,8 +398,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
         next.push_back(std::move((*packs)[u]));
       } else {
         Group merged = std::move((*packs)[v]);
-        merged.members.insert(merged.members.end(), (*packs)[u].members.begin(),
-                              (*packs)[u].members.end());
+        for (JobId id : (*packs)[u].members) merged.members.push_back(id);
         next.push_back(std::move(merged));
         *required -= g;
       }
@@ -386,7 +414,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
       double solo_sum = 0;
       for (const JobSpec* s : specs) solo_sum += s->iteration_time_s * GroupSizeFactor(1);
       if (p.members.size() > 1 && CachedIterationTime(view, p.members) / solo_sum > 1) {
-        for (JobId id : p.members) keyed.emplace_back(key(id), Group{{id}});
+        for (JobId id : p.members) keyed.emplace_back(key(id), Group{MemberList(id)});
       } else {
         double k = INFINITY;
         for (JobId id : p.members) k = std::min(k, key(id));
@@ -410,7 +438,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   // are unchanged keeps running; any other planned group (re)starts all its members;
   // running jobs left out are preempted.
   void Emit(const ClusterView& view, const std::vector<Group>& groups,
-            std::vector<Placement>& placed, const std::vector<std::vector<JobId>>& members,
+            std::vector<Placement>& placed, const std::vector<MemberList>& members,
             Decisions* out) {
     std::unordered_map<JobId, Running>& next = scratch_.next;
     std::vector<RunningGroup>& next_groups = scratch_.next_groups;
@@ -419,7 +447,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     for (size_t gi = 0; gi < groups.size(); ++gi) {
       if (members[gi].empty()) continue;
       const double tt = CachedIterationTime(view, groups[gi].members);
-      std::vector<JobId> sorted = members[gi];
+      MemberList sorted = members[gi];
       std::sort(sorted.begin(), sorted.end());
       const int slot = static_cast<int>(next_groups.size());
       bool unchanged = true;
@@ -428,7 +456,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
         auto it = current_.find(id);
         if (unchanged &&
             (it == current_.end() || it->second.rate != rate ||
-             running_groups_[it->second.group].members != sorted ||
+             !(running_groups_[it->second.group].members == sorted) ||
              !(running_groups_[it->second.group].placement == placed[gi]) ||
              view.Status(id).state != JobState::kRunning)) {
           unchanged = false;
@@ -441,7 +469,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
           out->start.push_back(StartDecision{id, placed[gi], next[id].rate, group});
         }
       }
-      next_groups.push_back(RunningGroup{std::move(sorted), std::move(placed[gi])});
+      next_groups.push_back(RunningGroup{sorted, std::move(placed[gi])});
     }
     for (JobId id : view.RunningJobs()) {
       if (!next.count(id)) out->preempt.push_back(id);
