@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 
 #include "mechanisms/lp.h"
@@ -17,12 +19,30 @@ constexpr int kMaxCutRounds = 64;
 constexpr int kMaxCutsPerRound = 16;
 constexpr double kViolation = 1e-6;    // An odd-set row counts as violated above this.
 constexpr double kIntegrality = 1e-6;  // How far from an integer a pair count may be.
+// KindMatcher remembers a basis only if every nonbasic reduced cost and every tight row's
+// dual is at least this far from 0 (100x CLP's default dual tolerance, 1e-7), and every
+// other one within kZero of it: then the optimum is unique and CLP cannot stop at another.
+constexpr double kUniqueMargin = 1e-6;
+constexpr double kZero = 1e-9;
+// Bounded memory: remembered bases per set of weights (the oldest goes; 8 answered 3,096 of
+// trace4 Muri-S's 5,810 LP matchings, 64 3,627, 256 3,635), and in all (a few MiB; then all
+// are forgotten, which changes no result).
+constexpr size_t kBasesPerWeights = 64;
+constexpr size_t kMaxBases = 16384;
 
 // One LP column: x_ab, the number of pairs of a node of kind a with one of kind b (a <= b).
 struct PairColumn {
   int a = 0;
   int b = 0;
   int var = 0;
+  int64_t cap = 0;  // Upper bound: m_a / 2 for a == b, else min(m_a, m_b).
+  double weight = 0;
+};
+
+// One LP row: the degree row of kind `set`, or the odd-set row of the kinds in the mask `set`.
+struct LpRow {
+  bool degree = true;
+  uint32_t set = 0;
 };
 
 std::vector<int> NodeBlossom(const std::vector<int>& kind, int num_kinds,
@@ -66,10 +86,16 @@ std::vector<uint32_t> ViolatedOddSets(const std::vector<PairColumn>& columns,
       if (u & (uint32_t{1} << bit)) inside[u] += inside[u ^ (uint32_t{1} << bit)];
     }
   }
+  // nodes[U] = m(U), each from U less its lowest kind.
+  std::vector<int64_t> nodes_in(full, 0);
+  for (uint32_t u = 1; u < full; ++u) {
+    const int lowest = __builtin_ctz(u);
+    nodes_in[u] = nodes_in[u & (u - 1)] + count[lowest];
+  }
   std::vector<std::pair<double, uint32_t>> violated;
   for (uint32_t u = 1; u < full; ++u) {
     if (has_row[u]) continue;
-    const int64_t nodes = NodesIn(u, count);
+    const int64_t nodes = nodes_in[u];
     if (nodes % 2 == 0) continue;
     const double excess = inside[u] - static_cast<double>((nodes - 1) / 2);
     if (excess > kViolation) violated.emplace_back(-excess, u);
@@ -82,10 +108,11 @@ std::vector<uint32_t> ViolatedOddSets(const std::vector<PairColumn>& columns,
 }
 
 // Optimal pair counts per column, or nothing if CLP fails or does not reach an integral
-// optimum within kMaxCutRounds.
+// optimum within kMaxCutRounds. The odd-set rows it adds are appended to `rows`.
 std::optional<std::vector<int64_t>> SolvePairCounts(const std::vector<PairColumn>& columns,
                                                     LinearProgram* lp,
                                                     const std::vector<int>& count,
+                                                    std::vector<LpRow>* rows,
                                                     KindMatchingStats* stats) {
   const int k = static_cast<int>(count.size());
   std::vector<bool> has_row(size_t{1} << k, false);
@@ -111,62 +138,79 @@ std::optional<std::vector<int64_t>> SolvePairCounts(const std::vector<PairColumn
       }
       lp->AddRow(terms, -kLpInfinity, static_cast<double>((NodesIn(u, count) - 1) / 2));
       has_row[u] = true;
+      rows->push_back({false, u});
       ++stats->cuts;
     }
   }
   return std::nullopt;
 }
 
-}  // namespace
-
-std::vector<int> MaxWeightMatchingByKind(const std::vector<int>& kind, int num_kinds,
-                                         const std::vector<double>& weight,
-                                         const KindMatchingOptions& options,
-                                         KindMatchingStats* stats) {
-  KindMatchingStats unused;
-  if (stats == nullptr) stats = &unused;
-  *stats = KindMatchingStats();
-  const int n = static_cast<int>(kind.size());
-  if (n < options.min_nodes_for_lp || num_kinds > std::min(options.max_kinds_for_lp, 30)) {
-    return NodeBlossom(kind, num_kinds, weight);
-  }
-
-  std::vector<int> count(num_kinds, 0);
-  for (int t : kind) ++count[t];
-  LinearProgram lp;
+// The LP's columns for these counts (see kind_matching.h).
+std::vector<PairColumn> PairColumns(int num_kinds, const std::vector<double>& weight,
+                                    const std::vector<int>& count) {
   std::vector<PairColumn> columns;
   for (int a = 0; a < num_kinds; ++a) {
     for (int b = a; b < num_kinds; ++b) {
       const double w = weight[static_cast<size_t>(a) * num_kinds + b];
       const int cap = a == b ? count[a] / 2 : std::min(count[a], count[b]);
       if (!(w > 0) || cap < 1) continue;
-      columns.push_back({a, b, lp.AddVariable(0, cap, -w)});
+      columns.push_back({a, b, static_cast<int>(columns.size()), cap, w});
     }
   }
-  std::vector<int> mate(n, -1);
-  if (columns.empty()) return mate;
+  return columns;
+}
+
+int Coefficient(const LpRow& row, const PairColumn& c) {
+  if (row.degree) {
+    const int a = static_cast<int>(row.set);
+    return c.a == a || c.b == a ? (c.a == c.b ? 2 : 1) : 0;
+  }
+  return (row.set >> c.a & 1) && (row.set >> c.b & 1) ? 1 : 0;
+}
+
+// The row's right-hand side for these counts, or nothing for an odd-set row whose node
+// count is even (not a row of the polytope then).
+std::optional<int64_t> RowBound(const LpRow& row, const std::vector<int>& count) {
+  if (row.degree) return count[row.set];
+  const int64_t nodes = NodesIn(row.set, count);
+  if (nodes % 2 == 0) return std::nullopt;
+  return (nodes - 1) / 2;
+}
+
+// The LP branch of MaxWeightMatchingByKind: optimal pair counts, or nothing (the caller
+// falls back to the node blossom). `rows` receives the LP's rows in order.
+std::optional<std::vector<int64_t>> SolveByLp(const std::vector<PairColumn>& columns,
+                                              const std::vector<int>& count, LinearProgram* lp,
+                                              std::vector<LpRow>* rows, KindMatchingStats* stats) {
+  const int num_kinds = static_cast<int>(count.size());
+  for (const PairColumn& c : columns) lp->AddVariable(0, static_cast<double>(c.cap), -c.weight);
   for (int a = 0; a < num_kinds; ++a) {
     std::vector<LpTerm> degree;
     for (const PairColumn& c : columns) {
       if (c.a == a || c.b == a) degree.push_back({c.var, c.a == c.b ? 2.0 : 1.0});
     }
-    if (!degree.empty()) lp.AddRow(degree, -kLpInfinity, count[a]);
+    if (degree.empty()) continue;
+    lp->AddRow(degree, -kLpInfinity, count[a]);
+    rows->push_back({true, static_cast<uint32_t>(a)});
   }
-  const std::optional<std::vector<int64_t>> pairs = SolvePairCounts(columns, &lp, count, stats);
-  if (!pairs) {
-    stats->fell_back = true;
-    return NodeBlossom(kind, num_kinds, weight);
-  }
-  // Hand the pairs out, kinds in column order, each kind's lowest-numbered free node first.
+  return SolvePairCounts(columns, lp, count, rows, stats);
+}
+
+// Hands the pairs out, kinds in column order, each kind's lowest-numbered free node first;
+// nothing if the counts overrun a kind (CLP's tolerance).
+std::optional<std::vector<int>> HandOut(const std::vector<int>& kind, int num_kinds,
+                                        const std::vector<PairColumn>& columns,
+                                        const std::vector<int64_t>& pairs) {
+  const int n = static_cast<int>(kind.size());
+  std::vector<int> mate(n, -1);
   std::vector<std::vector<int>> free_nodes(num_kinds);
   for (int u = n - 1; u >= 0; --u) free_nodes[kind[u]].push_back(u);  // Back = lowest.
   for (size_t i = 0; i < columns.size(); ++i) {
-    for (int64_t p = 0; p < (*pairs)[i]; ++p) {
+    for (int64_t p = 0; p < pairs[i]; ++p) {
       std::vector<int>& from_a = free_nodes[columns[i].a];
       std::vector<int>& from_b = free_nodes[columns[i].b];
       if (from_a.empty() || from_b.size() < (columns[i].a == columns[i].b ? 2u : 1u)) {
-        stats->fell_back = true;  // The rounded counts overran a degree: CLP's tolerance.
-        return NodeBlossom(kind, num_kinds, weight);
+        return std::nullopt;
       }
       const int u = from_a.back();
       from_a.pop_back();
@@ -177,6 +221,236 @@ std::vector<int> MaxWeightMatchingByKind(const std::vector<int>& kind, int num_k
     }
   }
   return mate;
+}
+
+// An optimal basis, by what it fixes: each column at 0 (-1), at its cap (+1) or solved for
+// (0), and the rows held tight (their duals nonzero).
+struct Basis {
+  std::vector<int8_t> column_state;
+  std::vector<LpRow> tight;
+};
+
+// The basis' solution for these counts, if it is an integral b-matching (see KindMatcher).
+std::optional<std::vector<int64_t>> SolveBasis(const Basis& basis,
+                                               const std::vector<PairColumn>& columns,
+                                               const std::vector<int>& count) {
+  const size_t num_columns = columns.size();
+  const size_t m = basis.tight.size();
+  if (basis.column_state.size() != num_columns) return std::nullopt;
+  std::vector<double> x(num_columns, 0.0);
+  std::vector<int> unknown(num_columns, -1);  // Column -> its index among the solved ones.
+  size_t num_unknown = 0;
+  for (size_t j = 0; j < num_columns; ++j) {
+    if (basis.column_state[j] > 0) x[j] = static_cast<double>(columns[j].cap);
+    if (basis.column_state[j] == 0) unknown[j] = static_cast<int>(num_unknown++);
+  }
+  if (num_unknown != m) return std::nullopt;
+  // Dense m x m system, augmented with the right-hand side, by Gaussian elimination.
+  std::vector<double> a(m * (m + 1), 0.0);
+  std::vector<int64_t> bound(m);
+  for (size_t r = 0; r < m; ++r) {
+    const std::optional<int64_t> b = RowBound(basis.tight[r], count);
+    if (!b) return std::nullopt;
+    bound[r] = *b;
+    double rhs = static_cast<double>(*b);
+    for (size_t j = 0; j < num_columns; ++j) {
+      const int coeff = Coefficient(basis.tight[r], columns[j]);
+      if (coeff == 0) continue;
+      if (unknown[j] < 0) {
+        rhs -= coeff * x[j];
+      } else {
+        a[r * (m + 1) + unknown[j]] = coeff;
+      }
+    }
+    a[r * (m + 1) + m] = rhs;
+  }
+  for (size_t col = 0; col < m; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < m; ++r) {
+      if (std::fabs(a[r * (m + 1) + col]) > std::fabs(a[pivot * (m + 1) + col])) pivot = r;
+    }
+    if (std::fabs(a[pivot * (m + 1) + col]) < kZero) return std::nullopt;  // Singular.
+    if (pivot != col) {
+      for (size_t c = 0; c <= m; ++c) std::swap(a[col * (m + 1) + c], a[pivot * (m + 1) + c]);
+    }
+    for (size_t r = 0; r < m; ++r) {
+      if (r == col || a[r * (m + 1) + col] == 0) continue;
+      const double f = a[r * (m + 1) + col] / a[col * (m + 1) + col];
+      for (size_t c = col; c <= m; ++c) a[r * (m + 1) + c] -= f * a[col * (m + 1) + c];
+    }
+  }
+  for (size_t j = 0; j < num_columns; ++j) {
+    if (unknown[j] >= 0) {
+      const size_t r = static_cast<size_t>(unknown[j]);
+      x[j] = a[r * (m + 1) + m] / a[r * (m + 1) + r];
+    }
+  }
+  std::vector<int64_t> pairs(num_columns);
+  for (size_t j = 0; j < num_columns; ++j) {
+    const double r = std::round(x[j]);
+    if (std::fabs(x[j] - r) > kIntegrality || r < 0 || r > static_cast<double>(columns[j].cap)) {
+      return std::nullopt;
+    }
+    pairs[j] = static_cast<int64_t>(r);
+  }
+  // Integral, so exact from here: every degree row holds and the tight rows are tight.
+  std::vector<int64_t> degree(count.size(), 0);
+  for (size_t j = 0; j < num_columns; ++j) {
+    degree[columns[j].a] += pairs[j];
+    degree[columns[j].b] += pairs[j];
+  }
+  for (size_t a = 0; a < count.size(); ++a) {
+    if (degree[a] > count[a]) return std::nullopt;
+  }
+  for (size_t r = 0; r < m; ++r) {
+    int64_t lhs = 0;
+    for (size_t j = 0; j < num_columns; ++j) lhs += Coefficient(basis.tight[r], columns[j]) * pairs[j];
+    if (lhs != bound[r]) return std::nullopt;
+  }
+  return pairs;
+}
+
+// The basis of `lp`'s last (optimal) solve, if its duals certify `pairs` as the unique
+// optimum with kUniqueMargin to spare and the basis reproduces it.
+std::optional<Basis> CertifiedBasis(const LinearProgram& lp, const std::vector<PairColumn>& columns,
+                                    const std::vector<LpRow>& rows, const std::vector<int>& count,
+                                    const std::vector<int64_t>& pairs) {
+  Basis basis;
+  basis.column_state.resize(columns.size());
+  for (size_t j = 0; j < columns.size(); ++j) {
+    const double d = lp.ReducedCost(columns[j].var);
+    if (std::fabs(d) <= kZero) {
+      basis.column_state[j] = 0;
+    } else if (std::fabs(d) < kUniqueMargin) {
+      return std::nullopt;  // Nearly tied: not certain enough.
+    } else {
+      basis.column_state[j] = d > 0 ? -1 : 1;  // Minimising -w: d > 0 holds x at 0.
+    }
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const double y = std::fabs(lp.RowDual(static_cast<int>(i)));
+    if (y <= kZero) continue;
+    if (y < kUniqueMargin) return std::nullopt;
+    basis.tight.push_back(rows[i]);
+  }
+  const std::optional<std::vector<int64_t>> again = SolveBasis(basis, columns, count);
+  if (!again || *again != pairs) return std::nullopt;
+  return basis;
+}
+
+struct WeightsHash {
+  size_t operator()(const std::vector<uint64_t>& k) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ k.size();
+    for (uint64_t v : k) h = (h ^ v) * 0xff51afd7ed558ccdull;
+    return static_cast<size_t>(h ^ (h >> 32));
+  }
+};
+struct BasisMemory {
+  // By the columns and their weights' bits; newest last.
+  std::unordered_map<std::vector<uint64_t>, std::vector<Basis>, WeightsHash> by_weights;
+  size_t bases = 0;  // In all.
+};
+
+// MaxWeightMatchingByKind, remembering certified bases in `memory` (if not null).
+std::vector<int> Match(const std::vector<int>& kind, int num_kinds,
+                       const std::vector<double>& weight, const KindMatchingOptions& options,
+                       BasisMemory* memory, KindMatchingStats* stats) {
+  *stats = KindMatchingStats();
+  const int n = static_cast<int>(kind.size());
+  if (n < options.min_nodes_for_lp || num_kinds > std::min(options.max_kinds_for_lp, 30)) {
+    return NodeBlossom(kind, num_kinds, weight);
+  }
+  std::vector<int> count(num_kinds, 0);
+  for (int t : kind) ++count[t];
+  const std::vector<PairColumn> columns = PairColumns(num_kinds, weight, count);
+  if (columns.empty()) return std::vector<int>(n, -1);
+
+  std::vector<uint64_t> key;
+  std::vector<Basis>* bases = nullptr;
+  if (memory != nullptr) {
+    key.reserve(2 * columns.size());
+    for (const PairColumn& c : columns) {
+      uint64_t bits;
+      static_assert(sizeof(bits) == sizeof(c.weight));
+      std::memcpy(&bits, &c.weight, sizeof(bits));
+      key.push_back(static_cast<uint64_t>(c.a) << 32 | static_cast<uint32_t>(c.b));
+      key.push_back(bits);
+    }
+    auto it = memory->by_weights.find(key);
+    if (it != memory->by_weights.end()) {
+      bases = &it->second;
+      for (auto b = bases->rbegin(); b != bases->rend(); ++b) {
+        const std::optional<std::vector<int64_t>> pairs = SolveBasis(*b, columns, count);
+        if (!pairs) continue;
+        std::optional<std::vector<int>> mate = HandOut(kind, num_kinds, columns, *pairs);
+        if (!mate) break;
+        stats->reused = true;
+        return std::move(*mate);
+      }
+    }
+  }
+  LinearProgram lp;
+  std::vector<LpRow> rows;
+  const std::optional<std::vector<int64_t>> pairs = SolveByLp(columns, count, &lp, &rows, stats);
+  std::optional<std::vector<int>> mate;
+  if (pairs) mate = HandOut(kind, num_kinds, columns, *pairs);
+  if (!mate) {
+    stats->fell_back = true;
+    return NodeBlossom(kind, num_kinds, weight);
+  }
+  if (memory != nullptr) {
+    std::optional<Basis> basis = CertifiedBasis(lp, columns, rows, count, *pairs);
+    if (basis) {
+      if (memory->bases >= kMaxBases) {
+        memory->by_weights.clear();
+        memory->bases = 0;
+        bases = nullptr;
+      }
+      if (bases == nullptr) bases = &memory->by_weights[std::move(key)];
+      if (bases->size() >= kBasesPerWeights) {
+        bases->erase(bases->begin());
+        --memory->bases;
+      }
+      bases->push_back(std::move(*basis));
+      ++memory->bases;
+    }
+  }
+  return std::move(*mate);
+}
+
+}  // namespace
+
+std::vector<int> MaxWeightMatchingByKind(const std::vector<int>& kind, int num_kinds,
+                                         const std::vector<double>& weight,
+                                         const KindMatchingOptions& options,
+                                         KindMatchingStats* stats) {
+  KindMatchingStats unused;
+  return Match(kind, num_kinds, weight, options, nullptr, stats == nullptr ? &unused : stats);
+}
+
+struct KindMatcher::Memory {
+  BasisMemory bases;
+};
+
+KindMatcher::KindMatcher(const KindMatchingOptions& options)
+    : options_(options), memory_(std::make_unique<Memory>()) {}
+
+KindMatcher::~KindMatcher() = default;
+
+KindMatcher::KindMatcher(const KindMatcher& other)
+    : options_(other.options_), memory_(std::make_unique<Memory>(*other.memory_)) {}
+
+KindMatcher& KindMatcher::operator=(const KindMatcher& other) {
+  options_ = other.options_;
+  *memory_ = *other.memory_;
+  return *this;
+}
+
+std::vector<int> KindMatcher::Match(const std::vector<int>& kind, int num_kinds,
+                                    const std::vector<double>& weight, KindMatchingStats* stats) {
+  KindMatchingStats unused;
+  return schedkit::Match(kind, num_kinds, weight, options_, &memory_->bases,
+                         stats == nullptr ? &unused : stats);
 }
 
 }  // namespace schedkit

@@ -16,6 +16,8 @@
 #ifndef SCHEDKIT_MECHANISMS_KIND_MATCHING_H_
 #define SCHEDKIT_MECHANISMS_KIND_MATCHING_H_
 
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace schedkit {
@@ -32,6 +34,7 @@ struct KindMatchingStats {
   int lp_solves = 0;   // CLP solves (0: the node blossom answered).
   int cuts = 0;        // Odd-set rows added.
   bool fell_back = false;  // The LP did not converge to an integral optimum.
+  bool reused = false;     // KindMatcher: an earlier optimal basis answered, no LP solved.
 };
 
 // Returns mate[i] for each node i (or -1). `kind[i]` in [0, num_kinds); `weight` is the
@@ -45,6 +48,37 @@ std::vector<int> MaxWeightMatchingByKind(const std::vector<int>& kind, int num_k
                                          const std::vector<double>& weight,
                                          const KindMatchingOptions& options = {},
                                          KindMatchingStats* stats = nullptr);
+
+// MaxWeightMatchingByKind with a memory of the optimal bases it found, for callers that
+// match many graphs with the same kinds and weights but other node counts (Muri: the queue
+// changes by a job or two per event). Returns exactly what MaxWeightMatchingByKind returns.
+//
+// After an LP solve whose optimum is certified unique (every nonbasic pair count's reduced
+// cost and every tight row's dual at least kUniqueMargin from 0, so that the basis is the
+// only optimal one), the basis is remembered under the weights. A later graph with the same
+// weights and the same columns first tries the remembered bases: with the new counts as
+// right-hand sides it solves the basis' square system (at most 12 + cuts unknowns); if the
+// result is integral and within every bound and degree row, and every remembered odd-set
+// row still has an odd node count, then the same duals prove it the unique optimum of a
+// relaxation of the b-matching polytope that contains it, hence the unique maximum-weight
+// b-matching, which is also what the LP from scratch converges to. Otherwise the LP is
+// solved as in MaxWeightMatchingByKind. The node blossom branch is unchanged (its choice
+// among tied matchings is LEMON's).
+class KindMatcher {
+ public:
+  explicit KindMatcher(const KindMatchingOptions& options = {});
+  ~KindMatcher();
+  KindMatcher(const KindMatcher& other);  // Copies the memory (policies are cloned).
+  KindMatcher& operator=(const KindMatcher& other);
+
+  std::vector<int> Match(const std::vector<int>& kind, int num_kinds,
+                         const std::vector<double>& weight, KindMatchingStats* stats = nullptr);
+
+ private:
+  struct Memory;
+  KindMatchingOptions options_;
+  std::unique_ptr<Memory> memory_;
+};
 
 }  // namespace schedkit
 

@@ -8,12 +8,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <numeric>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "mechanisms/interleaving.h"
@@ -55,47 +56,59 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
           return PriorityKey{Key(view.Status(id)), 0, 0};
         },
         /*multi_level=*/false);
-    std::unordered_map<JobId, double> key;
-    key.reserve(list_.entries().size());
-    for (const auto& [id, k] : list_.entries()) key[id] = k[0];
+    // The whole list is walked once here; every later step reads only the candidates (the
+    // queue behind them can be thousands of jobs long on trace2).
+    const std::vector<PersistentOrder::Entry>& entries = list_.entries();
+    const size_t num_entries = entries.size();
 
     // 2. Candidates: each job that fits on what earlier ones leave reserves itself and
-    //    the next jobs of its size, up to kMaxGroupSize per fitting job.
+    //    the next jobs of its size, up to kMaxGroupSize per fitting job. Jobs are named by
+    //    their position in the list.
+    std::vector<int>& gpus = scratch_.gpus;
+    gpus.resize(num_entries);
     std::vector<int> sizes;                     // GPU counts, in order of first appearance.
-    std::map<int, std::vector<JobId>> by_size;  // Sorted jobs of each GPU count.
-    for (const auto& [id, unused_key] : list_.entries()) {
-      const int g = view.Spec(id).gpus;
+    std::map<int, std::vector<size_t>> by_size;  // Sorted jobs of each GPU count.
+    for (size_t i = 0; i < num_entries; ++i) {
+      const int g = gpus[i] = view.Spec(entries[i].first).gpus;
       auto [it, fresh] = by_size.try_emplace(g);
       if (fresh) sizes.push_back(g);
-      it->second.push_back(id);
+      it->second.push_back(i);
     }
     std::map<int, size_t> chosen;
-    std::unordered_set<JobId> used;
+    std::vector<char>& used = scratch_.used;
+    used.assign(num_entries, 0);
     {
       ClusterState free = view.Capacity();
-      for (const auto& [id, unused_key] : list_.entries()) {
-        if (used.count(id)) continue;
-        const JobSpec& spec = view.Spec(id);
+      for (size_t i = 0; i < num_entries; ++i) {
+        if (used[i]) continue;
+        if (!free.MayFit(1, 1)) break;  // Nothing more fits (ClusterState::MayFit).
+        const JobSpec& spec = view.Spec(entries[i].first);
+        if (!free.MayFit(spec.gpus, spec.gpu_milli)) continue;
         const Placement p = placement_->Place(spec, free);
         if (p.empty()) continue;
         free.Allocate(p);
-        std::vector<JobId>& same = by_size[spec.gpus];
+        std::vector<size_t>& same = by_size[spec.gpus];
         size_t& c = chosen[spec.gpus];
         const size_t end = std::min(c + kMaxGroupSize, same.size());
-        for (size_t i = c; i < end; ++i) used.insert(same[i]);
+        for (size_t k = c; k < end; ++k) used[same[k]] = 1;
         c = end;
       }
     }
     // 3. Matching rounds: groups of each size become nodes; matched pairs merge while
     //    the chosen jobs need more GPUs than the cluster has.
     int64_t required = 0;
+    std::unordered_map<JobId, size_t> position;  // Candidate -> its place in the list.
     std::vector<std::pair<int, std::vector<Group>>> groups;  // Per size, in `sizes` order.
     for (int g : sizes) {
-      std::vector<JobId>& same = by_size[g];
-      same.resize(chosen[g]);
-      required += static_cast<int64_t>(chosen[g]) * g;
+      const std::vector<size_t>& same = by_size[g];
+      const size_t c = chosen[g];
+      required += static_cast<int64_t>(c) * g;
       std::vector<Group> singles;
-      for (JobId id : same) singles.push_back(Group{{id}});
+      singles.reserve(c);
+      for (size_t k = 0; k < c; ++k) {
+        singles.push_back(Group{MemberList(entries[same[k]].first)});
+        position.emplace(entries[same[k]].first, same[k]);
+      }
       groups.emplace_back(g, std::move(singles));
     }
     for (int round = 0; round < kMaxGroupSize; ++round) {
@@ -108,24 +121,23 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     for (auto& [g, packs] : groups) {
       for (Group& p : packs) final_groups.push_back(std::move(p));
     }
+    auto key = [&](JobId id) { return entries[position.at(id)].second[0]; };
     if (autopack_) final_groups = Autopack(view, key, std::move(final_groups));
-    // 5. Placement from an empty cluster, largest GPU count first; a group's members
-    //    share the first placed member's placement.
-    std::unordered_map<JobId, size_t> group_of;
-    for (size_t i = 0; i < final_groups.size(); ++i) {
-      for (JobId id : final_groups[i].members) group_of[id] = i;
+    // 5. Placement from an empty cluster, largest GPU count first (ties in list order); a
+    //    group's members share the first placed member's placement.
+    std::vector<std::pair<size_t, size_t>> order;  // (position, group) of each member.
+    for (size_t gi = 0; gi < final_groups.size(); ++gi) {
+      for (JobId id : final_groups[gi].members) order.emplace_back(position.at(id), gi);
     }
-    std::vector<JobId> order;
-    for (const auto& [id, unused_key] : list_.entries()) order.push_back(id);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](JobId a, JobId b) { return view.Spec(a).gpus > view.Spec(b).gpus; });
+    std::sort(order.begin(), order.end());  // List order (positions are distinct).
+    std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+      return gpus[a.first] > gpus[b.first];
+    });
     std::vector<Placement> placed(final_groups.size());
-    std::vector<std::vector<JobId>> placed_members(final_groups.size());
+    std::vector<MemberList> placed_members(final_groups.size());
     ClusterState free = view.Capacity();
-    for (JobId id : order) {
-      auto it = group_of.find(id);
-      if (it == group_of.end()) continue;
-      const size_t gi = it->second;
+    for (const auto& [pos, gi] : order) {
+      const JobId id = entries[pos].first;
       if (placed[gi].empty()) {
         Placement p = placement_->Place(view.Spec(id), free);
         if (p.empty()) continue;
@@ -138,13 +150,43 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   }
 
  private:
-  struct Group {
-    std::vector<JobId> members;
+  // A group's members, kept inline (at most kMaxGroupSize): the candidates of a decision are
+  // hundreds of one-job groups, each a heap allocation as a vector.
+  class MemberList {
+   public:
+    MemberList() = default;
+    explicit MemberList(JobId id) { push_back(id); }
+    void push_back(JobId id) {
+      if (size_ == kMaxGroupSize) {
+        std::fprintf(stderr, "schedkit: muri: a group of more than %d jobs\n", kMaxGroupSize);
+        std::abort();  // The matchings never join packs beyond kMaxGroupSize (PairWeight).
+      }
+      ids_[size_++] = id;
+    }
+    JobId* begin() { return ids_.data(); }
+    JobId* end() { return ids_.data() + size_; }
+    const JobId* begin() const { return ids_.data(); }
+    const JobId* end() const { return ids_.data() + size_; }
+    size_t size() const { return static_cast<size_t>(size_); }
+    bool empty() const { return size_ == 0; }
+    JobId front() const { return ids_[0]; }
+    bool operator==(const MemberList& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
+
+   private:
+    std::array<JobId, kMaxGroupSize> ids_{};
+    int size_ = 0;
   };
+  struct Group {
+    MemberList members;
+  };
+  // What a running job was last given: its group (an index into running_groups_) and rate.
   struct Running {
-    std::vector<JobId> members;  // Sorted.
-    Placement placement;
+    int group = 0;
     double rate = 1;
+  };
+  struct RunningGroup {
+    MemberList members;  // Sorted.
+    Placement placement;
   };
 
   double Key(const JobStatus& s) const {
@@ -190,10 +232,11 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     return t->second;
   }
 
-  Members TypesOf(const ClusterView& view, const std::vector<JobId>& ids) {
+  Members TypesOf(const ClusterView& view, const MemberList& ids) {
     Members m;
     m.fill(-1);
-    for (size_t i = 0; i < ids.size(); ++i) m[i] = TypeOf(view, ids[i]);
+    int i = 0;
+    for (JobId id : ids) m[i++] = TypeOf(view, id);
     return m;
   }
 
@@ -220,11 +263,11 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     return it->second;
   }
 
-  double CachedIterationTime(const ClusterView& view, const std::vector<JobId>& members) {
+  double CachedIterationTime(const ClusterView& view, const MemberList& members) {
     return TypeIterationTime(TypesOf(view, members));
   }
 
-  std::vector<const JobSpec*> Specs(const ClusterView& view, const std::vector<JobId>& ids) const {
+  std::vector<const JobSpec*> Specs(const ClusterView& view, const MemberList& ids) const {
     std::vector<const JobSpec*> specs;
     specs.reserve(ids.size());
     for (JobId id : ids) specs.push_back(&view.Spec(id));
@@ -329,7 +372,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
         kind_w[a * k + b] = reference_matching_order_ || a <= b ? PairWeight(kinds[a], kinds[b]) : kind_w[b * k + a];
       }
     }
-    if (!reference_matching_order_) return MaxWeightMatchingByKind(kind, k, kind_w);
+    if (!reference_matching_order_) return kind_matcher_.Match(kind, k, kind_w);
     // Muri's own blossom: its choice among (near-)equal-weight matchings decides the groups.
     std::vector<double> w(static_cast<size_t>(n) * n, 0.0);  // Row-major.
     for (int u = 0; u < n; ++u) {
@@ -355,8 +398,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
         next.push_back(std::move((*packs)[u]));
       } else {
         Group merged = std::move((*packs)[v]);
-        merged.members.insert(merged.members.end(), (*packs)[u].members.begin(),
-                              (*packs)[u].members.end());
+        for (JobId id : (*packs)[u].members) merged.members.push_back(id);
         next.push_back(std::move(merged));
         *required -= g;
       }
@@ -364,18 +406,18 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     *packs = std::move(next);
   }
 
-  std::vector<Group> Autopack(const ClusterView& view, const std::unordered_map<JobId, double>& key,
-                              std::vector<Group> packs) {
+  template <typename KeyOf>
+  std::vector<Group> Autopack(const ClusterView& view, const KeyOf& key, std::vector<Group> packs) {
     std::vector<std::pair<double, Group>> keyed;
     for (Group& p : packs) {
       const std::vector<const JobSpec*> specs = Specs(view, p.members);
       double solo_sum = 0;
       for (const JobSpec* s : specs) solo_sum += s->iteration_time_s * GroupSizeFactor(1);
       if (p.members.size() > 1 && CachedIterationTime(view, p.members) / solo_sum > 1) {
-        for (JobId id : p.members) keyed.emplace_back(key.at(id), Group{{id}});
+        for (JobId id : p.members) keyed.emplace_back(key(id), Group{MemberList(id)});
       } else {
         double k = INFINITY;
-        for (JobId id : p.members) k = std::min(k, key.at(id));
+        for (JobId id : p.members) k = std::min(k, key(id));
         keyed.emplace_back(k, std::move(p));
       }
     }
@@ -396,36 +438,45 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   // are unchanged keeps running; any other planned group (re)starts all its members;
   // running jobs left out are preempted.
   void Emit(const ClusterView& view, const std::vector<Group>& groups,
-            const std::vector<Placement>& placed, const std::vector<std::vector<JobId>>& members,
+            std::vector<Placement>& placed, const std::vector<MemberList>& members,
             Decisions* out) {
-    std::unordered_map<JobId, Running> next;
+    std::unordered_map<JobId, Running>& next = scratch_.next;
+    std::vector<RunningGroup>& next_groups = scratch_.next_groups;
+    next.clear();
+    next_groups.clear();
     for (size_t gi = 0; gi < groups.size(); ++gi) {
       if (members[gi].empty()) continue;
       const double tt = CachedIterationTime(view, groups[gi].members);
-      std::vector<JobId> sorted = members[gi];
+      MemberList sorted = members[gi];
       std::sort(sorted.begin(), sorted.end());
+      const int slot = static_cast<int>(next_groups.size());
       bool unchanged = true;
       for (JobId id : sorted) {
         const double rate = GroupRate(view.Spec(id), tt);
         auto it = current_.find(id);
-        if (it == current_.end() || it->second.members != sorted ||
-            !(it->second.placement == placed[gi]) || it->second.rate != rate ||
-            view.Status(id).state != JobState::kRunning) {
+        if (unchanged &&
+            (it == current_.end() || it->second.rate != rate ||
+             !(running_groups_[it->second.group].members == sorted) ||
+             !(running_groups_[it->second.group].placement == placed[gi]) ||
+             view.Status(id).state != JobState::kRunning)) {
           unchanged = false;
         }
-        next[id] = Running{sorted, placed[gi], rate};
+        next[id] = Running{slot, rate};
       }
-      if (unchanged) continue;
-      const int64_t group = members[gi].size() > 1 ? next_group_++ : 0;
-      for (JobId id : members[gi]) {
-        out->start.push_back(StartDecision{id, placed[gi], next[id].rate, group});
+      if (!unchanged) {
+        const int64_t group = members[gi].size() > 1 ? next_group_++ : 0;
+        for (JobId id : members[gi]) {
+          out->start.push_back(StartDecision{id, placed[gi], next[id].rate, group});
+        }
       }
+      next_groups.push_back(RunningGroup{sorted, std::move(placed[gi])});
     }
     for (JobId id : view.RunningJobs()) {
       if (!next.count(id)) out->preempt.push_back(id);
     }
     std::sort(out->preempt.begin(), out->preempt.end());  // Deterministic order.
-    current_ = std::move(next);
+    current_.swap(next);
+    running_groups_.swap(next_groups);
   }
 
   std::string name_;
@@ -436,6 +487,13 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   ModulePtr<PlacementModule> placement_;
   PersistentOrder list_;  // Admitted unfinished jobs, in the persistent sorted order.
   std::unordered_map<JobId, Running> current_;  // What each running job was last given.
+  std::vector<RunningGroup> running_groups_;      // The groups current_ names.
+  struct Scratch {  // Per-decision buffers, kept to reuse their memory.
+    std::vector<int> gpus;   // Per list position.
+    std::vector<char> used;  // Per list position: a candidate.
+    std::unordered_map<JobId, Running> next;
+    std::vector<RunningGroup> next_groups;
+  } scratch_;
   std::unordered_map<JobId, int> type_of_;      // Job -> type id (TypeOf).
   std::map<TypeKey, int> type_ids_;
   std::vector<JobSpec> type_specs_;                            // One representative per type id.
@@ -451,6 +509,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   static constexpr size_t kMatchCacheInts = size_t{1} << 22;  // 16 MiB of keys and mates.
   std::unordered_map<std::vector<int>, std::vector<int>, KeyHash> match_cache_;
   size_t match_cache_ints_ = 0;
+  KindMatcher kind_matcher_;  // Remembers LP bases across matchings (clean model).
   int64_t next_group_ = 1;
 };
 

@@ -120,6 +120,53 @@ TEST(KindMatching, AgreesWithTheNodeBlossomOnLargeGraphs) {
   }
 }
 
+// KindMatcher on a walk of candidate sets over one set of kinds (a kind's count moves by
+// one per step, as Muri's queue does per event): every answer is exactly
+// MaxWeightMatchingByKind's, including where weights tie (few distinct values, so that the
+// optimum is not unique and no basis may be reused); with distinct weights most answers
+// come from a remembered basis.
+TEST(KindMatching, MatcherAnswersExactlyAsTheLpFromScratch) {
+  std::mt19937_64 rng(11);
+  for (const int distinct_weights : {0, 2, 3}) {  // 0: continuous weights.
+    int reused = 0, steps = 0;
+    for (int walk = 0; walk < 6; ++walk) {
+      const int kinds = 3 + static_cast<int>(rng() % 6);
+      KindedGraph g = RandomGraph(rng, 0, kinds, std::max(distinct_weights, 1));
+      if (distinct_weights == 0) {
+        for (int a = 0; a < kinds; ++a) {
+          for (int b = a; b < kinds; ++b) {
+            const double w = 0.5 + std::uniform_real_distribution<double>(0, 1)(rng);
+            g.weight[a * kinds + b] = g.weight[b * kinds + a] = w;
+          }
+        }
+      }
+      std::vector<int> count(kinds);
+      for (int& c : count) c = 4 + static_cast<int>(rng() % 12);
+      KindMatcher matcher(kAlwaysLp);
+      for (int step = 0; step < 150; ++step) {
+        const int a = static_cast<int>(rng() % kinds);
+        count[a] = std::max(1, count[a] + (rng() % 2 ? 1 : -1));
+        g.kind.clear();
+        for (int k = 0; k < kinds; ++k) g.kind.insert(g.kind.end(), count[k], k);
+        std::shuffle(g.kind.begin(), g.kind.end(), rng);
+        KindMatchingStats stats;
+        const std::vector<int> mate = matcher.Match(g.kind, kinds, g.weight, &stats);
+        ASSERT_EQ(mate, MaxWeightMatchingByKind(g.kind, kinds, g.weight, kAlwaysLp))
+            << distinct_weights << " distinct weights, walk " << walk << ", step " << step;
+        reused += stats.reused;
+        ++steps;
+        if (step == 100) {  // A copy remembers the same bases and answers the same.
+          KindMatcher copy = matcher;
+          EXPECT_EQ(copy.Match(g.kind, kinds, g.weight), mate);
+        }
+      }
+    }
+    if (distinct_weights == 0) {
+      EXPECT_GT(reused, steps / 2) << "remembered bases answered " << reused << " of " << steps;
+    }
+  }
+}
+
 // Few nodes or many kinds: the node blossom answers, no LP.
 TEST(KindMatching, SmallOrManyKindGraphsUseTheNodeBlossom) {
   std::mt19937_64 rng(3);
