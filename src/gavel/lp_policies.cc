@@ -336,6 +336,93 @@ class MaxMinFairness : public AllocationPolicy {
   bool centre_;
 };
 
+// A probe that reaches this far above the level is not held at it.
+constexpr double kLevelTolerance = 1e-7;
+
+class WaterFilling : public AllocationPolicy {
+ public:
+  explicit WaterFilling(bool perf) : perf_(perf) {}
+  std::string_view Name() const override {
+    return perf_ ? "max_min_fairness_water_filling_perf" : "max_min_fairness_water_filling";
+  }
+
+  // Max-min fairness, then the least share is held and the others raised, level by level
+  // (Gavel's max_min_fairness_water_filling): each level is `maximise t s.t. share_c >= t`
+  // over the classes not yet held, the held ones kept at their level; a class is held at the
+  // level when it cannot exceed it with every other unheld class at the level (a probe: the
+  // same LP with only its own row against t). One LP with two rows per class, switched by
+  // their bounds: A_c = share_c - t (>= 0 while c is unheld and in play) and B_c = share_c
+  // (>= the level: held, or the others during a probe).
+  Result<Allocation> Allocate(const AllocationProblem& problem) const override {
+    if (problem.jobs.empty()) return Empty(problem);
+    const AllocationProblem p = perf_ ? problem : Agnostic(problem);
+    const std::vector<double> teq = EqualSplitThroughputs(p);
+    BaseLp base(p, /*progress=*/false, [](int, int) { return 0.0; });
+    const int classes = static_cast<int>(base.classes.size());
+    const int t = base.lp.AddVariable(0, kLpInfinity, -1);
+    std::vector<int> a_row(classes), b_row(classes);
+    for (int c = 0; c < classes; ++c) {
+      const AllocJob& job = p.jobs[base.classes[c][0]];
+      std::vector<LpTerm> share = base.RateTerms(c, job.scale_factor / (job.weight * teq[base.classes[c][0]]));
+      b_row[c] = base.lp.rows();
+      base.lp.AddRow(share, -kLpInfinity, kLpInfinity);
+      share.push_back({t, -1.0});
+      a_row[c] = base.lp.rows();
+      base.lp.AddRow(share, 0, kLpInfinity);
+    }
+    std::vector<double> level(classes, -1);  // -1: not held yet.
+    Allocation a;
+    auto solve = [&]() -> Result<double> {
+      ++a.lp_solves;
+      const LpStatus st = base.lp.Solve();
+      if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
+      return base.lp.Value(t);
+    };
+    for (int held = 0; held < classes;) {
+      // The next level, with every unheld class against t.
+      for (int c = 0; c < classes; ++c) {
+        base.lp.SetRowBounds(a_row[c], level[c] < 0 ? 0 : -kLpInfinity, kLpInfinity);
+        base.lp.SetRowBounds(b_row[c], level[c] < 0 ? -kLpInfinity : level[c], kLpInfinity);
+      }
+      const Result<double> next = solve();
+      if (!next.ok()) return next.status();
+      const double t_level = *next;
+      if (held == 0) a.objective = t_level;
+      a.x = base.X();
+      // Probe each unheld class: can it exceed the level with the others at it?
+      std::vector<int> at_level;
+      int lowest = -1;
+      double lowest_reach = kLpInfinity;
+      for (int c = 0; c < classes; ++c) {
+        if (level[c] >= 0) continue;
+        for (int o = 0; o < classes; ++o) {
+          if (level[o] >= 0 || o == c) continue;
+          base.lp.SetRowBounds(a_row[o], -kLpInfinity, kLpInfinity);
+          base.lp.SetRowBounds(b_row[o], t_level, kLpInfinity);
+        }
+        const Result<double> reach = solve();
+        for (int o = 0; o < classes; ++o) {
+          if (level[o] >= 0 || o == c) continue;
+          base.lp.SetRowBounds(a_row[o], 0, kLpInfinity);
+          base.lp.SetRowBounds(b_row[o], -kLpInfinity, kLpInfinity);
+        }
+        if (!reach.ok()) return reach.status();
+        if (*reach <= t_level + kLevelTolerance * std::max(1.0, t_level)) at_level.push_back(c);
+        if (*reach < lowest_reach) lowest_reach = *reach, lowest = c;
+      }
+      if (at_level.empty()) at_level.push_back(lowest);  // Within the solver's tolerance.
+      // Held a hair below the level, so that the next LP stays feasible within tolerances.
+      for (int c : at_level) level[c] = t_level * (1 - kLevelTolerance);
+      held += static_cast<int>(at_level.size());
+    }
+    // The last level's allocation holds every class at its level or above.
+    return a;
+  }
+
+ private:
+  bool perf_;
+};
+
 class FinishTimeFairness : public AllocationPolicy {
  public:
   // `packed` (perf only): R_j also counts the job's time in the problem's pairs.
@@ -504,6 +591,9 @@ AllocationProblem Agnostic(const AllocationProblem& problem) {
 
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf, bool centre) {
   return std::make_unique<MaxMinFairness>(perf, false, centre);
+}
+std::unique_ptr<AllocationPolicy> MakeWaterFilling(bool perf) {
+  return std::make_unique<WaterFilling>(perf);
 }
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairnessPacked() {
   return std::make_unique<MaxMinFairness>(true, true);

@@ -62,6 +62,12 @@ AllocationPolicyRegistry MakeRegistry() {
         "LAS, heterogeneity-aware: max-min of throughput over the equal-split throughput",
         options, factory);
   }
+  add("max_min_fairness_water_filling",
+      "max_min_fairness, then every job not held by the least share raised, level by level",
+      {}, Fixed([] { return MakeWaterFilling(false); }));
+  add("max_min_fairness_water_filling_perf",
+      "max_min_fairness_perf, then every job not held by the least share raised, level by level",
+      {}, Fixed([] { return MakeWaterFilling(true); }));
   add("max_min_fairness_packed",
       "max_min_fairness_perf where the problem's pairs may also share GPUs (--pairs)", {},
       Fixed([] { return MakeMaxMinFairnessPacked(); }));

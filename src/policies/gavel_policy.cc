@@ -583,6 +583,7 @@ Status RegisterGavel(Registries* r) {
     // FIFO_Packing, ...) walk the types in a random order each round.
     opt.fill_idle = objective.rfind("fifo", 0) != 0;
     opt.shuffle_types = opt.packed || objective == "max_min_fairness" ||
+                        objective == "max_min_fairness_water_filling" ||
                         objective == "finish_time_fairness" || objective == "fifo";
     std::map<std::string, std::string> raw;  // The run's seed for the seeded ones (FIFO).
     const std::string& point = ctx.options.String("point");

@@ -158,6 +158,37 @@ TEST(GavelMaxMin, MultiGpuJobsCountTheirGpus) {
   EXPECT_EQ(a.x[0][1], 0.0);
 }
 
+TEST(GavelMaxMin, WaterFillingRaisesWhoTheLeastShareDoesNotHold) {
+  // fast and slow, 1 GPU each; a and c run on slow only (1 step/s), b on both (2 on fast, 1
+  // on slow). Teq (n_k / N = 1/2): a, c 0.5, b 1.5; shares 2 R_a, 2 R_c, R_b / 1.5.
+  // Level 1: a and c can only share slow, R_a + R_c <= 1, so t = 1 at most, reached with
+  // a and c at 1/2 of slow and b at >= 1.5 steps/s (e.g. 3/4 of fast): max-min stops here.
+  // Probes: a cannot exceed 1 with c at 1 (slow is full), nor c; b can (fast alone gives it
+  // 2 steps/s, share 4/3). Level 2: b alone, a and c held at 1: b takes all of fast, 4/3.
+  const AllocationProblem p = ProblemBuilder()
+                                  .Type("fast", 1)
+                                  .Type("slow", 1)
+                                  .Job("a", {0, 1})
+                                  .Job("b", {2, 1})
+                                  .Job("c", {0, 1})
+                                  .Get();
+  const Allocation a = Solve("max_min_fairness_water_filling_perf", p);
+  EXPECT_NEAR(a.objective, 1, 1e-9);  // The first level: max-min fairness's optimum.
+  EXPECT_NEAR(a.x[0][1], 0.5, 1e-6);
+  EXPECT_NEAR(a.x[2][1], 0.5, 1e-6);
+  EXPECT_NEAR(a.x[1][0], 1, 1e-6);
+  EXPECT_NEAR(a.x[1][1], 0, 1e-6);
+  // 1 solve per level and 1 probe per unheld class at each (a and c, alike, are one class):
+  // 1 + 2, then 1 + 1.
+  EXPECT_EQ(a.lp_solves, 5);
+  EXPECT_NEAR(Solve("max_min_fairness_perf", p).objective, 1, 1e-9);
+  // Agnostic (every usable throughput 1): Teq_b = 1, b's share is R_b <= 1 (its row), so
+  // every class is held at the first level, t = 1.
+  const Allocation g = Solve("max_min_fairness_water_filling", p);
+  EXPECT_NEAR(g.objective, 1, 1e-9);
+  EXPECT_EQ(g.lp_solves, 3);
+}
+
 TEST(GavelMaxMin, PackedCoLocatesAPairThatGainsFromIt) {
   // One GPU, a and b at 1 step/s alone (Teq = 1). Alone they split it: t = 1/2. Co-located
   // at 0.8 steps/s each: with pair time p and time alone q each (2q + p <= 1),

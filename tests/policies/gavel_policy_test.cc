@@ -100,7 +100,9 @@ TEST(GavelPolicy, ArrivalsWaitForTheBoundaryAndTheNextSolve) {
 TEST(GavelPolicy, OneTypeClusterTimeSlices) {
   const std::vector<JobSpec> jobs = {JobBuilder(1).Duration(250).Build(),
                                      JobBuilder(2).Duration(250).Build()};
-  for (const char* objective : {"max_min_fairness", "max_min_fairness_perf"}) {
+  for (const char* objective : {"max_min_fairness", "max_min_fairness_perf",
+                                "max_min_fairness_water_filling_perf"}) {
+    // (On one type water filling holds both jobs at the first level: 1/2 each.)
     // Rounds of 100: a, b, a, b, a (a has 200 done at 400, ends at 450); the round ends
     // with its last job, so b, with 200 done, runs from 450 and ends at 500.
     const auto r = RunScenario(jobs, ClusterSpec::Uniform(1, 1, 1, 0, 0),
