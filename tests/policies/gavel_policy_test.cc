@@ -253,6 +253,36 @@ TEST(GavelPolicy, PackedMakespanAndFifoCoLocateThePair) {
   EXPECT_NEAR(b, 270, 1e-6);
 }
 
+// Gandiva keeps its pairs between re-solves: one fast GPU; a (360 s) and b (450 s), both C,
+// at 0; c (100 s, C) at 150. Rounds of 100 s, resolve_s = 0.
+//   t=0    2 GPUs asked > 1: the one draw pairs a and b (x = 1); they run at rate 0.9.
+//   t=200  (c waited for the boundary) re-solve: a+b gains 0.9 + 0.9 >= 1, so it is kept and
+//          c, the only job left, stays alone: pair and c 1/2 each. Every row restarts at 50 s
+//          received (W = a, b, c and the pair: 200), so both have priority 0.5 / (50/200) = 2,
+//          and the deficits (the pair's: 200 s owed, 200 s run) and allocations tie: c, the
+//          earlier row, runs and ends at 300 (JCT 150). a and b have done 180 each.
+//   t=300  re-solve without c: the pair, kept, has x = 1: a's 180 s left take 200 s: a ends
+//          at 500, b has 360 done; at 500 b alone (x = 1) is restarted at rate 1: ends 590.
+// Drawn afresh at 200, c could have been paired with a or b instead.
+TEST(GavelPolicy, GandivaKeepsItsPairsBetweenResolves) {
+  ClusterSpec cluster;
+  cluster.source = "fast1";
+  cluster.nodes = {NodeSpec{0, 1, 0, 0, "fast"}};
+  const std::vector<JobSpec> jobs = {
+      JobBuilder(1).Duration(360).Model("C").Speed("fast", 1).Build(),
+      JobBuilder(2).Duration(450).Model("C").Speed("fast", 1).Build(),
+      JobBuilder(3).Submit(150).Duration(100).Model("C").Speed("fast", 1).Build()};
+  Trace trace;
+  Result<RunOutput> run = RunWithTable(
+      jobs, cluster,
+      Request("gavel", {{"objective", "gandiva"}, {"round_s", "100"}, {"resolve_s", "0"}}),
+      PairTable(), &trace);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_NEAR(Jct(*run, 1), 500, 1e-6);
+  EXPECT_NEAR(Jct(*run, 2), 590, 1e-6);
+  EXPECT_NEAR(Jct(*run, 3), 150, 1e-6);
+}
+
 // A packed objective needs the run's table: the run fails naming it.
 TEST(GavelPolicy, PackedObjectivesNeedTheThroughputTable) {
   Trace trace;
