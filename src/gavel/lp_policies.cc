@@ -229,6 +229,11 @@ class ThroughputFloorLp {
   int solves_ = 0;
 };
 
+// Max-min fairness's share of job j is this times R_j: sf_j / (w_j Teq_j).
+double ShareScale(const AllocationProblem& p, const std::vector<double>& teq, int j) {
+  return p.jobs[j].scale_factor / (p.jobs[j].weight * teq[j]);
+}
+
 // A dual or reduced cost beyond this is nonzero: its row or bound is tight at every optimum.
 constexpr double kTightDual = 1e-9;
 
@@ -249,9 +254,7 @@ class MaxMinFairness : public AllocationPolicy {
     if (problem.jobs.empty()) return Empty(problem);
     const AllocationProblem p = perf_ ? problem : Agnostic(problem);
     const std::vector<double> teq = EqualSplitThroughputs(p);
-    auto scale = [&](int j) {
-      return p.jobs[j].scale_factor / (p.jobs[j].weight * teq[j]);
-    };
+    auto scale = [&](int j) { return ShareScale(p, teq, j); };
     BaseLp base(p, /*progress=*/false, [](int, int) { return 0.0; }, packed_);
     const int t = base.lp.AddVariable(0, kLpInfinity, -1);
     std::vector<std::vector<LpTerm>> rows(base.classes.size());
@@ -362,8 +365,7 @@ class WaterFilling : public AllocationPolicy {
     const int t = base.lp.AddVariable(0, kLpInfinity, -1);
     std::vector<int> a_row(classes), b_row(classes);
     for (int c = 0; c < classes; ++c) {
-      const AllocJob& job = p.jobs[base.classes[c][0]];
-      std::vector<LpTerm> share = base.RateTerms(c, job.scale_factor / (job.weight * teq[base.classes[c][0]]));
+      std::vector<LpTerm> share = base.RateTerms(c, ShareScale(p, teq, base.classes[c][0]));
       b_row[c] = base.lp.rows();
       base.lp.AddRow(share, -kLpInfinity, kLpInfinity);
       share.push_back({t, -1.0});
