@@ -445,23 +445,24 @@ class FinishTimeFairness : public AllocationPolicy {
     // D_j: the finish time on the isolated share.
     const std::vector<std::vector<double>> iso = IsolatedShare(p);
     std::vector<double> d(m);
+    // Each job's fastest rate: alone on some type, or (packed) in some pair.
+    std::vector<double> best(m, 0.0);
+    for (size_t i = 0; packed_ && i < p.pairs.size(); ++i) {
+      const JobPair& pair = p.pairs[i];
+      best[pair.a] = std::max(best[pair.a], pair.throughput_a);
+      best[pair.b] = std::max(best[pair.b], pair.throughput_b);
+    }
     double lo = 0;
     for (size_t j = 0; j < m; ++j) {
       const AllocJob& job = p.jobs[j];
-      double iso_rate = 0, best = 0;
+      double iso_rate = 0;
       for (size_t k = 0; k < p.types.size(); ++k) {
         iso_rate += job.throughput[k] * iso[j][k];
-        if (p.Runs(static_cast<int>(j), static_cast<int>(k))) best = std::max(best, job.throughput[k]);
+        if (p.Runs(static_cast<int>(j), static_cast<int>(k))) best[j] = std::max(best[j], job.throughput[k]);
       }
       d[j] = job.isolated_time + job.steps_left / iso_rate;
-      if (packed_) {  // Nor, packed, on its fastest pair.
-        for (const JobPair& pair : p.pairs) {
-          if (pair.a == static_cast<int>(j)) best = std::max(best, pair.throughput_a);
-          if (pair.b == static_cast<int>(j)) best = std::max(best, pair.throughput_b);
-        }
-      }
-      // No allocation beats the job running all the time on its fastest type.
-      lo = std::max(lo, (job.time_since_arrival + job.steps_left / best) / d[j]);
+      // No allocation beats the job running all the time at its fastest rate.
+      lo = std::max(lo, (job.time_since_arrival + job.steps_left / best[j]) / d[j]);
     }
     // The isolated share is feasible: the bracket's top.
     Allocation a;
