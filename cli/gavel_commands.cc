@@ -26,8 +26,8 @@ int Allocate(const GavelArgs& a) {
   Result<gavel::AllocationProblem> problem = gavel::LoadAllocationProblem(a.jobs, a.cluster);
   if (!problem.ok()) return Fail(problem.status().message());
   if (!a.pairs.empty()) {
-    if (a.policy != "max_min_fairness_packed" && a.policy != "gandiva") {
-      return Fail("--pairs is read by max_min_fairness_packed and gandiva only, not " + a.policy);
+    if (!gavel::ReadsPairs(a.policy)) {
+      return Fail("--pairs is read by the _packed policies and gandiva only, not " + a.policy);
     }
     if (Status s = gavel::LoadJobPairs(a.pairs, &*problem); !s.ok()) return Fail(s.message());
   }
@@ -41,7 +41,7 @@ int Allocate(const GavelArgs& a) {
              workload::FormatDouble(alloc->x[j][k]) + "\n";
     }
   }
-  // Co-located pairs (max_min_fairness_packed, gandiva): "a+b" in the pairs file's order.
+  // Co-located pairs (the _packed policies, gandiva): "a+b" in the pairs file's order.
   for (size_t i = 0; i < alloc->pair_x.size(); ++i) {
     const gavel::JobPair& pair = problem->pairs[i];
     out += workload::CsvField(problem->jobs[pair.a].id + "+" + problem->jobs[pair.b].id) + "," +
@@ -74,7 +74,7 @@ void AddGavelCommands(CLI::App& app, std::vector<Subcommand>& out) {
   allocate->add_option("--jobs", args->jobs, "jobs CSV (docs/gavel.md)")->required();
   allocate->add_option("--cluster", args->cluster, "GPU types CSV (docs/gavel.md)")->required();
   allocate->add_option("--pairs", args->pairs,
-                       "co-located pair throughputs CSV (max_min_fairness_packed, gandiva)");
+                       "co-located pair throughputs CSV (the _packed policies, gandiva)");
   allocate->add_option("--opt", args->opts, "policy option key=value, repeatable");
   out.push_back({allocate, [args] { return Allocate(*args); }});
   CLI::App* policies = gavel->add_subcommand("policies", "List the allocation policies");

@@ -42,10 +42,15 @@ struct AllocJob {
   // FIFO (agnostic) only: the type an earlier call of the same run gave the job, which it
   // keeps (Gavel's fifo.py keeps earlier jobs' types between calls); -1 = none.
   int held_type = -1;
+  // Gandiva only: the job (index in `jobs`) an earlier call of the same run paired this one
+  // with (Allocation::partner of that call), which the pair keeps unless it loses
+  // throughput (docs/gavel.md); -1 = none. Symmetric: jobs[held_partner].held_partner is
+  // this job.
+  int held_partner = -1;
 };
 
 // Two jobs sharing the GPUs of one type (space sharing), with the throughput each gets
-// there (steps/s, measured co-located). Only max_min_fairness_packed reads pairs.
+// there (steps/s, measured co-located). Only the policies of ReadsPairs read pairs.
 struct JobPair {
   int a = 0, b = 0;  // Job indices, a != b, equal scale factors.
   int type = 0;
@@ -74,9 +79,13 @@ struct Allocation {
   // What the policy optimised, at the returned allocation (docs/gavel.md names each).
   double objective = 0;
   int lp_solves = 0;  // LPs solved (bisections solve several); 0 for FIFO.
-  // max_min_fairness_packed: the fraction of time pairs[i] runs co-located; x holds each
+  // The policies of ReadsPairs: the fraction of time pairs[i] runs co-located; x holds each
   // job's time alone. Empty for the other policies.
   std::vector<double> pair_x;
+  // Gandiva: per job, the job it is paired with after this call (kept or drawn; the pair
+  // may get no time when the jobs fit), -1 = none: the next call's held_partner. Empty for
+  // the other policies.
+  std::vector<int> partner;
 };
 
 // Reference throughputs shared by the policies.
@@ -89,9 +98,11 @@ std::vector<double> EqualSplitThroughputs(const AllocationProblem& problem);
 // It is a feasible allocation (IsolatedShare), so the optimum rho is at most its rho.
 std::vector<std::vector<double>> IsolatedShare(const AllocationProblem& problem);
 // rho_j = (time_since_arrival + steps_left / R_j) / (isolated_time + steps_left / Tiso_j),
-// R_j = sum_k T_jk x_jk (infinite where R_j = 0).
+// R_j = sum_k T_jk x_jk, plus the job's co-located throughput x pair_x[i] for every pair i
+// it is in (pair_x: Allocation::pair_x; empty = no pair) (infinite where R_j = 0).
 std::vector<double> FinishTimeRatios(const AllocationProblem& problem,
-                                     const std::vector<std::vector<double>>& x);
+                                     const std::vector<std::vector<double>>& x,
+                                     const std::vector<double>& pair_x = {});
 
 class AllocationPolicy {
  public:
@@ -106,6 +117,10 @@ using AllocationPolicyRegistry = Registry<AllocationPolicy, ModuleContext>;
 
 // Every built-in (src/gavel/registry.cc lists them).
 const AllocationPolicyRegistry& BuiltinAllocationPolicies();
+
+// Returns true iff the policy `name` reads AllocationProblem::pairs (co-located pairs: the
+// `_packed` variants and gandiva; docs/gavel.md).
+bool ReadsPairs(std::string_view name);
 
 // Builds `name` with `options` (key=value, validated), validates the problem and allocates.
 Result<Allocation> Allocate(const std::string& name, const AllocationProblem& problem,

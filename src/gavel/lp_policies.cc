@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -62,11 +63,15 @@ struct BaseLp {
 
   std::vector<int> pair_var;           // With `packed`: one per problem.pairs entry.
   std::vector<int> class_row, type_row;  // LP row of each class's sum_k <= 1 and type's GPUs; -1: none.
+  // With `packed`, per job: (pair variable, the job's throughput in the pair).
+  std::vector<std::vector<std::pair<int, double>>> in_pairs;
 
   // `packed`: every job its own class, plus one variable per pair (its time co-located),
-  // counted in both jobs' rows and once (sf GPUs) on its type.
+  // counted in both jobs' rows and once (sf GPUs) on its type; `pair_cost(pair)` is its
+  // objective coefficient.
   template <typename Cost>
-  BaseLp(const AllocationProblem& problem, bool progress, Cost cost, bool packed = false)
+  BaseLp(const AllocationProblem& problem, bool progress, Cost cost, bool packed = false,
+         const std::function<double(const JobPair&)>& pair_cost = nullptr)
       : p(problem),
         classes(packed ? Singletons(problem) : Classes(problem, progress)),
         var(classes.size()) {
@@ -84,8 +89,11 @@ struct BaseLp {
       }
     }
     if (packed) {
+      in_pairs.resize(p.jobs.size());
       for (const JobPair& pair : p.pairs) {
-        pair_var.push_back(lp.AddVariable(0, 1, 0));
+        pair_var.push_back(lp.AddVariable(0, 1, pair_cost ? pair_cost(pair) : 0.0));
+        in_pairs[pair.a].push_back({pair_var.back(), pair.throughput_a});
+        in_pairs[pair.b].push_back({pair_var.back(), pair.throughput_b});
         rows[pair.a].push_back({pair_var.back(), 1.0});
         rows[pair.b].push_back({pair_var.back(), 1.0});
         per_type[pair.type].push_back(
@@ -110,6 +118,24 @@ struct BaseLp {
       if (var[c][k] >= 0) terms.push_back({var[c][k], coeff(classes[c][0], k)});
     }
     return terms;
+  }
+
+  // scale x R_c as row terms: scale x T_jk x_ck over the types, then (packed) scale x the
+  // job's co-located throughput x the time of each pair it is in, in the problem's order.
+  std::vector<LpTerm> RateTerms(int c, double scale) const {
+    std::vector<LpTerm> terms =
+        ClassTerms(c, [&](int j, int k) { return scale * p.jobs[j].throughput[k]; });
+    if (!in_pairs.empty()) {
+      for (const auto& [v, throughput] : in_pairs[classes[c][0]]) terms.push_back({v, scale * throughput});
+    }
+    return terms;
+  }
+
+  // The pairs' times as solved (packed), clamped to [0, 1].
+  std::vector<double> PairX() const {
+    std::vector<double> out;
+    for (int v : pair_var) out.push_back(std::clamp(lp.Value(v), 0.0, 1.0));
+    return out;
   }
 
   // The solution per job. CLP meets rows within its primal tolerance (1e-7), so a row or a
@@ -170,14 +196,14 @@ Allocation Empty(const AllocationProblem& p) {
 // Base LP plus one row per job, R_j = sum_k T_jk x_jk >= floor_j, and no objective: the
 // feasibility problem of the makespan and finish-time-fairness bisections. Only the floors
 // move between solves, so each re-solve warm-starts from the last basis.
+// With `packed`, R_j also counts the job's time in the problem's pairs.
 class ThroughputFloorLp {
  public:
-  explicit ThroughputFloorLp(const AllocationProblem& p)
-      : base_(p, /*progress=*/true, [](int, int) { return 0.0; }) {
+  ThroughputFloorLp(const AllocationProblem& p, bool packed)
+      : base_(p, /*progress=*/true, [](int, int) { return 0.0; }, packed) {
     for (int c = 0; c < static_cast<int>(base_.classes.size()); ++c) {
       rows_.push_back(base_.lp.rows());
-      base_.lp.AddRow(base_.ClassTerms(c, [&](int j, int k) { return p.jobs[j].throughput[k]; }),
-                      0, kLpInfinity);
+      base_.lp.AddRow(base_.RateTerms(c, 1.0), 0, kLpInfinity);
     }
   }
 
@@ -190,8 +216,11 @@ class ThroughputFloorLp {
     ++solves_;
     return base_.lp.Solve() == LpStatus::kOptimal;
   }
-  // REQUIRES: the last Feasible() returned true.
-  std::vector<std::vector<double>> X() const { return base_.X(); }
+  // The allocation (and, packed, the pairs' times). REQUIRES: the last Feasible() was true.
+  void Get(Allocation* a) const {
+    a->x = base_.X();
+    if (!base_.pair_var.empty()) a->pair_x = base_.PairX();
+  }
   int solves() const { return solves_; }
 
  private:
@@ -199,6 +228,11 @@ class ThroughputFloorLp {
   std::vector<int> rows_;
   int solves_ = 0;
 };
+
+// Max-min fairness's share of job j is this times R_j: sf_j / (w_j Teq_j).
+double ShareScale(const AllocationProblem& p, const std::vector<double>& teq, int j) {
+  return p.jobs[j].scale_factor / (p.jobs[j].weight * teq[j]);
+}
 
 // A dual or reduced cost beyond this is nonzero: its row or bound is tight at every optimum.
 constexpr double kTightDual = 1e-9;
@@ -220,19 +254,12 @@ class MaxMinFairness : public AllocationPolicy {
     if (problem.jobs.empty()) return Empty(problem);
     const AllocationProblem p = perf_ ? problem : Agnostic(problem);
     const std::vector<double> teq = EqualSplitThroughputs(p);
-    auto scale = [&](int j) {
-      return p.jobs[j].scale_factor / (p.jobs[j].weight * teq[j]);
-    };
+    auto scale = [&](int j) { return ShareScale(p, teq, j); };
     BaseLp base(p, /*progress=*/false, [](int, int) { return 0.0; }, packed_);
     const int t = base.lp.AddVariable(0, kLpInfinity, -1);
     std::vector<std::vector<LpTerm>> rows(base.classes.size());
     for (int c = 0; c < static_cast<int>(base.classes.size()); ++c) {
-      rows[c] = base.ClassTerms(c, [&](int j, int k) { return scale(j) * p.jobs[j].throughput[k]; });
-    }
-    for (size_t i = 0; i < base.pair_var.size(); ++i) {
-      const JobPair& pair = p.pairs[i];
-      rows[pair.a].push_back({base.pair_var[i], scale(pair.a) * pair.throughput_a});
-      rows[pair.b].push_back({base.pair_var[i], scale(pair.b) * pair.throughput_b});
+      rows[c] = base.RateTerms(c, scale(base.classes[c][0]));
     }
     std::vector<int> share_row;
     for (std::vector<LpTerm>& row : rows) {
@@ -244,7 +271,7 @@ class MaxMinFairness : public AllocationPolicy {
     if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
     Allocation a;
     a.x = base.X();
-    for (int v : base.pair_var) a.pair_x.push_back(std::clamp(base.lp.Value(v), 0.0, 1.0));
+    a.pair_x = base.PairX();
     a.objective = base.lp.Value(t);
     a.lp_solves = 1;
     if (centre_) Centre(p, base, share_row, scale, &a);
@@ -312,11 +339,99 @@ class MaxMinFairness : public AllocationPolicy {
   bool centre_;
 };
 
+// A probe that reaches this far above the level is not held at it.
+constexpr double kLevelTolerance = 1e-7;
+
+class WaterFilling : public AllocationPolicy {
+ public:
+  explicit WaterFilling(bool perf) : perf_(perf) {}
+  std::string_view Name() const override {
+    return perf_ ? "max_min_fairness_water_filling_perf" : "max_min_fairness_water_filling";
+  }
+
+  // Max-min fairness, then the least share is held and the others raised, level by level
+  // (Gavel's max_min_fairness_water_filling): each level is `maximise t s.t. share_c >= t`
+  // over the classes not yet held, the held ones kept at their level; a class is held at the
+  // level when it cannot exceed it with every other unheld class at the level (a probe: the
+  // same LP with only its own row against t). One LP with two rows per class, switched by
+  // their bounds: A_c = share_c - t (>= 0 while c is unheld and in play) and B_c = share_c
+  // (>= the level: held, or the others during a probe).
+  Result<Allocation> Allocate(const AllocationProblem& problem) const override {
+    if (problem.jobs.empty()) return Empty(problem);
+    const AllocationProblem p = perf_ ? problem : Agnostic(problem);
+    const std::vector<double> teq = EqualSplitThroughputs(p);
+    BaseLp base(p, /*progress=*/false, [](int, int) { return 0.0; });
+    const int classes = static_cast<int>(base.classes.size());
+    const int t = base.lp.AddVariable(0, kLpInfinity, -1);
+    std::vector<int> a_row(classes), b_row(classes);
+    for (int c = 0; c < classes; ++c) {
+      std::vector<LpTerm> share = base.RateTerms(c, ShareScale(p, teq, base.classes[c][0]));
+      b_row[c] = base.lp.rows();
+      base.lp.AddRow(share, -kLpInfinity, kLpInfinity);
+      share.push_back({t, -1.0});
+      a_row[c] = base.lp.rows();
+      base.lp.AddRow(share, 0, kLpInfinity);
+    }
+    std::vector<double> level(classes, -1);  // -1: not held yet.
+    Allocation a;
+    auto solve = [&]() -> Result<double> {
+      ++a.lp_solves;
+      const LpStatus st = base.lp.Solve();
+      if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
+      return base.lp.Value(t);
+    };
+    for (int held = 0; held < classes;) {
+      // The next level, with every unheld class against t.
+      for (int c = 0; c < classes; ++c) {
+        base.lp.SetRowBounds(a_row[c], level[c] < 0 ? 0 : -kLpInfinity, kLpInfinity);
+        base.lp.SetRowBounds(b_row[c], level[c] < 0 ? -kLpInfinity : level[c], kLpInfinity);
+      }
+      const Result<double> next = solve();
+      if (!next.ok()) return next.status();
+      const double t_level = *next;
+      if (held == 0) a.objective = t_level;
+      a.x = base.X();
+      // Probe each unheld class: can it exceed the level with the others at it?
+      std::vector<int> at_level;
+      int lowest = -1;
+      double lowest_reach = kLpInfinity;
+      for (int c = 0; c < classes; ++c) {
+        if (level[c] >= 0) continue;
+        for (int o = 0; o < classes; ++o) {
+          if (level[o] >= 0 || o == c) continue;
+          base.lp.SetRowBounds(a_row[o], -kLpInfinity, kLpInfinity);
+          base.lp.SetRowBounds(b_row[o], t_level, kLpInfinity);
+        }
+        const Result<double> reach = solve();
+        for (int o = 0; o < classes; ++o) {
+          if (level[o] >= 0 || o == c) continue;
+          base.lp.SetRowBounds(a_row[o], 0, kLpInfinity);
+          base.lp.SetRowBounds(b_row[o], -kLpInfinity, kLpInfinity);
+        }
+        if (!reach.ok()) return reach.status();
+        if (*reach <= t_level + kLevelTolerance * std::max(1.0, t_level)) at_level.push_back(c);
+        if (*reach < lowest_reach) lowest_reach = *reach, lowest = c;
+      }
+      if (at_level.empty()) at_level.push_back(lowest);  // Within the solver's tolerance.
+      // Held a hair below the level, so that the next LP stays feasible within tolerances.
+      for (int c : at_level) level[c] = t_level * (1 - kLevelTolerance);
+      held += static_cast<int>(at_level.size());
+    }
+    // The last level's allocation holds every class at its level or above.
+    return a;
+  }
+
+ private:
+  bool perf_;
+};
+
 class FinishTimeFairness : public AllocationPolicy {
  public:
-  explicit FinishTimeFairness(bool perf) : perf_(perf) {}
+  // `packed` (perf only): R_j also counts the job's time in the problem's pairs.
+  FinishTimeFairness(bool perf, bool packed) : perf_(perf || packed), packed_(packed) {}
   std::string_view Name() const override {
-    return perf_ ? "finish_time_fairness_perf" : "finish_time_fairness";
+    return packed_ ? "finish_time_fairness_packed"
+                   : perf_ ? "finish_time_fairness_perf" : "finish_time_fairness";
   }
 
   // minimise max_j rho_j(x). rho_j = (a_j + s_j / R_j) / D_j is linear-fractional in x, and a
@@ -330,24 +445,31 @@ class FinishTimeFairness : public AllocationPolicy {
     // D_j: the finish time on the isolated share.
     const std::vector<std::vector<double>> iso = IsolatedShare(p);
     std::vector<double> d(m);
+    // Each job's fastest rate: alone on some type, or (packed) in some pair.
+    std::vector<double> best(m, 0.0);
+    for (size_t i = 0; packed_ && i < p.pairs.size(); ++i) {
+      const JobPair& pair = p.pairs[i];
+      best[pair.a] = std::max(best[pair.a], pair.throughput_a);
+      best[pair.b] = std::max(best[pair.b], pair.throughput_b);
+    }
     double lo = 0;
     for (size_t j = 0; j < m; ++j) {
       const AllocJob& job = p.jobs[j];
-      double iso_rate = 0, best = 0;
+      double iso_rate = 0;
       for (size_t k = 0; k < p.types.size(); ++k) {
         iso_rate += job.throughput[k] * iso[j][k];
-        if (p.Runs(static_cast<int>(j), static_cast<int>(k))) best = std::max(best, job.throughput[k]);
+        if (p.Runs(static_cast<int>(j), static_cast<int>(k))) best[j] = std::max(best[j], job.throughput[k]);
       }
       d[j] = job.isolated_time + job.steps_left / iso_rate;
-      // No allocation beats the job running all the time on its fastest type.
-      lo = std::max(lo, (job.time_since_arrival + job.steps_left / best) / d[j]);
+      // No allocation beats the job running all the time at its fastest rate.
+      lo = std::max(lo, (job.time_since_arrival + job.steps_left / best[j]) / d[j]);
     }
     // The isolated share is feasible: the bracket's top.
     Allocation a;
     a.x = iso;
     const std::vector<double> rho_iso = FinishTimeRatios(p, iso);
     double hi = *std::max_element(rho_iso.begin(), rho_iso.end());
-    ThroughputFloorLp lp(p);
+    ThroughputFloorLp lp(p, packed_);
     std::vector<double> floors(m);
     while (hi - lo > kRatioTolerance * hi) {
       const double r = 0.5 * (lo + hi);
@@ -356,12 +478,13 @@ class FinishTimeFairness : public AllocationPolicy {
       }
       if (lp.Feasible(floors)) {
         hi = r;
-        a.x = lp.X();
+        lp.Get(&a);
       } else {
         lo = r;
       }
     }
-    const std::vector<double> rho = FinishTimeRatios(p, a.x);
+    if (packed_) a.pair_x.resize(p.pairs.size(), 0.0);  // The isolated share: no pair.
+    const std::vector<double> rho = FinishTimeRatios(p, a.x, a.pair_x);
     a.objective = *std::max_element(rho.begin(), rho.end());
     a.lp_solves = lp.solves();
     return a;
@@ -369,18 +492,21 @@ class FinishTimeFairness : public AllocationPolicy {
 
  private:
   bool perf_;
+  bool packed_;
 };
 
 class MinMakespan : public AllocationPolicy {
  public:
-  std::string_view Name() const override { return "min_makespan"; }
+  // `packed`: R_j also counts the job's time in the problem's pairs.
+  explicit MinMakespan(bool packed) : packed_(packed) {}
+  std::string_view Name() const override { return packed_ ? "min_makespan_packed" : "min_makespan"; }
 
   // The smallest T (Gavel's bisection) such that every job can finish within T:
-  // sum_k T_jk x_jk >= s_j / T.
+  // R_j >= s_j / T.
   Result<Allocation> Allocate(const AllocationProblem& p) const override {
     if (Status s = NeedSteps(p, Name()); !s.ok()) return s;
     if (p.jobs.empty()) return Empty(p);
-    ThroughputFloorLp lp(p);
+    ThroughputFloorLp lp(p, packed_);
     std::vector<double> floors(p.jobs.size());
     Allocation a;
     bool found = false;
@@ -394,7 +520,7 @@ class MinMakespan : public AllocationPolicy {
         const double t = 0.5 * (lower + upper);
         for (size_t j = 0; j < p.jobs.size(); ++j) floors[j] = p.jobs[j].steps_left / t;
         if (lp.Feasible(floors)) {
-          a.x = lp.X();
+          lp.Get(&a);
           a.objective = t;
           found = true;
           upper = t;
@@ -406,14 +532,21 @@ class MinMakespan : public AllocationPolicy {
     a.lp_solves = lp.solves();
     return a;
   }
+
+ private:
+  bool packed_;
 };
 
 class MaxThroughput : public AllocationPolicy {
  public:
-  explicit MaxThroughput(bool per_cost) : per_cost_(per_cost) {}
-  std::string_view Name() const override { return per_cost_ ? "min_cost" : "max_throughput"; }
+  // `packed`: a pair's time adds both its jobs' co-located throughputs.
+  MaxThroughput(bool per_cost, bool packed) : per_cost_(per_cost), packed_(packed) {}
+  std::string_view Name() const override {
+    if (packed_) return per_cost_ ? "min_cost_packed" : "max_throughput_packed";
+    return per_cost_ ? "min_cost" : "max_throughput";
+  }
 
-  // maximise sum_jk T_jk x_jk / c_k (c_k = 1 for max_throughput).
+  // maximise sum_j R_j / c (c_k = 1 for max_throughput), R_j counting pairs when packed.
   Result<Allocation> Allocate(const AllocationProblem& p) const override {
     if (per_cost_) {
       for (const GpuType& t : p.types) {
@@ -424,23 +557,29 @@ class MaxThroughput : public AllocationPolicy {
       }
     }
     if (p.jobs.empty()) return Empty(p);
-    auto gain = [&](int j, int k) {
-      return p.jobs[j].throughput[k] / (per_cost_ ? p.types[k].cost_per_hour : 1.0);
+    auto price = [&](int k) { return per_cost_ ? p.types[k].cost_per_hour : 1.0; };
+    auto gain = [&](int j, int k) { return p.jobs[j].throughput[k] / price(k); };
+    auto pair_gain = [&](const JobPair& pair) {
+      return (pair.throughput_a + pair.throughput_b) / price(pair.type);
     };
-    BaseLp base(p, /*progress=*/false, [&](int j, int k) { return -gain(j, k); });
+    BaseLp base(p, /*progress=*/false, [&](int j, int k) { return -gain(j, k); }, packed_,
+                [&](const JobPair& pair) { return -pair_gain(pair); });
     const LpStatus st = base.lp.Solve();
     if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
     Allocation a;
     a.x = base.X();
+    a.pair_x = base.PairX();
     for (size_t j = 0; j < p.jobs.size(); ++j) {
       for (size_t k = 0; k < p.types.size(); ++k) a.objective += gain(j, k) * a.x[j][k];
     }
+    for (size_t i = 0; i < a.pair_x.size(); ++i) a.objective += pair_gain(p.pairs[i]) * a.pair_x[i];
     a.lp_solves = 1;
     return a;
   }
 
  private:
   bool per_cost_;
+  bool packed_;
 };
 
 }  // namespace
@@ -456,15 +595,20 @@ AllocationProblem Agnostic(const AllocationProblem& problem) {
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf, bool centre) {
   return std::make_unique<MaxMinFairness>(perf, false, centre);
 }
+std::unique_ptr<AllocationPolicy> MakeWaterFilling(bool perf) {
+  return std::make_unique<WaterFilling>(perf);
+}
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairnessPacked() {
   return std::make_unique<MaxMinFairness>(true, true);
 }
-std::unique_ptr<AllocationPolicy> MakeFinishTimeFairness(bool perf) {
-  return std::make_unique<FinishTimeFairness>(perf);
+std::unique_ptr<AllocationPolicy> MakeFinishTimeFairness(bool perf, bool packed) {
+  return std::make_unique<FinishTimeFairness>(perf, packed);
 }
-std::unique_ptr<AllocationPolicy> MakeMinMakespan() { return std::make_unique<MinMakespan>(); }
-std::unique_ptr<AllocationPolicy> MakeMaxThroughput(bool per_cost) {
-  return std::make_unique<MaxThroughput>(per_cost);
+std::unique_ptr<AllocationPolicy> MakeMinMakespan(bool packed) {
+  return std::make_unique<MinMakespan>(packed);
+}
+std::unique_ptr<AllocationPolicy> MakeMaxThroughput(bool per_cost, bool packed) {
+  return std::make_unique<MaxThroughput>(per_cost, packed);
 }
 
 }  // namespace schedkit::gavel

@@ -96,6 +96,15 @@ Status Validate(const AllocationProblem& p) {
       return Status::InvalidArgument(who + ": throughputs must be finite and >= 0");
     }
   }
+  for (int j = 0; j < m; ++j) {
+    const int partner = p.jobs[j].held_partner;
+    if (partner == -1) continue;
+    if (partner < 0 || partner >= m || partner == j || p.jobs[partner].held_partner != j) {
+      return Status::InvalidArgument("job " + Quoted(p.jobs[j].id) + ": held_partner " +
+                                     std::to_string(partner) +
+                                     " is not another job that holds it as its partner");
+    }
+  }
   return Status::Ok();
 }
 
@@ -125,16 +134,23 @@ std::vector<std::vector<double>> IsolatedShare(const AllocationProblem& p) {
 }
 
 std::vector<double> FinishTimeRatios(const AllocationProblem& p,
-                                     const std::vector<std::vector<double>>& x) {
+                                     const std::vector<std::vector<double>>& x,
+                                     const std::vector<double>& pair_x) {
   const std::vector<std::vector<double>> iso = IsolatedShare(p);
+  std::vector<double> rates(p.jobs.size(), 0.0);
+  for (size_t j = 0; j < p.jobs.size(); ++j) {
+    for (size_t k = 0; k < p.types.size(); ++k) rates[j] += p.jobs[j].throughput[k] * x[j][k];
+  }
+  for (size_t i = 0; i < pair_x.size(); ++i) {
+    rates[p.pairs[i].a] += p.pairs[i].throughput_a * pair_x[i];
+    rates[p.pairs[i].b] += p.pairs[i].throughput_b * pair_x[i];
+  }
   std::vector<double> rho(p.jobs.size());
   for (size_t j = 0; j < p.jobs.size(); ++j) {
     const AllocJob& job = p.jobs[j];
-    double rate = 0, iso_rate = 0;
-    for (size_t k = 0; k < p.types.size(); ++k) {
-      rate += job.throughput[k] * x[j][k];
-      iso_rate += job.throughput[k] * iso[j][k];
-    }
+    const double rate = rates[j];
+    double iso_rate = 0;
+    for (size_t k = 0; k < p.types.size(); ++k) iso_rate += job.throughput[k] * iso[j][k];
     const double isolated_finish = job.isolated_time + job.steps_left / iso_rate;
     rho[j] = rate > 0 ? (job.time_since_arrival + job.steps_left / rate) / isolated_finish
                       : std::numeric_limits<double>::infinity();

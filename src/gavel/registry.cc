@@ -1,4 +1,5 @@
 // Every built-in allocation policy, listed once.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -10,10 +11,10 @@ namespace {
 using Entry = AllocationPolicyRegistry::Entry;
 using Factory = decltype(Entry::factory);
 
-Factory Fixed(std::unique_ptr<AllocationPolicy> (*make)(bool), bool flag) {
-  return [make, flag](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> {
-    return make(flag);
-  };
+// A policy without options.
+template <typename Make>
+Factory Fixed(Make make) {
+  return [make](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> { return make(); };
 }
 
 const OptionSpec kSeedOption{"seed", OptionSpec::Type::kInt, "0",
@@ -61,27 +62,53 @@ AllocationPolicyRegistry MakeRegistry() {
         "LAS, heterogeneity-aware: max-min of throughput over the equal-split throughput",
         options, factory);
   }
+  add("max_min_fairness_water_filling",
+      "max_min_fairness, then every job not held by the least share raised, level by level",
+      {}, Fixed([] { return MakeWaterFilling(false); }));
+  add("max_min_fairness_water_filling_perf",
+      "max_min_fairness_perf, then every job not held by the least share raised, level by level",
+      {}, Fixed([] { return MakeWaterFilling(true); }));
   add("max_min_fairness_packed",
       "max_min_fairness_perf where the problem's pairs may also share GPUs (--pairs)", {},
-      [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> {
-        return MakeMaxMinFairnessPacked();
-      });
+      Fixed([] { return MakeMaxMinFairnessPacked(); }));
   add("finish_time_fairness", "minimise the worst finish-time ratio rho (throughputs read as 1)",
-      {}, Fixed(MakeFinishTimeFairness, false));
+      {}, Fixed([] { return MakeFinishTimeFairness(false); }));
   add("finish_time_fairness_perf", "minimise the worst finish-time ratio rho", {},
-      Fixed(MakeFinishTimeFairness, true));
+      Fixed([] { return MakeFinishTimeFairness(true); }));
+  add("finish_time_fairness_packed",
+      "finish_time_fairness_perf where the problem's pairs may also share GPUs (--pairs)", {},
+      Fixed([] { return MakeFinishTimeFairness(true, true); }));
   add("min_makespan", "smallest T (Gavel's bisection) in which every job can finish", {},
-      [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> { return MakeMinMakespan(); });
+      Fixed([] { return MakeMinMakespan(); }));
+  add("min_makespan_packed",
+      "min_makespan where the problem's pairs may also share GPUs (--pairs)", {},
+      Fixed([] { return MakeMinMakespan(true); }));
   add("max_throughput", "maximise the summed throughput (steps/s)", {},
-      Fixed(MakeMaxThroughput, false));
+      Fixed([] { return MakeMaxThroughput(false); }));
+  add("max_throughput_packed",
+      "max_throughput where the problem's pairs may also share GPUs (--pairs)", {},
+      Fixed([] { return MakeMaxThroughput(false, true); }));
   add("min_cost", "maximise the summed throughput per dollar (throughput / cost_per_hour)", {},
-      Fixed(MakeMaxThroughput, true));
+      Fixed([] { return MakeMaxThroughput(true); }));
+  add("min_cost_packed", "min_cost where the problem's pairs may also share GPUs (--pairs)", {},
+      Fixed([] { return MakeMaxThroughput(true, true); }));
   add("fifo", "arrival order, each job on a random type with room (seeded)", {kSeedOption},
       [](ModuleContext& ctx) -> Result<std::unique_ptr<AllocationPolicy>> {
-        return MakeFifo(false, static_cast<uint64_t>(ctx.options.Int("seed")));
+        return MakeFifo(FifoMode::kBase, static_cast<uint64_t>(ctx.options.Int("seed")));
       });
   add("fifo_perf", "arrival order, each job on its fastest type with room", {},
-      [](ModuleContext&) -> Result<std::unique_ptr<AllocationPolicy>> { return MakeFifo(true, 0); });
+      Fixed([] { return MakeFifo(FifoMode::kPerf, 0); }));
+  add("fifo_packed",
+      "fifo_perf, then the queue's next jobs join placed jobs whose pair (--pairs) gains most",
+      {{"packing_threshold", OptionSpec::Type::kDouble, "1.5",
+        "least normalised pair throughput (sum over the two jobs of together / alone) to pack"}},
+      [](ModuleContext& ctx) -> Result<std::unique_ptr<AllocationPolicy>> {
+        const double threshold = ctx.options.Double("packing_threshold");
+        if (!std::isfinite(threshold) || threshold < 0) {
+          return Status::InvalidArgument("fifo_packed: option 'packing_threshold' must be >= 0");
+        }
+        return MakeFifo(FifoMode::kPacked, 0, threshold);
+      });
   add("gandiva",
       "Gandiva: random pairs (seeded) from --pairs when jobs outnumber GPUs, equal time split",
       {kSeedOption}, [](ModuleContext& ctx) -> Result<std::unique_ptr<AllocationPolicy>> {
@@ -107,6 +134,12 @@ AllocationPolicyRegistry MakeRegistry() {
 const AllocationPolicyRegistry& BuiltinAllocationPolicies() {
   static const AllocationPolicyRegistry* registry = new AllocationPolicyRegistry(MakeRegistry());
   return *registry;
+}
+
+bool ReadsPairs(std::string_view name) {
+  return name == "gandiva" ||
+         (name.size() > 7 && name.substr(name.size() - 7) == "_packed" &&
+          BuiltinAllocationPolicies().Find(std::string(name)) != nullptr);
 }
 
 Result<Allocation> Allocate(const std::string& name, const AllocationProblem& problem,

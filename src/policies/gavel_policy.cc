@@ -37,6 +37,7 @@ struct GavelJob {
   JobId partner = -1;            // The job it was last started beside (one group), or -1: alone.
   bool runs_this_round = false;  // Chosen (alone or in a pair) in the current round.
   int kind = -1;                 // Index of its (model, batch size, GPUs): pair throughputs are per kind.
+  JobId held_partner = -1;       // Gandiva: the job the last allocation paired it with, or -1.
 };
 
 // Two jobs sharing GPUs (packed objectives): a combination of Gavel's round mechanism, with its
@@ -71,7 +72,11 @@ class GavelPolicy final : public ClonablePolicy<GavelPolicy> {
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     if (types_.empty()) InitTypes(view.Cluster());
     for (JobId id : events.finished) {
-      if (jobs_.erase(id) == 0) continue;
+      const auto it = jobs_.find(id);
+      if (it == jobs_.end()) continue;
+      // Gandiva's pair ends with either job (Gavel's gandiva.py drops both from its pairs).
+      if (it->second.held_partner >= 0) jobs_[it->second.held_partner].held_partner = -1;
+      jobs_.erase(it);
       order_.erase(std::find(order_.begin(), order_.end(), id));
       std::erase_if(pairs_, [&](const GavelPair& p) { return p.a == id || p.b == id; });
       dirty_ = true;
@@ -296,6 +301,13 @@ class GavelPolicy final : public ClonablePolicy<GavelPolicy> {
       pairs_.clear();
       return true;
     }
+    // Gandiva keeps the pairs of its last call whose jobs are both in this problem.
+    std::unordered_map<JobId, int> index_of;
+    for (size_t i = 0; i < ids.size(); ++i) index_of[ids[i]] = static_cast<int>(i);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const auto it = index_of.find(jobs_[ids[i]].held_partner);
+      if (it != index_of.end()) problem.jobs[i].held_partner = it->second;
+    }
     if (opt_.packed) {
       if (view.Throughputs() == nullptr) {
         out->Fail("gavel: a packed objective needs the run's throughput table (co-located "
@@ -313,7 +325,12 @@ class GavelPolicy final : public ClonablePolicy<GavelPolicy> {
       out->Fail("gavel: " + alloc.status().message());
       return false;
     }
-    for (size_t i = 0; i < ids.size(); ++i) jobs_[ids[i]].x = alloc->x[i];
+    for (size_t i = 0; i < ids.size(); ++i) {
+      jobs_[ids[i]].x = alloc->x[i];
+      if (!alloc->partner.empty()) {
+        jobs_[ids[i]].held_partner = alloc->partner[i] < 0 ? -1 : ids[alloc->partner[i]];
+      }
+    }
     if (opt_.packed) StorePairs(view, ids, problem, *alloc);
     return true;
   }
@@ -516,8 +533,8 @@ Status RegisterGavel(Registries* r) {
   entry.takes_admission = false;
   entry.options = {
       {"objective", OptionSpec::Type::kString, "max_min_fairness_perf",
-       "the allocation policy (`schedkit gavel policies`; not min_cost; max_min_fairness_packed "
-       "and gandiva co-locate the pairs of the run's throughput table)"},
+       "the allocation policy (`schedkit gavel policies`; not min_cost*; the _packed ones and "
+       "gandiva co-locate the pairs of the run's throughput table)"},
       {"round_s", OptionSpec::Type::kDouble, "360", "round length in seconds"},
       {"resolve_s", OptionSpec::Type::kDouble, "1920",
        "least time between two re-solves (Gavel's minimum_time_between_allocation_resets)"},
@@ -529,9 +546,9 @@ Status RegisterGavel(Registries* r) {
   entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("gavel: no placement module");
     const std::string& objective = ctx.options.String("objective");
-    if (objective == "min_cost") {
-      return Status::InvalidArgument(
-          "gavel: objective 'min_cost' needs GPU prices, which cluster specs do not carry");
+    if (objective.rfind("min_cost", 0) == 0) {
+      return Status::InvalidArgument("gavel: objective '" + objective +
+                                     "' needs GPU prices, which cluster specs do not carry");
     }
     const gavel::AllocationPolicyRegistry::Entry* alloc =
         gavel::BuiltinAllocationPolicies().Find(objective);
@@ -550,7 +567,7 @@ Status RegisterGavel(Registries* r) {
       return Status::InvalidArgument("gavel: option 'resolve_s' must be a number >= 0");
     }
     const std::string& mode = ctx.options.String("mode");
-    opt.packed = objective == "max_min_fairness_packed" || objective == "gandiva";
+    opt.packed = gavel::ReadsPairs(objective);
     if (mode == "ideal") {
       opt.mode = GavelMode::kIdeal;
       if (opt.packed) {
@@ -562,12 +579,12 @@ Status RegisterGavel(Registries* r) {
       return Status::InvalidArgument("gavel: option mode='" + mode + "': expected rounds or ideal");
     }
     // Gavel's mechanism: FIFO runs only the jobs it placed; the policies whose Gavel name
-    // lacks "Perf" (the agnostic ones, Gandiva, and MaxMinFairness_Packing) walk the types in
-    // a random order each round.
-    opt.fill_idle = objective != "fifo" && objective != "fifo_perf";
-    opt.shuffle_types = objective == "max_min_fairness" || objective == "finish_time_fairness" ||
-                        objective == "fifo" || objective == "gandiva" ||
-                        objective == "max_min_fairness_packed";
+    // lacks "Perf" (the agnostic ones, Gandiva, and every packed one: MaxMinFairness_Packing,
+    // FIFO_Packing, ...) walk the types in a random order each round.
+    opt.fill_idle = objective.rfind("fifo", 0) != 0;
+    opt.shuffle_types = opt.packed || objective == "max_min_fairness" ||
+                        objective == "max_min_fairness_water_filling" ||
+                        objective == "finish_time_fairness" || objective == "fifo";
     std::map<std::string, std::string> raw;  // The run's seed for the seeded ones (FIFO).
     const std::string& point = ctx.options.String("point");
     for (const OptionSpec& o : alloc->options) {

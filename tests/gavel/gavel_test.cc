@@ -158,6 +158,37 @@ TEST(GavelMaxMin, MultiGpuJobsCountTheirGpus) {
   EXPECT_EQ(a.x[0][1], 0.0);
 }
 
+TEST(GavelMaxMin, WaterFillingRaisesWhoTheLeastShareDoesNotHold) {
+  // fast and slow, 1 GPU each; a and c run on slow only (1 step/s), b on both (2 on fast, 1
+  // on slow). Teq (n_k / N = 1/2): a, c 0.5, b 1.5; shares 2 R_a, 2 R_c, R_b / 1.5.
+  // Level 1: a and c can only share slow, R_a + R_c <= 1, so t = 1 at most, reached with
+  // a and c at 1/2 of slow and b at >= 1.5 steps/s (e.g. 3/4 of fast): max-min stops here.
+  // Probes: a cannot exceed 1 with c at 1 (slow is full), nor c; b can (fast alone gives it
+  // 2 steps/s, share 4/3). Level 2: b alone, a and c held at 1: b takes all of fast, 4/3.
+  const AllocationProblem p = ProblemBuilder()
+                                  .Type("fast", 1)
+                                  .Type("slow", 1)
+                                  .Job("a", {0, 1})
+                                  .Job("b", {2, 1})
+                                  .Job("c", {0, 1})
+                                  .Get();
+  const Allocation a = Solve("max_min_fairness_water_filling_perf", p);
+  EXPECT_NEAR(a.objective, 1, 1e-9);  // The first level: max-min fairness's optimum.
+  EXPECT_NEAR(a.x[0][1], 0.5, 1e-6);
+  EXPECT_NEAR(a.x[2][1], 0.5, 1e-6);
+  EXPECT_NEAR(a.x[1][0], 1, 1e-6);
+  EXPECT_NEAR(a.x[1][1], 0, 1e-6);
+  // 1 solve per level and 1 probe per unheld class at each (a and c, alike, are one class):
+  // 1 + 2, then 1 + 1.
+  EXPECT_EQ(a.lp_solves, 5);
+  EXPECT_NEAR(Solve("max_min_fairness_perf", p).objective, 1, 1e-9);
+  // Agnostic (every usable throughput 1): Teq_b = 1, b's share is R_b <= 1 (its row), so
+  // every class is held at the first level, t = 1.
+  const Allocation g = Solve("max_min_fairness_water_filling", p);
+  EXPECT_NEAR(g.objective, 1, 1e-9);
+  EXPECT_EQ(g.lp_solves, 3);
+}
+
 TEST(GavelMaxMin, PackedCoLocatesAPairThatGainsFromIt) {
   // One GPU, a and b at 1 step/s alone (Teq = 1). Alone they split it: t = 1/2. Co-located
   // at 0.8 steps/s each: with pair time p and time alone q each (2q + p <= 1),
@@ -215,6 +246,72 @@ TEST(GavelGandiva, TheSeedDrawsThePairs) {
     seen.insert(a.pair_x);
   }
   EXPECT_GT(seen.size(), 1u);
+}
+
+// Gandiva's pairs across a hand-made sequence of calls, each call's partners passed to the
+// next as held_partner (as the simulated policy does). Every pair listed gains 0.6 + 0.6 =
+// 1.2 >= 1 unless said otherwise.
+TEST(GavelGandiva, KeepsPairsBetweenCallsUntilTheyLoseThroughput) {
+  auto hold = [](AllocationProblem* p, const std::vector<int>& partner) {
+    for (size_t j = 0; j < partner.size(); ++j) p->jobs[j].held_partner = partner[j];
+  };
+  // 1. a and b on one GPU (2 asked > 1): the one draw pairs them; one combination, x = 1.
+  AllocationProblem p = ProblemBuilder().Type("g", 1).Job("a", {1}).Job("b", {1}).Get();
+  p.pairs = {{0, 1, 0, 0.6, 0.6}};
+  Allocation a = Solve("gandiva", p);
+  EXPECT_EQ(a.partner, (std::vector<int>{1, 0}));
+  EXPECT_EQ(a.pair_x, std::vector<double>{1.0});
+  // 2. c arrives (pairs with a and b listed too). a+b gains, so it is kept, and c, the only
+  // job left to pair, stays alone: two combinations, 1/2 each, whatever the seed (a fresh
+  // draw among three could have paired c).
+  p = ProblemBuilder().Type("g", 1).Job("a", {1}).Job("b", {1}).Job("c", {1}).Get();
+  p.pairs = {{0, 1, 0, 0.6, 0.6}, {0, 2, 0, 0.6, 0.6}, {1, 2, 0, 0.6, 0.6}};
+  hold(&p, {1, 0, -1});
+  for (int seed = 0; seed < 10; ++seed) {
+    a = Solve("gandiva", p, {{"seed", std::to_string(seed)}});
+    EXPECT_EQ(a.objective, 1);
+    EXPECT_EQ(a.partner, (std::vector<int>{1, 0, -1}));
+    EXPECT_EQ(a.pair_x, (std::vector<double>{0.5, 0, 0}));
+    EXPECT_EQ(a.x[2][0], 0.5);
+  }
+  // 3. a has finished: b has no partner any more; b and c (2 asked > 1) are drawn together.
+  p = ProblemBuilder().Type("g", 1).Job("b", {1}).Job("c", {1}).Get();
+  p.pairs = {{0, 1, 0, 0.6, 0.6}};
+  a = Solve("gandiva", p);
+  EXPECT_EQ(a.partner, (std::vector<int>{1, 0}));
+  EXPECT_EQ(a.pair_x, std::vector<double>{1.0});
+  // 4. A second GPU: the jobs fit, so they run alone (x = 2 / 2 = 1 each), but the pair is
+  // kept for later calls.
+  hold(&p, a.partner);
+  p.types[0].gpus = 2;
+  a = Solve("gandiva", p);
+  EXPECT_EQ(a.objective, 0);
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{1.0}, {1.0}}));
+  EXPECT_EQ(a.pair_x, std::vector<double>{0.0});
+  EXPECT_EQ(a.partner, (std::vector<int>{1, 0}));
+  // 5. Measured at 0.3 + 0.3 = 0.6 < 1 together, the pair loses throughput: broken.
+  p.pairs[0].throughput_a = p.pairs[0].throughput_b = 0.3;
+  a = Solve("gandiva", p);
+  EXPECT_EQ(a.partner, (std::vector<int>{-1, -1}));
+  // 6. Back to one GPU with the pair no longer listed (no co-located throughput): broken, and
+  // no draw can pair them again; each alone gets 1/2.
+  p.types[0].gpus = 1;
+  p.pairs.clear();
+  a = Solve("gandiva", p);
+  EXPECT_EQ(a.partner, (std::vector<int>{-1, -1}));
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{0.5}, {0.5}}));
+  // A kept pair must share on every type where both jobs run: with types g and h (both
+  // jobs fit, so no draw) and the pair listed on g only, the held pair is broken (Gavel's
+  // gandiva.py reads a zero co-located throughput on h); listed on both, it is kept.
+  p = ProblemBuilder().Type("g", 1).Type("h", 1).Job("b", {1, 1}).Job("c", {1, 1}).Get();
+  p.pairs = {{0, 1, 0, 0.6, 0.6}};
+  hold(&p, {1, 0});
+  EXPECT_EQ(Solve("gandiva", p).partner, (std::vector<int>{-1, -1}));
+  p.pairs.push_back({0, 1, 1, 0.3, 0.3});  // 1.2 + 0.6 = 1.8 summed over the types.
+  EXPECT_EQ(Solve("gandiva", p).partner, (std::vector<int>{1, 0}));
+  // A held partner must be held back.
+  p.jobs[1].held_partner = -1;
+  EXPECT_FALSE(Validate(p).ok());
 }
 
 TEST(GavelThroughput, MaxThroughputFillsEachTypeWithItsBestJob) {
@@ -294,6 +391,109 @@ TEST(GavelMakespan, WindowMovesUpWhenNothingFits) {
   const AllocationProblem p = ProblemBuilder().Type("g", 1).Job("z", {1}, 1, 9e6).Get();
   const Allocation a = Solve("min_makespan", p);
   EXPECT_DOUBLE_EQ(a.objective, 9.15625e6);
+}
+
+// The packed variants share one case: types fast and slow (1 GPU each); a and b, 3600 steps
+// each, run at 1 step/s on fast and 0.5 on slow; beside each other on fast each does 0.9
+// (the pair). With f, s the time each job runs alone on fast and slow (equal by symmetry) and
+// p the pair's time:  fast 2f + p <= 1, slow 2s <= 1, each job f + s + p <= 1, and
+// R = f + 0.5 s + 0.9 p. Without the pair the best least R is 0.75 (fast 1/2 and slow 1/2
+// each). With it: p = 1 - 2f (fast full) and s <= f give R = 0.9 - 0.3 f at best, so f = 0,
+// p = 1, R = 0.9; the dual weights 0.4 (fast) and 0.5 (each job's row) bound R by 0.9.
+AllocationProblem PackedPair() {
+  AllocationProblem p =
+      ProblemBuilder().Type("fast", 1, 3).Type("slow", 1, 1).Job("a", {1, 0.5}, 1, 3600).Job("b", {1, 0.5}, 1, 3600).Get();
+  p.pairs = {{0, 1, 0, 0.9, 0.9}};
+  return p;
+}
+
+TEST(GavelPacked, MinMakespanPackedFinishesSoonerTogether) {
+  // T* = 3600 / 0.75 = 4800 s apart, 3600 / 0.9 = 4000 s packed. Gavel's bisection on the
+  // packed LP: midpoints 500050, ..., 7911.71875, 4005.859375 feasible, 2052.93, 3029.39,
+  // 3517.62, 3761.74, 3883.80 infeasible; then 1.05 x 3883.80 >= 4005.86 stops it.
+  const AllocationProblem p = PackedPair();
+  const Allocation packed = Solve("min_makespan_packed", p);
+  EXPECT_DOUBLE_EQ(packed.objective, 4005.859375);
+  ASSERT_EQ(packed.pair_x.size(), 1u);
+  for (int j : {0, 1}) {
+    const double rate = packed.x[j][0] + 0.5 * packed.x[j][1] + 0.9 * packed.pair_x[0];
+    EXPECT_GE(rate, 3600 / packed.objective - 1e-9);
+  }
+  const Allocation apart = Solve("min_makespan", p);  // Ignores the pairs.
+  EXPECT_GE(apart.objective, 4800);
+  EXPECT_LE(apart.objective, 4800 * 1.05);
+  EXPECT_TRUE(apart.pair_x.empty());
+  // Without pairs the packed variant is min_makespan.
+  AllocationProblem none = p;
+  none.pairs.clear();
+  EXPECT_DOUBLE_EQ(Solve("min_makespan_packed", none).objective, apart.objective);
+}
+
+TEST(GavelPacked, FinishTimeFairnessPackedCountsThePair) {
+  // Nothing run yet: xiso = 1/2 per type, Tiso = 0.75, D = 4800 s, rho = (3600 / R) / 4800 =
+  // 0.75 / R. Apart the best least R is 0.75: rho* = 1; packed 0.9: rho* = 0.75 / 0.9 = 5/6.
+  const AllocationProblem p = PackedPair();
+  const Allocation packed = Solve("finish_time_fairness_packed", p);
+  EXPECT_NEAR(packed.objective, 5.0 / 6, 1e-5);
+  EXPECT_GE(packed.objective, 5.0 / 6 - 1e-9);
+  EXPECT_NEAR(packed.pair_x[0], 1, 1e-4);
+  // The objective is the worst rho of the returned allocation, the pair counted.
+  const std::vector<double> rho = FinishTimeRatios(p, packed.x, packed.pair_x);
+  EXPECT_DOUBLE_EQ(packed.objective, std::max(rho[0], rho[1]));
+  EXPECT_NEAR(Solve("finish_time_fairness_perf", p).objective, 1, 1e-5);
+}
+
+TEST(GavelPacked, MaxThroughputPackedAddsBothJobsOfThePair) {
+  // Apart: a on fast (1) and b on slow (0.5): 1.5. Packed: with the pair's time p, fast's
+  // other time 1 - p goes to one job (1 step/s) and the other job's row leaves it 1 - p of
+  // slow (0.5): 1.5 (1 - p) + 1.8 p = 1.5 + 0.3 p, so p = 1 and 1.8.
+  const AllocationProblem p = PackedPair();
+  Allocation a = Solve("max_throughput_packed", p);
+  EXPECT_NEAR(a.objective, 1.8, 1e-9);
+  EXPECT_NEAR(a.pair_x[0], 1, 1e-9);
+  EXPECT_NEAR(Solve("max_throughput", p).objective, 1.5, 1e-9);
+  // Per dollar (fast costs 3, slow 1): gains 1/3 per job on fast, 1/2 on slow, 1.8 / 3 =
+  // 0.6 for the pair. Apart, a on fast and b on slow make 1/3 + 1/2 = 5/6. The dual weights
+  // 1/15 (fast), 7/30 (slow) and 4/15 (each job's row) bound every allocation by 5/6; at an
+  // optimum all four rows are then full, and their sum (fast + slow + 2p = 2 with fast
+  // 1 - p) leaves p = 0: the pair does not pay at fast's price.
+  a = Solve("min_cost_packed", p);
+  EXPECT_NEAR(a.objective, 5.0 / 6, 1e-9);
+  EXPECT_NEAR(a.pair_x[0], 0, 1e-9);
+}
+
+TEST(GavelPacked, FifoPackedJoinsTheQueueToPlacedJobs) {
+  // fifo_perf on ThreeJobs: a takes fast, b slow, c finds no room and stops the queue; d
+  // (1 step/s on both) waits behind it. Pairs: a+c on fast (3.2, 1.2): normalised 3.2/4 +
+  // 1.2/2 = 1.4; b+c on slow (0.9, 1.5): 0.9/1 + 1.5/2 = 1.65; a+d on fast (3.6, 0.9):
+  // 0.9 + 0.9 = 1.8. Threshold 1.5: c joins b (1.65; a+c is below), then d joins a (1.8).
+  AllocationProblem p = ThreeJobs();
+  p.jobs.push_back(p.jobs[2]);
+  p.jobs[3].id = "d";
+  p.jobs[3].throughput = {1, 1};
+  p.pairs = {{0, 2, 0, 3.2, 1.2}, {1, 2, 1, 0.9, 1.5}, {0, 3, 0, 3.6, 0.9}};
+  Allocation a = Solve("fifo_packed", p);
+  EXPECT_EQ(a.objective, 4);
+  EXPECT_EQ(a.pair_x, (std::vector<double>{0, 1, 1}));
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{0, 0}, {0, 0}, {0, 0}, {0, 0}}));
+  // Threshold 1.7: c joins nobody (1.65 and 1.4), and the queue stops there: d, which a
+  // would take at 1.8, waits behind c.
+  a = Solve("fifo_packed", p, {{"packing_threshold", "1.7"}});
+  EXPECT_EQ(a.objective, 2);
+  EXPECT_EQ(a.pair_x, (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(a.x, (std::vector<std::vector<double>>{{1, 0}, {0, 1}, {0, 0}, {0, 0}}));
+  EXPECT_FALSE(Allocate("fifo_packed", p, {{"packing_threshold", "-1"}}).ok());
+}
+
+TEST(GavelPacked, ReadsPairs) {
+  for (const char* name : {"max_min_fairness_packed", "finish_time_fairness_packed",
+                           "min_makespan_packed", "max_throughput_packed", "min_cost_packed",
+                           "fifo_packed", "gandiva"}) {
+    EXPECT_TRUE(ReadsPairs(name)) << name;
+  }
+  for (const char* name : {"max_min_fairness_perf", "min_makespan", "fifo", "x_packed"}) {
+    EXPECT_FALSE(ReadsPairs(name)) << name;
+  }
 }
 
 TEST(GavelFifo, PerfTakesTheFastestTypeInArrivalOrder) {
@@ -466,7 +666,7 @@ TEST(GavelCli, PairsFileForThePackedPolicy) {
   o = RunCli("gavel allocate --policy max_min_fairness --jobs " + jobs + " --cluster " + cluster +
              " --pairs " + pairs);
   EXPECT_EQ(o.exit_code, 1);
-  EXPECT_NE(o.output.find("--pairs is read by max_min_fairness_packed and gandiva only"), std::string::npos);
+  EXPECT_NE(o.output.find("--pairs is read by the _packed policies and gandiva only"), std::string::npos);
   const std::string bad = WriteTempFile(
       "gavel_bad_pairs.csv", "job_a,job_b,type,throughput_a,throughput_b\na,z,g,0.8,0.8\n");
   o = RunCli("gavel allocate --policy max_min_fairness_packed --jobs " + jobs + " --cluster " +
@@ -475,6 +675,37 @@ TEST(GavelCli, PairsFileForThePackedPolicy) {
   EXPECT_NE(o.output.find("gavel_bad_pairs.csv:2: field 'job_b': 'z' is not a job"),
             std::string::npos)
       << o.output;
+}
+
+// The packed variants through the command, on PackedPair's files (optima worked out above).
+TEST(GavelCli, PackedVariantsPrintThePairsTime) {
+  const std::string cluster =
+      WriteTempFile("gavel_cluster_pp.csv", "type,gpus,cost_per_hour\nfast,1,3\nslow,1,1\n");
+  const std::string jobs = WriteTempFile(
+      "gavel_jobs_pp.csv",
+      "job,scale_factor,steps_left,throughput_fast,throughput_slow\na,1,3600,1,0.5\nb,1,3600,1,0.5\n");
+  const std::string pairs = WriteTempFile(
+      "gavel_pairs_pp.csv", "job_a,job_b,type,throughput_a,throughput_b\na,b,fast,0.9,0.9\n");
+  const auto run = [&](const std::string& policy) {
+    auto o = RunCli("gavel allocate --policy " + policy + " --jobs " + jobs + " --cluster " +
+                    cluster + " --pairs " + pairs);
+    EXPECT_EQ(o.exit_code, 0) << policy << ": " << o.output;
+    return o.output;
+  };
+  std::string out = run("min_makespan_packed");
+  EXPECT_EQ(Objective(out), "4005.859375");
+  EXPECT_NE(out.find("\na+b,fast,"), std::string::npos) << out;
+  out = run("finish_time_fairness_packed");
+  EXPECT_NEAR(std::stod(Objective(out)), 5.0 / 6, 1e-5);
+  out = run("max_throughput_packed");
+  EXPECT_NEAR(std::stod(Objective(out)), 1.8, 1e-9);
+  EXPECT_NE(out.find("\na+b,fast,1\n"), std::string::npos) << out;
+  out = run("min_cost_packed");
+  EXPECT_NEAR(std::stod(Objective(out)), 5.0 / 6, 1e-9);
+  // fifo_packed: a takes fast, b slow (the fastest with room); nothing is left to pack.
+  out = run("fifo_packed");
+  EXPECT_EQ(Objective(out), "2");
+  EXPECT_NE(out.find("\na+b,fast,0\n"), std::string::npos) << out;
 }
 
 TEST(GavelCli, BadInputNamesFileLineAndField) {

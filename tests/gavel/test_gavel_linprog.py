@@ -167,6 +167,19 @@ def allocate(policy, jobs_path, cluster_path, m, k, pairs_path=None, num_pairs=0
     return x, float(lines[-1].split()[1].split("=")[1])
 
 
+def packed_rates(p, pairs, extra_vars=0):
+    """R[j] @ variables = job j's packed throughput (alone on each type, plus its co-located
+    throughput in each pair it is in), over base(extra_vars, pairs)'s variables."""
+    m, k = p.m, p.k
+    rates = np.zeros((m, m * k + len(pairs) + extra_vars))
+    for j in range(m):
+        rates[j, j * k:(j + 1) * k] = p.T[j]
+    for i, (a, b, _, ta, tb) in enumerate(pairs):
+        rates[a, m * k + i] = ta
+        rates[b, m * k + i] = tb
+    return rates
+
+
 class LinprogTest(unittest.TestCase):
     def test_random_instances(self):
         rng = random.Random(17)
@@ -196,6 +209,11 @@ class LinprogTest(unittest.TestCase):
             best = q.max_min(coeff)
             self.assertAlmostEqual(obj, best, delta=1e-6 * max(1, best), msg=policy)
             # (max_min_fairness returns the centre of the allocations within 1e-7 of t*.)
+            self.assertGreaterEqual((coeff * x).sum(axis=1).min(), best - 1e-6 * max(1, best),
+                                    policy)
+            # Water filling: its first level is that optimum, and no job falls below it.
+            x, obj = run(policy.replace("max_min_fairness", "max_min_fairness_water_filling"))
+            self.assertAlmostEqual(obj, best, delta=1e-6 * max(1, best), msg=policy)
             self.assertGreaterEqual((coeff * x).sum(axis=1).min(), best - 1e-6 * max(1, best),
                                     policy)
 
@@ -228,6 +246,7 @@ class LinprogTest(unittest.TestCase):
         self.assertAlmostEqual(obj, -res.fun, delta=1e-6 * max(1, -res.fun), msg="packed")
         self.assertGreaterEqual(obj, Problem(types, jobs).max_min(
             p.T * scale[:, None]) - 1e-7)  # Packing never loses.
+        self.check_packed(p, pairs, paths, pairs_path)
 
         # Max total throughput and throughput per dollar.
         for policy, gain in (("max_throughput", p.T), ("min_cost", p.T / p.cost[None, :])):
@@ -276,6 +295,61 @@ class LinprogTest(unittest.TestCase):
             free[best] -= p.sf[j]
         np.testing.assert_array_equal(x, expect)
         self.assertEqual(obj, expect.sum())
+
+    def check_packed(self, p, pairs, paths, pairs_path):
+        """The packed LPs against linprog on the same packed R_j."""
+        m, k = p.m, p.k
+
+        def run(policy):
+            x, pair_x, obj = allocate(policy, *paths, m, k, pairs_path, len(pairs))
+            p.check_feasible(self, x)
+            return np.concatenate([x.ravel(), pair_x]), obj
+
+        # Throughput (per dollar): a pair's time adds both jobs' co-located throughputs.
+        for policy, price in (("max_throughput_packed", np.ones(k)), ("min_cost_packed", p.cost)):
+            gain = packed_rates(p, pairs).sum(axis=0)
+            gain[:m * k] /= np.tile(price, m)
+            for i, (_, _, kk, _, _) in enumerate(pairs):
+                gain[m * k + i] /= price[kk]
+            rows, rhs, bounds = p.base(0, pairs)
+            res = linprog(-gain, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds,
+                          method="highs")
+            v, obj = run(policy)
+            self.assertAlmostEqual(obj, -res.fun, delta=1e-6 * max(1, -res.fun), msg=policy)
+            self.assertAlmostEqual(gain @ v, obj, delta=1e-6 * max(1, obj), msg=policy)
+
+        # Min makespan packed: T* = 1 / max u s.t. R_j >= s_j u; the bisection's T is feasible
+        # and at most 5 % above T* (or above its window's bottom, 100 s).
+        rows, rhs, bounds = p.base(1, pairs)
+        rates = packed_rates(p, pairs, 1)
+        for j in range(m):
+            r = -rates[j]
+            r[-1] = p.steps[j]
+            rows.append(r)
+            rhs.append(0)
+        c = np.zeros(len(bounds))
+        c[-1] = -1
+        res = linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
+        t_star = 1 / -res.fun
+        v, obj = run("min_makespan_packed")
+        self.assertGreaterEqual(obj, t_star * (1 - 1e-9))
+        self.assertLessEqual(obj, max(t_star, 100) * 1.05 * (1 + 1e-9))
+        self.assertTrue(np.all(packed_rates(p, pairs) @ v >= p.steps / obj * (1 - 1e-6)))
+
+        # Finish-time fairness packed: the objective is the worst rho of the printed allocation
+        # (pairs counted), and no packed allocation has a worst rho 1e-4 below it.
+        d = p.isolated_denominator()
+        v, obj = run("finish_time_fairness_packed")
+        rho = (p.since + p.steps / (packed_rates(p, pairs) @ v)) / d
+        self.assertAlmostEqual(rho.max(), obj, delta=1e-9 * obj)
+        r = obj * (1 - 1e-4)
+        if np.all(r * d > p.since):
+            rows, rhs, bounds = p.base(0, pairs)
+            rows += list(-packed_rates(p, pairs))
+            rhs += list(-p.steps / (r * d - p.since))
+            res = linprog(np.zeros(len(bounds)), A_ub=np.array(rows), b_ub=np.array(rhs),
+                          bounds=bounds, method="highs")
+            self.assertNotEqual(res.status, 0)
 
 
 if __name__ == "__main__":

@@ -100,7 +100,9 @@ TEST(GavelPolicy, ArrivalsWaitForTheBoundaryAndTheNextSolve) {
 TEST(GavelPolicy, OneTypeClusterTimeSlices) {
   const std::vector<JobSpec> jobs = {JobBuilder(1).Duration(250).Build(),
                                      JobBuilder(2).Duration(250).Build()};
-  for (const char* objective : {"max_min_fairness", "max_min_fairness_perf"}) {
+  for (const char* objective : {"max_min_fairness", "max_min_fairness_perf",
+                                "max_min_fairness_water_filling_perf"}) {
+    // (On one type water filling holds both jobs at the first level: 1/2 each.)
     // Rounds of 100: a, b, a, b, a (a has 200 done at 400, ends at 450); the round ends
     // with its last job, so b, with 200 done, runs from 450 and ends at 500.
     const auto r = RunScenario(jobs, ClusterSpec::Uniform(1, 1, 1, 0, 0),
@@ -112,13 +114,16 @@ TEST(GavelPolicy, OneTypeClusterTimeSlices) {
 
 // A measured table for the packed objectives: types fast and slow; job types A and B on one
 // GPU (2 steps/s alone on fast; beside each other A does 1.6, B 1.2: co-located rates 0.8
-// and 0.6), and A on two GPUs (2 steps/s alone; 1.5 beside another A: rate 0.75).
+// and 0.6), A on two GPUs (2 steps/s alone; 1.5 beside another A: rate 0.75), and C on one
+// GPU (2 steps/s alone; 1.8 beside another C: rate 0.9).
 std::shared_ptr<const ThroughputTable> PairTable() {
   const std::string path = WriteTempFile("gavel_pairs.json", R"json({
     "fast": {"('A', 1)": {"null": 2, "('B', 1)": [1.6, 1.2]},
              "('B', 1)": {"null": 2, "('A', 1)": [1.2, 1.6]},
-             "('A', 2)": {"null": 2, "('A', 2)": [1.5, 1.5]}},
-    "slow": {"('A', 1)": {"null": 1}, "('B', 1)": {"null": 1}, "('A', 2)": {"null": 1}}})json");
+             "('A', 2)": {"null": 2, "('A', 2)": [1.5, 1.5]},
+             "('C', 1)": {"null": 2, "('C', 1)": [1.8, 1.8]}},
+    "slow": {"('A', 1)": {"null": 1}, "('B', 1)": {"null": 1}, "('A', 2)": {"null": 1},
+             "('C', 1)": {"null": 1}}})json");
   Result<ThroughputTable> t = ThroughputTable::LoadGavel(path);
   EXPECT_TRUE(t.ok()) << t.status().message();
   return std::make_shared<const ThroughputTable>(*t);
@@ -156,19 +161,27 @@ double Jct(const RunOutput& run, JobId id) {
 //   t=100  pair 5/6 / (150/250) = 1.39, b 1/6 / (50/250) = 0.83: the pair again; a's 20 s
 //          left take 25 s: a ends at 125; b runs on beside nobody at its pair rate: 120 at 200.
 //   t=200  re-solve for b alone (x = 1): b is restarted alone at rate 1, 30 s left: ends 230.
+//
+// finish_time_fairness_packed gets the same allocation (to the bisection's 1e-6): at t=0,
+// rho_j = (steps / R_j) / (steps / Tiso_j) = Tiso_j / R_j with the same Tiso = 1/2 for both
+// (half of fast each), so minimising the worst rho maximises the least R_j, as above.
+// max_throughput_packed: x_a + x_b + 1.4 p is largest at p = 1: the pair runs every round,
+// the same runs again (after t=200, b alone has x = 1 under each objective).
 TEST(GavelPolicy, PackedMaxMinFairnessCoLocatesThePair) {
   const std::vector<JobSpec> jobs = {
       JobBuilder(1).Duration(100).Model("A").Speed("fast", 1).Build(),
       JobBuilder(2).Duration(150).Model("B").Speed("fast", 1).Build()};
-  Trace trace;
-  Result<RunOutput> run = RunWithTable(
-      jobs, FastSlow(),
-      Request("gavel", {{"objective", "max_min_fairness_packed"}, {"round_s", "100"},
-                        {"resolve_s", "0"}}),
-      PairTable(), &trace);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_NEAR(Jct(*run, 1), 125, 1e-6);
-  EXPECT_NEAR(Jct(*run, 2), 230, 1e-6);
+  for (const char* objective :
+       {"max_min_fairness_packed", "finish_time_fairness_packed", "max_throughput_packed"}) {
+    Trace trace;
+    Result<RunOutput> run = RunWithTable(
+        jobs, FastSlow(),
+        Request("gavel", {{"objective", objective}, {"round_s", "100"}, {"resolve_s", "0"}}),
+        PairTable(), &trace);
+    ASSERT_TRUE(run.ok()) << run.status().message();
+    EXPECT_NEAR(Jct(*run, 1), 125, 1e-6) << objective;
+    EXPECT_NEAR(Jct(*run, 2), 230, 1e-6) << objective;
+  }
   // Without the pair (max_min_fairness_perf: x = 1/2 each on fast) they time-share: a, first
   // on the tie, runs the first round and ends at 100; b, alone from then, ends at 250.
   const auto plain = RunScenario(jobs, FastSlow(),
@@ -200,6 +213,76 @@ TEST(GavelPolicy, GandivaPairsJobsOnTheirCoLocatedThroughput) {
   EXPECT_NEAR(Jct(*run, 2), 350, 1e-6);
 }
 
+// min_makespan_packed: a (80 s) and b (60 s), types A and B, on fast only. Apart the GPU
+// needs 140 s; together (rates 0.8 and 0.6) both finish in 100 s. The LP (R_a = x_a + 0.8 p
+// >= 80 / T, R_b = x_b + 0.6 p >= 60 / T, x_a + x_b + p <= 1) is feasible iff T >= 100, and
+// Gavel's bisection stops at T = 103.8 (midpoints 500050, ..., 107.6, 103.8, all feasible),
+// where any feasible allocation has p >= 0.9 (the rows give x_a + x_b <= 1 - p, and
+// 0.8 p + x_a >= 0.77, 0.6 p + x_b >= 0.578). Rounds of 100 s from 50 s received (W = 150):
+// the pair's priority 3p beats each job's 3x, so the pair runs from 0 and both end at 100.
+// min_makespan (apart) keeps the GPU busy (idle GPUs are filled): the last job ends at 140.
+//
+// fifo_packed: a (90 s) and b (180 s), both C, on fast only. fifo_perf gives a the GPU and b
+// none (slow cannot run them); packing: b joins a, 0.9 + 0.9 = 1.8 > 1.5. The pair runs at
+// rate 0.9: a's 90 s take 100 s. At 100, b alone (x = 1) is restarted at rate 1 with 90 s
+// left: 190. fifo_perf: a ends at 90 (the round ends with it), b runs from 90 to 270.
+TEST(GavelPolicy, PackedMakespanAndFifoCoLocateThePair) {
+  const auto run = [](std::vector<JobSpec> jobs, const char* objective) {
+    Trace trace;
+    Result<RunOutput> r = RunWithTable(
+        std::move(jobs), FastSlow(),
+        Request("gavel", {{"objective", objective}, {"round_s", "100"}, {"resolve_s", "0"}}),
+        PairTable(), &trace);
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return std::make_pair(Jct(*r, 1), Jct(*r, 2));
+  };
+  const std::vector<JobSpec> ab = {JobBuilder(1).Duration(80).Model("A").Speed("fast", 1).Build(),
+                                   JobBuilder(2).Duration(60).Model("B").Speed("fast", 1).Build()};
+  auto [a, b] = run(ab, "min_makespan_packed");
+  EXPECT_NEAR(a, 100, 1e-6);
+  EXPECT_NEAR(b, 100, 1e-6);
+  std::tie(a, b) = run(ab, "min_makespan");
+  EXPECT_NEAR(std::max(a, b), 140, 1e-6);
+  const std::vector<JobSpec> cc = {JobBuilder(1).Duration(90).Model("C").Speed("fast", 1).Build(),
+                                   JobBuilder(2).Duration(180).Model("C").Speed("fast", 1).Build()};
+  std::tie(a, b) = run(cc, "fifo_packed");
+  EXPECT_NEAR(a, 100, 1e-6);
+  EXPECT_NEAR(b, 190, 1e-6);
+  std::tie(a, b) = run(cc, "fifo_perf");
+  EXPECT_NEAR(a, 90, 1e-6);
+  EXPECT_NEAR(b, 270, 1e-6);
+}
+
+// Gandiva keeps its pairs between re-solves: one fast GPU; a (360 s) and b (450 s), both C,
+// at 0; c (100 s, C) at 150. Rounds of 100 s, resolve_s = 0.
+//   t=0    2 GPUs asked > 1: the one draw pairs a and b (x = 1); they run at rate 0.9.
+//   t=200  (c waited for the boundary) re-solve: a+b gains 0.9 + 0.9 >= 1, so it is kept and
+//          c, the only job left, stays alone: pair and c 1/2 each. Every row restarts at 50 s
+//          received (W = a, b, c and the pair: 200), so both have priority 0.5 / (50/200) = 2,
+//          and the deficits (the pair's: 200 s owed, 200 s run) and allocations tie: c, the
+//          earlier row, runs and ends at 300 (JCT 150). a and b have done 180 each.
+//   t=300  re-solve without c: the pair, kept, has x = 1: a's 180 s left take 200 s: a ends
+//          at 500, b has 360 done; at 500 b alone (x = 1) is restarted at rate 1: ends 590.
+// Drawn afresh at 200, c could have been paired with a or b instead.
+TEST(GavelPolicy, GandivaKeepsItsPairsBetweenResolves) {
+  ClusterSpec cluster;
+  cluster.source = "fast1";
+  cluster.nodes = {NodeSpec{0, 1, 0, 0, "fast"}};
+  const std::vector<JobSpec> jobs = {
+      JobBuilder(1).Duration(360).Model("C").Speed("fast", 1).Build(),
+      JobBuilder(2).Duration(450).Model("C").Speed("fast", 1).Build(),
+      JobBuilder(3).Submit(150).Duration(100).Model("C").Speed("fast", 1).Build()};
+  Trace trace;
+  Result<RunOutput> run = RunWithTable(
+      jobs, cluster,
+      Request("gavel", {{"objective", "gandiva"}, {"round_s", "100"}, {"resolve_s", "0"}}),
+      PairTable(), &trace);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_NEAR(Jct(*run, 1), 500, 1e-6);
+  EXPECT_NEAR(Jct(*run, 2), 590, 1e-6);
+  EXPECT_NEAR(Jct(*run, 3), 150, 1e-6);
+}
+
 // A packed objective needs the run's table: the run fails naming it.
 TEST(GavelPolicy, PackedObjectivesNeedTheThroughputTable) {
   Trace trace;
@@ -215,6 +298,7 @@ TEST(GavelPolicy, RefusesBadOptions) {
   for (const auto& [key, value] :
        std::vector<std::pair<std::string, std::string>>{{"objective", "las"},
                                                         {"objective", "min_cost"},
+                                                        {"objective", "min_cost_packed"},
                                                         {"round_s", "0"},
                                                         {"resolve_s", "-1"},
                                                         {"mode", "fluid"}}) {
