@@ -169,14 +169,16 @@ class Simulator {
  private:
   friend Result<std::vector<PredictedFinish>> SimulateFrom(const ClusterView& view,
                                                           Policy* policy,
-                                                          const SimulatorOptions& options);
+                                                          const SimulatorOptions& options,
+                                                          std::vector<JobSpec> arrivals);
   Simulator();  // impl_ set by Fork or SimulateFrom.
   class Impl;
   std::unique_ptr<Impl> impl_;
 };
 
 // SIMULATING AHEAD FROM A VIEW: what happens to the jobs now in the system if `policy`,
-// FRESH (it has decided nothing yet), takes over at view.Now() and no job arrives any more.
+// FRESH (it has decided nothing yet), takes over at view.Now() and no job arrives any more
+// (the overload below takes arrivals).
 // This serves a policy that looks ahead (the `dynamic` policy) from behind the Policy
 // contract: it has only the view, not the engine, so it cannot Fork.
 // The look-ahead is the simulator itself, started from the view's state instead of from
@@ -204,9 +206,30 @@ struct PredictedFinish {
   JobId job = 0;
   Time submit_s = 0;
   Time finish_s = kNever;
+  bool arrival = false;  // One of the `arrivals` below, not a job of the view.
 };
 Result<std::vector<PredictedFinish>> SimulateFrom(const ClusterView& view, Policy* policy,
                                                  const SimulatorOptions& options);
+
+// SIMULATING AHEAD WITH ARRIVALS: the same, but `arrivals` enter the look-ahead after the
+// view's time, each at its submit_s, as a trace's jobs do (the same path as a real arrival:
+// a job that can never fit is rejected there, one that can reaches the policy in the
+// EventBatch of its time, or of the first round boundary at or after it under
+// options.decision_round_s). Their work is their JobSpec's solo runtime times
+// options.runtime_factor (unset: 1), as in any run; their restart overheads come from
+// options.overheads. They exist only in the look-ahead: the view, and the run behind it,
+// never hear of them.
+// REQUIRES of each arrival (else an error naming the arrival's id and the field): submit_s
+// after view.Now(); an id that no job of the view and no other arrival has.
+// Returns the view's jobs, then the arrivals (PredictedFinish::arrival), each group in
+// (submit time, id) order. With no arrivals, exactly SimulateFrom above. A look-ahead whose
+// arrivals are the later jobs of the trace the view's run came from predicts, for every job,
+// the finish time a straight run of that whole trace gives, wherever the policy's fresh
+// start decides as the running one did (tests/engine/fork_test.cc).
+// Cost: that of SimulateFrom plus the arrivals' simulation; O(arrivals log arrivals) to sort.
+Result<std::vector<PredictedFinish>> SimulateFrom(const ClusterView& view, Policy* policy,
+                                                 const SimulatorOptions& options,
+                                                 std::vector<JobSpec> arrivals);
 
 }  // namespace schedkit
 

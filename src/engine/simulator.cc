@@ -194,15 +194,16 @@ class Simulator::Impl final : public ClusterView {
   Impl(const Impl&) = default;
 
   // The engine at `view`'s point, for SimulateFrom: `snapshot` holds the specs of the
-  // view's unfinished jobs in (submit, id) order and must outlive the engine.
-  Impl(const ClusterView& view, const Trace* snapshot, SimulatorOptions options)
+  // view's unfinished jobs (its first `in_view` jobs), then the arrivals after the view's
+  // time, in (submit, id) order, and must outlive the engine.
+  Impl(const ClusterView& view, const Trace* snapshot, size_t in_view, SimulatorOptions options)
       : Impl(snapshot, &view.Cluster(), WithoutMembership(std::move(options))) {
     now_ = view.Now();
     const ClusterState capacity = view.Capacity();
     for (int node = 0; node < capacity.num_nodes(); ++node) {
       if (capacity.held(node)) applier_.HoldBack(node, true);
     }
-    for (int32_t i = 0; i < static_cast<int32_t>(jobs_.size()); ++i) {
+    for (int32_t i = 0; i < static_cast<int32_t>(in_view); ++i) {
       JobRun& j = jobs_[i];
       const JobStatus s = view.Status(j.spec->id);
       const std::string who = "job " + std::to_string(j.spec->id);
@@ -237,7 +238,7 @@ class Simulator::Impl final : public ClusterView {
       progress_->OnStart(&j, j.last_start);  // What is left of its overhead.
       events_.Push(PredictCompletion(j), j.index, ++j.generation);
     }
-    next_arrival_ = jobs_.size();  // All of them have arrived.
+    next_arrival_ = in_view;  // The rest arrive as a trace's jobs do, at their submit times.
   }
 
   void DropObservers() { observers_.clear(); }
@@ -719,25 +720,53 @@ class FinishTimes final : public SimulationObserver {
 
 Result<std::vector<PredictedFinish>> SimulateFrom(const ClusterView& view, Policy* policy,
                                                  const SimulatorOptions& options) {
+  return SimulateFrom(view, policy, options, {});
+}
+
+Result<std::vector<PredictedFinish>> SimulateFrom(const ClusterView& view, Policy* policy,
+                                                 const SimulatorOptions& options,
+                                                 std::vector<JobSpec> arrivals) {
+  auto by_submit_then_id = [](const JobSpec& a, const JobSpec& b) {
+    return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
+  };
   Trace snapshot;
   std::vector<JobId> ids = view.PendingJobs();
   ids.insert(ids.end(), view.RunningJobs().begin(), view.RunningJobs().end());
-  snapshot.jobs.reserve(ids.size());
+  snapshot.jobs.reserve(ids.size() + arrivals.size());
   for (JobId id : ids) snapshot.jobs.push_back(view.Spec(id));
-  std::sort(snapshot.jobs.begin(), snapshot.jobs.end(), [](const JobSpec& a, const JobSpec& b) {
-    return a.submit_s != b.submit_s ? a.submit_s < b.submit_s : a.id < b.id;
-  });
+  std::sort(snapshot.jobs.begin(), snapshot.jobs.end(), by_submit_then_id);
+  const size_t in_view = snapshot.jobs.size();
+  std::sort(arrivals.begin(), arrivals.end(), by_submit_then_id);
+  std::unordered_map<JobId, bool> seen;  // Id -> one of the arrivals.
+  for (JobId id : ids) seen.emplace(id, false);
+  for (JobSpec& a : arrivals) {
+    const std::string who = "arrival job " + std::to_string(a.id) + ": ";
+    if (!(a.submit_s > view.Now())) {
+      char text[128];
+      std::snprintf(text, sizeof(text), "submit_s %.17g is not after the view's time %.17g",
+                    a.submit_s, view.Now());
+      return Status::InvalidArgument(who + text);
+    }
+    auto [it, fresh] = seen.emplace(a.id, true);
+    if (!fresh) {
+      return Status::InvalidArgument(who + (it->second ? "id given twice"
+                                                       : "id of a job in the system"));
+    }
+    snapshot.jobs.push_back(std::move(a));
+  }
   Simulator sim;
-  sim.impl_ = std::make_unique<Simulator::Impl>(view, &snapshot, options);
+  sim.impl_ = std::make_unique<Simulator::Impl>(view, &snapshot, in_view, options);
   std::unordered_map<JobId, Time> finish;
   FinishTimes recorder(&finish);
   sim.AddObserver(&recorder);
   SCHEDKIT_RETURN_IF_ERROR(sim.Run(policy));
   std::vector<PredictedFinish> out;
   out.reserve(snapshot.jobs.size());
-  for (const JobSpec& j : snapshot.jobs) {
+  for (size_t i = 0; i < snapshot.jobs.size(); ++i) {
+    const JobSpec& j = snapshot.jobs[i];
     auto it = finish.find(j.id);
-    out.push_back(PredictedFinish{j.id, j.submit_s, it == finish.end() ? kNever : it->second});
+    out.push_back(PredictedFinish{j.id, j.submit_s, it == finish.end() ? kNever : it->second,
+                                  i >= in_view});
   }
   return out;
 }

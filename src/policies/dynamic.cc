@@ -4,13 +4,16 @@
 // view (SimulateFrom: the jobs now in the system, the arrivals of this point included,
 // the candidate fresh, no new arrivals), and the one with the lowest predicted average JCT
 // runs until the next round; ties go to the earliest candidate in option order, as Blox's
-// min() over its ordered candidates. A switch creates the new candidate fresh; it adopts
+// min() over its ordered candidates. With forecast=recent the look-ahead also sees arrivals:
+// the jobs that arrived in the last forecast_window_s seconds, replayed that much later
+// (forecast_windows times), and the average is over them too. A switch creates the new candidate fresh; it adopts
 // the running jobs and hears of the pending ones as arrivals. docs/policies.md
 // ("dynamic") has the definitions.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -51,7 +54,8 @@ std::vector<std::string> SplitList(const std::string& text, char sep) {
   return out;
 }
 
-// The average over `finish` of end - submit; +inf if a job does not finish. With rounds
+// The average over `finish` (the jobs in the system and the forecast arrivals) of end -
+// submit; +inf if a job does not finish. With rounds
 // (`round_s` > 0, the look-ahead engine's decision rounds) a job's end is the end of the
 // round it finishes in, where the engine learns of it, as Blox's look-ahead counts it.
 double AverageJct(const std::vector<PredictedFinish>& finish, double round_s) {
@@ -64,22 +68,34 @@ double AverageJct(const std::vector<PredictedFinish>& finish, double round_s) {
   return sum / static_cast<double>(finish.size());
 }
 
+// The arrivals the look-ahead sees (option `forecast`). kRecent: the jobs that arrived in
+// the last `window_s` seconds, (now - window_s, now], each replayed at its submit time +
+// k x window_s for k = 1..windows (the window's arrivals repeat with period window_s),
+// with its own size and solo runtime.
+struct Forecast {
+  enum class Kind { kNone, kRecent };
+  Kind kind = Kind::kNone;
+  double window_s = 0;
+  int windows = 1;
+};
+
 class DynamicPolicy final : public Policy {
  public:
   DynamicPolicy(std::vector<Candidate> candidates, PolicyKnobs knobs, double round_s,
-                int threads, SimulatorOptions lookahead)
+                int threads, SimulatorOptions lookahead, Forecast forecast)
       : candidates_(std::move(candidates)),
         knobs_(knobs),
         round_s_(round_s),
         threads_(threads),
-        lookahead_(std::move(lookahead)) {}
+        lookahead_(std::move(lookahead)),
+        forecast_(forecast) {}
 
   std::string_view Name() const override { return "dynamic"; }
 
   // A copy with its own clone of the current candidate (ModularPolicy's are clonable).
   Result<std::unique_ptr<Policy>> Clone() const override {
-    auto copy =
-        std::make_unique<DynamicPolicy>(candidates_, knobs_, round_s_, threads_, lookahead_);
+    auto copy = std::make_unique<DynamicPolicy>(candidates_, knobs_, round_s_, threads_,
+                                                lookahead_, forecast_);
     if (current_ != nullptr) {
       Result<std::unique_ptr<Policy>> current = current_->Clone();
       if (!current.ok()) {
@@ -91,12 +107,17 @@ class DynamicPolicy final : public Policy {
     copy->next_round_ = next_round_;
     copy->in_system_ = in_system_;
     copy->rounds_ = rounds_;
+    copy->recent_ = recent_;
     return std::unique_ptr<Policy>(std::move(copy));
   }
 
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     const Time now = view.Now();
     in_system_ += static_cast<int64_t>(events.arrived.size()) - static_cast<int64_t>(events.finished.size());
+    if (forecast_.kind == Forecast::Kind::kRecent) {
+      // Finished jobs leave the view: the window's arrivals are kept here.
+      for (JobId id : events.arrived) recent_.push_back(view.Spec(id));
+    }
     const bool fresh_start = current_ == nullptr;
     const bool round = fresh_start || !(now < next_round_);
     bool fresh = fresh_start;
@@ -145,12 +166,13 @@ class DynamicPolicy final : public Policy {
     const size_t jobs = view.RunningJobs().size() + view.PendingJobs().size();
     size_t best = current_index_;
     if (jobs > 0) {
+      const std::vector<JobSpec> arrivals = ForecastArrivals(view);
       std::vector<double> avg(candidates_.size());
       std::vector<Status> error(candidates_.size());
       std::atomic<size_t> next{0};
       auto work = [&] {
         for (size_t i = next++; i < candidates_.size(); i = next++) {
-          Result<double> r = Predict(view, candidates_[i]);
+          Result<double> r = Predict(view, candidates_[i], arrivals);
           if (r.ok()) {
             avg[i] = *r;
           } else {
@@ -180,14 +202,40 @@ class DynamicPolicy final : public Policy {
     return true;
   }
 
-  Result<double> Predict(const ClusterView& view, const Candidate& c) const {
+  // The forecast jobs for a look-ahead from view.Now() (struct Forecast), with ids above
+  // every job id of the view and of the window, in (submit, id) order; drops the arrivals
+  // that fell out of the window.
+  std::vector<JobSpec> ForecastArrivals(const ClusterView& view) {
+    std::vector<JobSpec> out;
+    if (forecast_.kind == Forecast::Kind::kNone) return out;
+    const Time from = view.Now() - forecast_.window_s;  // The window is (from, now].
+    while (!recent_.empty() && !(recent_.front().submit_s > from)) recent_.pop_front();
+    JobId next_id = 0;
+    for (JobId id : view.RunningJobs()) next_id = std::max(next_id, id + 1);
+    for (JobId id : view.PendingJobs()) next_id = std::max(next_id, id + 1);
+    for (const JobSpec& j : recent_) next_id = std::max(next_id, j.id + 1);
+    out.reserve(recent_.size() * forecast_.windows);
+    for (int k = 1; k <= forecast_.windows; ++k) {
+      for (const JobSpec& j : recent_) {
+        JobSpec copy = j;
+        copy.id = next_id++;
+        copy.submit_s = j.submit_s + k * forecast_.window_s;
+        out.push_back(std::move(copy));
+      }
+    }
+    return out;
+  }
+
+  Result<double> Predict(const ClusterView& view, const Candidate& c,
+                         const std::vector<JobSpec>& arrivals) const {
     Result<std::unique_ptr<Policy>> policy = MakePolicy(c.request, knobs_);
     if (!policy.ok()) return policy.status();
     SimulatorOptions options = lookahead_;
     // The run's table, lent for the look-ahead, which ends before this call returns.
     options.throughputs = std::shared_ptr<const ThroughputTable>(view.Throughputs(),
                                                                  [](const ThroughputTable*) {});
-    Result<std::vector<PredictedFinish>> finish = SimulateFrom(view, policy->get(), options);
+    Result<std::vector<PredictedFinish>> finish =
+        SimulateFrom(view, policy->get(), options, arrivals);
     if (!finish.ok()) return finish.status();
     return AverageJct(*finish, options.decision_round_s);
   }
@@ -197,6 +245,9 @@ class DynamicPolicy final : public Policy {
   const double round_s_;
   const int threads_;
   const SimulatorOptions lookahead_;
+  const Forecast forecast_;
+  // forecast=recent: the arrivals heard of since the window's start, in arrival order.
+  std::deque<JobSpec> recent_;
   std::unique_ptr<Policy> current_;
   size_t current_index_ = 0;
   Time next_round_ = 0;
@@ -261,6 +312,14 @@ Status RegisterDynamic(Registries* r) {
        "candidate admission modules: NAME or NAME:KEY=VALUE[:KEY=VALUE...]"},
       {"placements", OptionSpec::Type::kString, "best-fit", "candidate placement modules"},
       {"threads", OptionSpec::Type::kInt, "4", "candidates simulated at a time (>= 1)"},
+      {"forecast", OptionSpec::Type::kString, "none",
+       "arrivals the look-ahead sees: none (Blox's) or recent (the last forecast_window_s "
+       "seconds' arrivals replayed forecast_windows times, every forecast_window_s; the "
+       "average JCT is then over them too)"},
+      {"forecast_window_s", OptionSpec::Type::kDouble, "-1",
+       "forecast=recent: the window, seconds (> 0; -1: round_s)"},
+      {"forecast_windows", OptionSpec::Type::kInt, "1",
+       "forecast=recent: how many times the window's arrivals are replayed (>= 1)"},
       {"overhead_s", OptionSpec::Type::kDouble, "-1",
        "restart overhead the look-ahead charges (-1: the default table, as `schedkit "
        "simulate` without --overhead-s / --overhead-table; ignored under a profile without "
@@ -290,8 +349,28 @@ Status RegisterDynamic(Registries* r) {
     if (overhead_s != -1 && !(overhead_s >= 0 && std::isfinite(overhead_s))) {
       return Status::InvalidArgument("dynamic: option 'overhead_s' must be -1 or >= 0");
     }
-    // The engine the run runs (the profile's, PolicyKnobs::engine_*).
+    Forecast forecast;
+    const std::string forecast_kind = ctx.options.String("forecast");
+    if (forecast_kind == "recent") {
+      forecast.kind = Forecast::Kind::kRecent;
+    } else if (forecast_kind != "none") {
+      return Status::InvalidArgument("dynamic: option 'forecast' must be none or recent, got '" +
+                                     forecast_kind + "'");
+    }
+    forecast.window_s = ctx.options.Double("forecast_window_s");
+    if (forecast.window_s == -1) forecast.window_s = round_s;
+    if (!(forecast.window_s > 0) || !std::isfinite(forecast.window_s)) {
+      return Status::InvalidArgument("dynamic: option 'forecast_window_s' must be > 0 or -1");
+    }
+    const int64_t windows = ctx.options.Int("forecast_windows");
+    if (windows < 1 || windows > 1000000) {
+      return Status::InvalidArgument("dynamic: option 'forecast_windows' must be in 1..1000000");
+    }
+    forecast.windows = static_cast<int>(windows);
+    // The engine the run runs (the profile's, PolicyKnobs::engine_*). The runtime factor
+    // applies to forecast jobs only: the view's jobs come with their remaining work.
     SimulatorOptions lookahead;
+    lookahead.runtime_factor = ctx.knobs.runtime_factor;
     lookahead.progress = ctx.knobs.engine_progress;
     lookahead.decision_round_s = ctx.knobs.engine_round_s;
     if (!ctx.knobs.engine_restart_overheads) {
@@ -307,7 +386,7 @@ Status RegisterDynamic(Registries* r) {
     if (!candidates.ok()) return candidates.status();
     return std::unique_ptr<Policy>(std::make_unique<DynamicPolicy>(
         std::move(candidates).value(), ctx.knobs, round_s, static_cast<int>(threads),
-        std::move(lookahead)));
+        std::move(lookahead), forecast));
   };
   return r->policies.Register(std::move(e));
 }

@@ -1,6 +1,7 @@
 // Simulator::Fork and SimulateFrom (schedkit/simulator.h).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -170,6 +171,13 @@ TEST(Fork, DynamicForksWithItsCurrentCandidate) {
                                                        {"round_s", "3600"},
                                                        {"threads", "1"}}),
                                    trace, cluster);
+  // With a forecast the clone also carries the window's arrivals.
+  ExpectForksEndLikeTheStraightRun(Request("dynamic", {{"schedulings", "fifo,srtf"},
+                                                       {"admissions", "accept-all"},
+                                                       {"round_s", "3600"},
+                                                       {"forecast", "recent"},
+                                                       {"threads", "1"}}),
+                                   trace, cluster);
 }
 
 // Every registered policy can be cloned (Simulator::Fork needs it), built with its default
@@ -302,6 +310,136 @@ TEST(SimulateFrom, CarriesWhatIsLeftOfARestartOverhead) {
   ASSERT_EQ(r->size(), 2u);
   EXPECT_EQ((*r)[0].finish_s, 150);
   EXPECT_EQ((*r)[1].finish_s, 150 + 50 + 10);  // Its own start pays the overhead too.
+}
+
+// 40 jobs of whole seconds (so that every time below is exact) on 2 nodes of 2 GPUs, one
+// job in three on 2 GPUs, a job every 150 s: about 1.8x what the cluster can run, so jobs
+// queue and SRTF preempts.
+Trace WholeSecondTrace() {
+  Trace trace;
+  for (JobId id = 0; id < 40; ++id) {
+    trace.jobs.push_back(JobBuilder(id)
+                             .Submit(150.0 * id)
+                             .Duration(200 + 100 * ((id * 7919) % 13))
+                             .Gpus(id % 3 == 0 ? 2 : 1)
+                             .Build());
+  }
+  return trace;
+}
+
+// "id finish" with the finish to the last bit.
+std::string FinishLine(JobId id, Time finish) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.17g", finish);
+  return std::to_string(id) + " " + text + "\n";
+}
+
+// A look-ahead whose arrivals are the rest of the trace is the straight run of the whole
+// trace: run jobs 0-20 (submitted by 3,000 s) to the decision point at 3,000 s, then
+// SimulateFrom there with a fresh policy and jobs 21-39 as arrivals. Every job's predicted
+// finish (those of jobs 0-20 still in the system, and the 19 arrivals) equals, to the last bit, its finish in a
+// straight run of all 40 jobs, for fifo and for srtf (which preempts on arrivals; fresh,
+// it decides from the state alone, as the running one does), restart overheads included.
+// The run the view belongs to never hears of the arrivals: run on, it ends exactly as a
+// straight run of jobs 0-20 does.
+TEST(SimulateFrom, WithTheTracesLaterJobsAsArrivalsItIsTheStraightRun) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 2, 2, 0, 0);
+  const Trace whole = WholeSecondTrace();
+  const Time cut = 3000;
+  Trace prefix;
+  std::vector<JobSpec> later;
+  for (const JobSpec& j : whole.jobs) (j.submit_s <= cut ? prefix.jobs : later).push_back(j);
+  ASSERT_EQ(prefix.jobs.size(), 21u);
+  for (const char* name : {"fifo", "srtf"}) {
+    SCOPED_TRACE(name);
+    MetricsRecorder straight_rec(&whole);
+    Simulator straight(&whole, &cluster, Options());
+    straight.AddObserver(&straight_rec);
+    Result<std::unique_ptr<Policy>> straight_policy = MakePolicy(Request(name));
+    ASSERT_TRUE(straight.Run(straight_policy->get()).ok());
+    ASSERT_EQ(straight.stats().unfinished, 0);
+    if (std::string(name) == "srtf") {
+      ASSERT_GT(straight.stats().preemptions, 0);
+    }
+
+    MetricsRecorder rec(&prefix);
+    Simulator sim(&prefix, &cluster, Options());
+    sim.AddObserver(&rec);
+    Result<std::unique_ptr<Policy>> policy = MakePolicy(Request(name));
+    EventBatch batch;
+    Decisions d;
+    while (sim.NextDecisionPoint(&batch) && sim.view().Now() < cut) {
+      d.Clear();
+      (*policy)->Decide(sim.view(), batch, &d);
+      ASSERT_TRUE(sim.Apply(d).ok());
+    }
+    ASSERT_EQ(sim.view().Now(), cut);
+    ASSERT_FALSE(sim.view().RunningJobs().empty());
+    ASSERT_GT(sim.view().PendingJobs().size(), 1u);  // Job 20 and some that wait.
+
+    Result<std::unique_ptr<Policy>> fresh = MakePolicy(Request(name));
+    Result<std::vector<PredictedFinish>> ahead = SimulateFrom(sim.view(), fresh->get(), Options(), later);
+    ASSERT_TRUE(ahead.ok()) << ahead.status().message();
+    const size_t in_system = sim.view().RunningJobs().size() + sim.view().PendingJobs().size();
+    ASSERT_EQ(ahead->size(), in_system + later.size());
+    // The view's jobs first, then the arrivals, each in (submit, id) order.
+    for (size_t i = 0; i < ahead->size(); ++i) {
+      EXPECT_EQ((*ahead)[i].arrival, i >= in_system) << (*ahead)[i].job;
+      if (i > 0) {
+        EXPECT_LT((*ahead)[i - 1].submit_s, (*ahead)[i].submit_s);
+      }
+    }
+    // Each predicted finish against the straight run's, as text to the last bit.
+    std::map<JobId, Time> straight_end;
+    for (const RecordedJob& r : straight_rec.jobs()) straight_end[r.id] = r.end_s;
+    std::string predicted, expected;
+    for (const PredictedFinish& f : *ahead) {
+      predicted += FinishLine(f.job, f.finish_s);
+      expected += FinishLine(f.job, straight_end.at(f.job));
+    }
+    EXPECT_EQ(predicted, expected);
+
+    // The parent run goes on as if nothing happened: jobs 0-20 only, as their own run.
+    d.Clear();
+    (*policy)->Decide(sim.view(), batch, &d);
+    ASSERT_TRUE(sim.Apply(d).ok());
+    ASSERT_TRUE(sim.Run(policy->get()).ok());
+    MetricsRecorder alone_rec(&prefix);
+    Simulator alone(&prefix, &cluster, Options());
+    alone.AddObserver(&alone_rec);
+    Result<std::unique_ptr<Policy>> alone_policy = MakePolicy(Request(name));
+    ASSERT_TRUE(alone.Run(alone_policy->get()).ok());
+    EXPECT_EQ(rec.jobs().size(), prefix.jobs.size());
+    EXPECT_EQ(Outputs(rec, sim.stats(), "parent"), Outputs(alone_rec, alone.stats(), "alone"));
+  }
+}
+
+// Arrivals must come after the view's time and have ids of their own; the error names the
+// arrival and what is wrong, and nothing runs.
+TEST(SimulateFrom, RefusesArrivalsAtOrBeforeTheViewOrWithATakenId) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(1000).Build(),
+                JobBuilder(1).Submit(100).Duration(10).Build()};
+  Simulator sim(&trace, &cluster, SimulatorOptions());
+  Result<std::unique_ptr<Policy>> fifo = MakePolicy(Request("fifo"));
+  EventBatch batch;
+  ASSERT_TRUE(FirstDecisionThenNextPoint(&sim, fifo->get(), &batch));
+  ASSERT_EQ(sim.view().Now(), 100);
+  auto error = [&](std::vector<JobSpec> arrivals) {
+    Result<std::unique_ptr<Policy>> fresh = MakePolicy(Request("fifo"));
+    Result<std::vector<PredictedFinish>> r =
+        SimulateFrom(sim.view(), fresh->get(), SimulatorOptions(), std::move(arrivals));
+    return r.ok() ? std::string("ok") : r.status().message();
+  };
+  EXPECT_EQ(error({JobBuilder(7).Submit(100).Duration(5).Build()}),
+            "arrival job 7: submit_s 100 is not after the view's time 100");
+  EXPECT_EQ(error({JobBuilder(1).Submit(200).Duration(5).Build()}),
+            "arrival job 1: id of a job in the system");
+  EXPECT_EQ(error({JobBuilder(7).Submit(200).Duration(5).Build(),
+                   JobBuilder(7).Submit(300).Duration(5).Build()}),
+            "arrival job 7: id given twice");
+  EXPECT_EQ(error({JobBuilder(7).Submit(200).Duration(5).Build()}), "ok");
 }
 
 }  // namespace

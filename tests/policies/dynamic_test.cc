@@ -111,6 +111,57 @@ TEST(DynamicPolicy, UnderBloxRoundsTheLookAheadSeesTheRoundsArrivals) {
   EXPECT_EQ(r.jobs.at(3).jct_s(), 1100);
 }
 
+// forecast=recent breaks a tie that exists only because the look-ahead sees no arrivals.
+// Two GPUs (one node), no restart overheads, rounds of 300 s, candidates fifo then srtf.
+// Jobs 0 and 1 (1,000 s each) arrive at 0 and start; jobs 2 (5,000 s) and 3 (500 s) arrive
+// at 600, when both GPUs are busy until 1,000.
+//  t = 0 and 300: every job runs (at 0 the forecast replays jobs 0-1 at 300; they wait for
+//    1,000 under both candidates; srtf preempts nobody: 1,000 s > the 700 s left): ties, fifo.
+//  t = 600, forecast=none (jobs 0-3). Both GPUs free at 1,000, and jobs 2 and 3 take them
+//    whatever the order: fifo and srtf both end 2 at 6,000 and 3 at 1,500 (srtf does not
+//    preempt for job 3: 500 s > the 400 s left). JCTs 1,000, 1,000, 5,400, 900: 2,075
+//    both. A tie, fifo wins by order.
+//  t = 600, forecast=recent: the window (300, 600] held jobs 2 and 3; they are replayed at
+//    900 as forecast jobs 4 (5,000 s) and 5 (500 s) (ids above every id in sight). At
+//    1,000, four jobs want the two GPUs.
+//    fifo: 2 and 3 start (oldest); 3 ends at 1,500, 4 takes its GPU, ends at 6,500; 2
+//      ends at 6,000, 5 then runs to 6,500. JCTs 1,000, 1,000, 5,400, 900, 5,600, 5,600:
+//      19,500 / 6 = 3,250.
+//    srtf: 3 and 5 start (500 s each), end at 1,500; 2 and 4 run 1,500-6,500. JCTs 1,000,
+//      1,000, 5,900, 900, 5,600, 600: 15,000 / 6 = 2,500. srtf wins.
+//  Over the real jobs alone fifo would win (8,300 / 4 = 2,075 against 8,800 / 4 = 2,200:
+//  fifo never lets a later arrival pass a job now in the system): the forecast jobs count
+//  in the average because they stand for the jobs the decision makes wait.
+TEST(DynamicPolicy, AForecastOfArrivalsBreaksATieTheNoArrivalLookAheadCannotSee) {
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(1000).Build(),
+                JobBuilder(1).Submit(0).Duration(1000).Build(),
+                JobBuilder(2).Submit(600).Duration(5000).Build(),
+                JobBuilder(3).Submit(600).Duration(500).Build()};
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 2, 0, 0);
+  std::map<std::string, std::string> options = {
+      {"schedulings", "fifo,srtf"}, {"admissions", "accept-all"}, {"overhead_s", "0"}};
+  const DynamicRun none = RunDynamic(trace, cluster, options, "forecast_none");
+  const std::vector<std::string> blind = Lines(none.switches_csv);
+  ASSERT_GE(blind.size(), 4u);
+  EXPECT_EQ(blind[1], "0,2,fifo,accept-all,best-fit,1000,0");
+  EXPECT_EQ(blind[2], "300,2,fifo,accept-all,best-fit,1000,0");
+  EXPECT_EQ(blind[3], "600,4,fifo,accept-all,best-fit,2075,0");
+
+  options["forecast"] = "recent";
+  const DynamicRun recent = RunDynamic(trace, cluster, options, "forecast_recent");
+  const std::vector<std::string> seen = Lines(recent.switches_csv);
+  ASSERT_GE(seen.size(), 5u);
+  // At 0 the average is over jobs 0-1 and their replays (JCT 1,700 each): 1,350.
+  EXPECT_EQ(seen[1], "0,2,fifo,accept-all,best-fit,1350,0");
+  EXPECT_EQ(seen[2], "300,2,fifo,accept-all,best-fit,1000,0");  // Nothing arrived in (0, 300].
+  EXPECT_EQ(seen[3], "600,4,srtf,accept-all,best-fit,2500,1");
+  // At 900 the window (600, 900] is empty: a tie again, back to fifo.
+  EXPECT_EQ(seen[4], "900,4,fifo,accept-all,best-fit,2075,1");
+  // The forecast jobs never run: the real jobs are the only ones recorded.
+  EXPECT_EQ(recent.jobs.size(), 4u);
+}
+
 // The candidates are simulated in parallel, each alone: results do not depend on how many
 // threads run them.
 TEST(DynamicPolicy, ResultsDoNotDependOnTheThreadCount) {
@@ -146,6 +197,9 @@ TEST(DynamicPolicy, RefusesBadOptionsNamingThem) {
   EXPECT_NE(error({{"admissions", "load-based:threshold=-1"}}).find("threshold"), std::string::npos);
   EXPECT_NE(error({{"schedulings", "dynamic"}}).find("cannot be 'dynamic'"), std::string::npos);
   EXPECT_NE(error({{"schedulings", "themis"}}).find("themis"), std::string::npos);  // Takes no admission.
+  EXPECT_NE(error({{"forecast", "oracle"}}).find("'forecast' must be none or recent"), std::string::npos);
+  EXPECT_NE(error({{"forecast_window_s", "0"}}).find("'forecast_window_s'"), std::string::npos);
+  EXPECT_NE(error({{"forecast_windows", "0"}}).find("'forecast_windows'"), std::string::npos);
   EXPECT_EQ(error({}), "ok");
   PolicyRequest muri = Request("dynamic");
   muri.compat = CompatMode::kMuri;
