@@ -27,7 +27,9 @@
 //     QueueDiscipline::kLevelFifo makes the list a set of FIFO queues (below).
 //  6. The policy asks to be woken at the earliest SchedulingModule::NextKeyChange of a
 //     running job, asked when the job starts and again when that time comes. A key
-//     change is thus seen at most once per wake-up, never lost to rounding.
+//     change is thus seen at most once per wake-up, never lost to rounding. With
+//     running_key_rate (periodic key changes whose keys grow linearly, LAS), a wake-up
+//     at which the order cannot have changed is skipped (ModularPolicyConfig).
 //  7. With tail_preemption (Blox's placement), every decision walks all admitted jobs,
 //     running ones re-keyed, in key order. A running job keeps its GPUs. A pending job
 //     is placed on what is free; if it does not fit and preemption is kPriority, running
@@ -44,6 +46,7 @@
 #ifndef SCHEDKIT_MODULAR_POLICY_H_
 #define SCHEDKIT_MODULAR_POLICY_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -62,6 +65,10 @@ enum class QueueDiscipline {
   // (both keeping their order). Keys should tie within a level (key[1] = key[2] = 0).
   kLevelFifo,
 };
+
+// The rate, per second, at which a running job's key[0] grows (ModularPolicyConfig::
+// running_key_rate).
+using KeyRate = std::function<double(const JobStatus& running)>;
 
 struct ModularPolicyConfig {
   std::string name;
@@ -92,6 +99,17 @@ struct ModularPolicyConfig {
   // then keeps running jobs in an ordered set re-keyed at those times, and walks only
   // the boundary between running and pending jobs, as with running_keys_never_grow.
   bool running_keys_change_at_wakeups = false;
+  // With periodic_key_changes: a running job's key is {k0 + rate x (t - now), k1, k2} at
+  // every t >= now while it keeps running, where {k0, k1, k2} is its key at `now` and
+  // rate = running_key_rate(its status at `now`) >= 0 (LAS: its attained service grows by
+  // its GPUs, or by 1 on wall-seconds, per second). Empty: no promise. The mechanism
+  // then wakes, after a decision that started, stopped and rejected nothing, not at the
+  // next periodic wake-up but at the first one at or after which a comparison between
+  // keys that the decision made could have come out the other way: in between, every
+  // decision would see the same jobs, resources and comparisons, so it would do nothing
+  // again (the argument, and what it needs of the placement module, admission and
+  // engine: ModularPolicy::BookDecisions).
+  KeyRate running_key_rate = nullptr;
 };
 
 // The policy that runs `config`'s modules by the steps above.

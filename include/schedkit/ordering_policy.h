@@ -26,6 +26,10 @@ struct OrderingPolicyInfo {
   bool periodic_key_changes = false;
   bool running_keys_never_grow = false;
   bool running_keys_change_at_wakeups = false;
+  // ModularPolicyConfig::running_key_rate for a run's context (options and knobs): an
+  // empty KeyRate makes no promise. Left empty when the engine rounds decision times
+  // (PolicyKnobs::engine_round_s): decisions then do not fall on the wake-up times.
+  std::function<KeyRate(const PolicyContext&)> running_key_rate = nullptr;
   // Builds the ordering module from validated options.
   std::function<Result<std::unique_ptr<SchedulingModule>>(const PolicyContext&)> make;
 };

@@ -2,12 +2,42 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <map>
 
 namespace schedkit {
+namespace {
+
+// Bounds on how far a key the engine reports strays from the straight line
+// ModularPolicyConfig::running_key_rate draws through the key read now: a relative
+// error of the key (a key is booked and extrapolated in a few rounded operations per
+// event that touched the job: ~1e-16 each, so this allows ~1e5 such events), and one
+// of the clock (a time's rounding, ~1e-16 of it, times the rate).
+constexpr double kKeyRelError = 1e-11;
+constexpr double kClockRelError = 1e-13;
+
+// `lo` is ahead of `hi` at `now` (lo[0] <= hi[0]); their key[0] grow at lo_rate and
+// hi_rate per second (0: pending). The earliest time at which the engine's keys could
+// compare the other way: the first t >= now at which the gap on the line,
+// (hi[0] - lo[0]) - (lo_rate - hi_rate)(t - now), is within the error bounds above at t
+// (they grow with the keys and the clock). now if it already is (a tie, or keys equal
+// to the rounding); kNever if it never is.
+Time AheadUntil(double lo, double lo_rate, double hi, double hi_rate, Time now) {
+  const double rates = lo_rate + hi_rate;
+  const double slack = kKeyRelError * (std::abs(lo) + std::abs(hi)) +
+                       kClockRelError * rates * std::abs(now);
+  const double gap = hi - lo;
+  if (!(gap > slack)) return now;
+  const double closing = (lo_rate - hi_rate) + (kKeyRelError + kClockRelError) * rates;
+  if (!(closing > 0)) return kNever;
+  return now + (gap - slack) / closing;
+}
+
+}  // namespace
 
 ModularPolicy::ModularPolicy(ModularPolicyConfig config)
     : config_(std::move(config)),
@@ -50,6 +80,11 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
   if (config_.replace_all) list_.Remove(events.finished);
   for (JobId id : events.interrupted) Requeue(view, id);
   AdmitArrivals(view, events, out);
+  watch_order_ = config_.running_key_rate && config_.periodic_key_changes &&
+                 running_index_ == RunningIndex::kNone &&
+                 !config_.tail_preemption && !config_.replace_all &&
+                 config_.preemption == PreemptionMode::kPriority;
+  order_holds_until_ = kNever;
   if (running_index_ != RunningIndex::kNone) SyncRunning(view);
   if (running_index_ == RunningIndex::kExact) RekeyWoken(view);
   config_.placement->Observe(view);
@@ -141,9 +176,19 @@ bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
   for (JobId id : view.RunningJobs()) {
     const JobStatus s = view.Status(id);
     const QueueEntry e{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id};
+    // Behind stays behind: a running key only grows, a pending one stands.
     if (!(e < best_pending)) return false;
+    if (watch_order_) KeepsAhead(e, s, best_pending, nullptr, view.Now());
   }
   return true;
+}
+
+void ModularPolicy::KeepsAhead(const QueueEntry& lo, const JobStatus& lo_status,
+                               const QueueEntry& hi, const JobStatus* hi_status, Time now) {
+  const double lo_rate = config_.running_key_rate(lo_status);
+  const double hi_rate = hi_status == nullptr ? 0 : config_.running_key_rate(*hi_status);
+  order_holds_until_ =
+      std::min(order_holds_until_, AheadUntil(lo.key[0], lo_rate, hi.key[0], hi_rate, now));
 }
 
 std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const ClusterView& view) const {
@@ -366,8 +411,18 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, D
   std::vector<JobId> chosen_pending = std::move(frontier.chosen_pending);
   auto r = running.begin();
   auto q = frontier.next_pending;
+  if (watch_order_) {  // The sort's comparisons hold while neighbours keep their order.
+    for (size_t i = 0; i + 1 < running.size(); ++i) {
+      KeepsAhead(running[i].order, running[i].status, running[i + 1].order,
+                 &running[i + 1].status, view.Now());
+    }
+  }
   while ((r != running.end() || q != queue_.end()) && budget > 0) {
     const bool take_running = q == queue_.end() || (r != running.end() && r->order < *q);
+    // A pending job ahead of a running one stays ahead.
+    if (watch_order_ && take_running && q != queue_.end()) {
+      KeepsAhead(r->order, r->status, *q, nullptr, view.Now());
+    }
     const JobId id = take_running ? r->order.id : q->id;
     const int gpus = take_running ? r->status.spec->gpus : view.Spec(id).gpus;
     if (gpus <= budget) {
@@ -539,17 +594,91 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   // and the wake-ups that came meanwhile are caught up only once someone waits.
   const bool periodic = config_.periodic_key_changes;
   const bool idle = periodic && !config_.replace_all && queue_.empty() && waiting_.empty();
+  // With running_key_rate, after a decision that started, stopped and rejected nothing,
+  // the periodic wake-ups before order_holds_until_ are skipped too: the policy wakes at
+  // the first one at or after it (none if it is kNever). Such a skipped wake-up, at t,
+  // would have decided nothing either, by induction over them:
+  //  - Between the decision and t nothing happened: any arrival, completion,
+  //    interruption or membership change is an event, hence a decision of its own, which
+  //    computes its own bound. So the view shows the same jobs, placements and free
+  //    resources; the queue, the admitted demand and the wake-ups' jobs are the same
+  //    (the skipped decisions before t did nothing, the induction's hypothesis), and no
+  //    job waits for admission (else the admission module, which may read the clock, is
+  //    asked again).
+  //  - The decision at t would run the same code on the same data but for the clock,
+  //    which it reads only through keys (SchedulingModule::Key; pending keys never change,
+  //    running ones grow by their rate) and the placement module, which must place by
+  //    shape on a one-type cluster (a pure function of the job and the free resources:
+  //    not one that draws random numbers or reads Observe). Its branches on keys are the
+  //    comparisons this decision made, and each of those comes out the same way before
+  //    order_holds_until_: KeepsAhead bounded every "running job ahead of pending job" and
+  //    "running job ahead of running job" outcome that the growth could reverse (step 2's
+  //    test of every running job against the best pending one; step 3's sort, which
+  //    depends on the order of neighbours only, and its merge with the queue), with the
+  //    rounding of the engine's keys and of the clock accounted for (AheadUntil); a
+  //    pending job ahead of a running one stays ahead. So it takes the same path to the
+  //    same empty result.
+  //  - A quantum does not change a key (LAS's key is attained service, read whenever
+  //    compared, not rounded to the quantum); the quantum only sets the times at which
+  //    the policy looks. The skipped wake-ups are caught up from the times they were due
+  //    (as the idle ones above), so the times of the wake-ups that remain, and of every
+  //    decision after them, are the ones a wake-up at every period gives.
+  // After a decision that did something, the next wake-up is not skipped: the decision
+  // it is the argument's base case. The engine must decide at the times it is asked to
+  // (RegisterOrderingPolicy leaves running_key_rate unset under decision rounds).
+  const bool did_nothing = out->start.empty() && out->preempt.empty() && out->reject.empty();
+  const bool skip = watch_order_ && did_nothing && waiting_.empty() &&
+                    config_.placement->PlacesByShape() && view.Resources().one_gpu_type();
+  const bool sleep = idle || (skip && order_holds_until_ == kNever);
   // Wake-ups that have come: ask the running job for its next key change. A periodic one
   // slept through is caught up from the time it was due, so its times are the ones it
   // would have had: each is the previous one plus the period.
-  while (!idle && !wakes_.empty() && !(wakes_.begin()->first > now)) {
+  while (!sleep && !wakes_.empty() && !(wakes_.begin()->first > now)) {
     const auto [due, id] = *wakes_.begin();
     const JobStatus s = view.Status(id);
     Time next = config_.scheduling->NextKeyChange(s, periodic ? due : now);
     while (periodic && !(next > now)) next = config_.scheduling->NextKeyChange(s, next);
     SetWake(id, next, now);
   }
-  out->wake_at = wakes_.empty() || idle ? kNever : wakes_.begin()->first;
+  out->wake_at = wakes_.empty() || sleep ? kNever : wakes_.begin()->first;
+  if (skip && !sleep) out->wake_at = FirstWakeFrom(view, order_holds_until_);
+}
+
+Time ModularPolicy::FirstWakeFrom(const ClusterView& view, Time from) const {
+  // Each running job's wake-ups follow each other by the period: the next one is in
+  // wakes_, the later ones are NextKeyChange of the one before (not the next one plus a
+  // multiple of the period: rounding). Any of them after now and up to the first at or
+  // after `from` will do (a decision skipped does nothing, so waking for one early is
+  // only slower), so `from` is capped at kMaxPeriods periods ahead. Each job's first
+  // one at or after `from` is estimated with a multiple of the period, and only those
+  // whose estimate is within the estimates' error of the least are stepped exactly.
+  constexpr double kMaxPeriods = 1024;
+  if (wakes_.empty()) return kNever;
+  const auto [first_due, first_id] = *wakes_.begin();
+  const JobStatus first = view.Status(first_id);
+  const double period = config_.scheduling->NextKeyChange(first, first_due) - first_due;
+  if (!(period > 0) || period == kNever) return first_due;
+  from = std::min(from, view.Now() + kMaxPeriods * period);
+  if (!(first_due < from)) return first_due;
+  auto estimate = [&](Time due) {
+    return due < from ? due + std::ceil((from - due) / period) * period : due;
+  };
+  Time least = kNever;
+  for (const auto& w : wakes_) least = std::min(least, estimate(w.first));
+  // An estimate strays from the stepped time by at most ~2 ulps of the clock per period
+  // (each step's rounding, and the period's own) plus a few for the estimate itself.
+  const double error = ((from - view.Now()) / period + 8) * 8 * DBL_EPSILON * std::abs(from);
+  Time best = kNever;
+  for (const auto& [due, id] : wakes_) {
+    if (estimate(due) > least + 2 * error) continue;
+    Time t = due;
+    if (t < from) {
+      const JobStatus s = view.Status(id);
+      while (t < from) t = config_.scheduling->NextKeyChange(s, t);
+    }
+    best = std::min(best, t);
+  }
+  return best;
 }
 
 void ModularPolicy::Requeue(const ClusterView& view, JobId id) {

@@ -112,8 +112,16 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // Puts a running job that stops now (preempted by this policy, or interrupted by the
   // engine) back in the queue.
   void Requeue(const ClusterView& view, JobId id);
+  // With running_key_rate: the earliest of the running jobs' periodic wake-ups at or after
+  // `from`, or an earlier one after now. REQUIRES: wakes_ holds only times after now.
+  Time FirstWakeFrom(const ClusterView& view, Time from) const;
   void SetWake(JobId id, Time at, Time now);
   void ForgetWake(JobId id);
+  // With running_key_rate: the decision compared `lo`, a running job with status
+  // `lo_status`, and found it ahead of `hi`, running (`hi_status`) or pending (null).
+  // Brings order_holds_until_ down to when that could come out the other way.
+  void KeepsAhead(const QueueEntry& lo, const JobStatus& lo_status, const QueueEntry& hi,
+                  const JobStatus* hi_status, Time now);
 
   ModularPolicyConfig config_;
   bool adopted_ = false;  // AdoptRunning has run.
@@ -139,6 +147,11 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first.
   std::set<std::pair<Time, JobId>> wakes_;
   std::unordered_map<JobId, Time> wake_of_;
+  // With running_key_rate, during a decision of step 3 or 2 (not replace_all nor
+  // tail_preemption): whether comparisons are watched (KeepsAhead), and until when every
+  // comparison made so far comes out the same way (kNever: for ever).
+  bool watch_order_ = false;
+  Time order_holds_until_ = kNever;
   // With a running index only: running jobs by the key last read, and the GPUs they
   // ask for in all.
   const RunningIndex running_index_;
