@@ -149,6 +149,22 @@ double Jct(const RunOutput& run, JobId id) {
   return 0;
 }
 
+// Every job's JCT (in id order, ids 1, 2, ...) under `objective` in rounds of 100 s,
+// re-solving at every boundary with a change (resolve_s = 0), with PairTable.
+std::vector<double> PackedJcts(std::vector<JobSpec> jobs, const ClusterSpec& cluster,
+                               const std::string& objective) {
+  const size_t n = jobs.size();
+  Trace trace;
+  Result<RunOutput> run = RunWithTable(
+      std::move(jobs), cluster,
+      Request("gavel", {{"objective", objective}, {"round_s", "100"}, {"resolve_s", "0"}}),
+      PairTable(), &trace);
+  EXPECT_TRUE(run.ok()) << objective << ": " << run.status().message();
+  std::vector<double> jct;
+  for (size_t i = 0; run.ok() && i < n; ++i) jct.push_back(Jct(*run, static_cast<JobId>(i + 1)));
+  return jct;
+}
+
 // max_min_fairness_packed: a (type A) and b (type B) run only on fast (no speed on slow), one
 // GPU. Alone, each gets half of it: normalised share 1. With the pair (rate 0.8 for a, 0.6
 // for b) and variables x_a, x_b (alone) and p (together) with x_a + x_b + p <= 1, the shares
@@ -173,14 +189,10 @@ TEST(GavelPolicy, PackedMaxMinFairnessCoLocatesThePair) {
       JobBuilder(2).Duration(150).Model("B").Speed("fast", 1).Build()};
   for (const char* objective :
        {"max_min_fairness_packed", "finish_time_fairness_packed", "max_throughput_packed"}) {
-    Trace trace;
-    Result<RunOutput> run = RunWithTable(
-        jobs, FastSlow(),
-        Request("gavel", {{"objective", objective}, {"round_s", "100"}, {"resolve_s", "0"}}),
-        PairTable(), &trace);
-    ASSERT_TRUE(run.ok()) << run.status().message();
-    EXPECT_NEAR(Jct(*run, 1), 125, 1e-6) << objective;
-    EXPECT_NEAR(Jct(*run, 2), 230, 1e-6) << objective;
+    const std::vector<double> jct = PackedJcts(jobs, FastSlow(), objective);
+    ASSERT_EQ(jct.size(), 2u);
+    EXPECT_NEAR(jct[0], 125, 1e-6) << objective;
+    EXPECT_NEAR(jct[1], 230, 1e-6) << objective;
   }
   // Without the pair (max_min_fairness_perf: x = 1/2 each on fast) they time-share: a, first
   // on the tie, runs the first round and ends at 100; b, alone from then, ends at 250.
@@ -203,14 +215,10 @@ TEST(GavelPolicy, GandivaPairsJobsOnTheirCoLocatedThroughput) {
   const std::vector<JobSpec> jobs = {
       JobBuilder(1).Gpus(2).Duration(150).Model("A").Speed("fast", 1).Speed("slow", 0.5).Build(),
       JobBuilder(2).Gpus(2).Duration(300).Model("A").Speed("fast", 1).Speed("slow", 0.5).Build()};
-  Trace trace;
-  Result<RunOutput> run = RunWithTable(
-      jobs, cluster,
-      Request("gavel", {{"objective", "gandiva"}, {"round_s", "100"}, {"resolve_s", "0"}}),
-      PairTable(), &trace);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_NEAR(Jct(*run, 1), 200, 1e-6);
-  EXPECT_NEAR(Jct(*run, 2), 350, 1e-6);
+  const std::vector<double> jct = PackedJcts(jobs, cluster, "gandiva");
+  ASSERT_EQ(jct.size(), 2u);
+  EXPECT_NEAR(jct[0], 200, 1e-6);
+  EXPECT_NEAR(jct[1], 350, 1e-6);
 }
 
 // min_makespan_packed: a (80 s) and b (60 s), types A and B, on fast only. Apart the GPU
@@ -228,13 +236,9 @@ TEST(GavelPolicy, GandivaPairsJobsOnTheirCoLocatedThroughput) {
 // left: 190. fifo_perf: a ends at 90 (the round ends with it), b runs from 90 to 270.
 TEST(GavelPolicy, PackedMakespanAndFifoCoLocateThePair) {
   const auto run = [](std::vector<JobSpec> jobs, const char* objective) {
-    Trace trace;
-    Result<RunOutput> r = RunWithTable(
-        std::move(jobs), FastSlow(),
-        Request("gavel", {{"objective", objective}, {"round_s", "100"}, {"resolve_s", "0"}}),
-        PairTable(), &trace);
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    return std::make_pair(Jct(*r, 1), Jct(*r, 2));
+    const std::vector<double> jct = PackedJcts(std::move(jobs), FastSlow(), objective);
+    EXPECT_EQ(jct.size(), 2u);
+    return jct.size() == 2 ? std::make_pair(jct[0], jct[1]) : std::make_pair(0.0, 0.0);
   };
   const std::vector<JobSpec> ab = {JobBuilder(1).Duration(80).Model("A").Speed("fast", 1).Build(),
                                    JobBuilder(2).Duration(60).Model("B").Speed("fast", 1).Build()};
@@ -272,15 +276,11 @@ TEST(GavelPolicy, GandivaKeepsItsPairsBetweenResolves) {
       JobBuilder(1).Duration(360).Model("C").Speed("fast", 1).Build(),
       JobBuilder(2).Duration(450).Model("C").Speed("fast", 1).Build(),
       JobBuilder(3).Submit(150).Duration(100).Model("C").Speed("fast", 1).Build()};
-  Trace trace;
-  Result<RunOutput> run = RunWithTable(
-      jobs, cluster,
-      Request("gavel", {{"objective", "gandiva"}, {"round_s", "100"}, {"resolve_s", "0"}}),
-      PairTable(), &trace);
-  ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_NEAR(Jct(*run, 1), 500, 1e-6);
-  EXPECT_NEAR(Jct(*run, 2), 590, 1e-6);
-  EXPECT_NEAR(Jct(*run, 3), 150, 1e-6);
+  const std::vector<double> jct = PackedJcts(jobs, cluster, "gandiva");
+  ASSERT_EQ(jct.size(), 3u);
+  EXPECT_NEAR(jct[0], 500, 1e-6);
+  EXPECT_NEAR(jct[1], 590, 1e-6);
+  EXPECT_NEAR(jct[2], 150, 1e-6);
 }
 
 // A packed objective needs the run's table: the run fails naming it.
