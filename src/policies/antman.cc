@@ -9,11 +9,13 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "registry/builtins.h"
+#include "schedkit/throughput.h"
 
 namespace schedkit {
 namespace {
@@ -34,6 +36,7 @@ struct Node {
   std::vector<double> util;                                    // Per GPU.
   // GPUs new placements may use (ClusterView::Capacity): all but a drained node's.
   uint64_t open_gpus = 0;
+  int type = 0;  // Index of its GPU type in AntManPolicy::types_.
 };
 
 struct Holding {  // GPUs a job holds (or has reserved) on one node.
@@ -48,6 +51,7 @@ struct JobBook {
   double util = kGuaranteedUtil;
   int missing_gpus = 0;  // GPUs still to reserve (Muri's remaining_gpu).
   int last_node = -1;
+  int type = -1;  // The GPU type of what it holds or has reserved; -1 while it holds nothing.
   std::vector<Holding> holds;
   bool running = false;
   double rate = 1;
@@ -105,8 +109,25 @@ class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
       node.guaranteed.resize(n.gpus);
       node.opportunistic.resize(n.gpus);
       node.util.assign(n.gpus, 0.0);
+      node.type = static_cast<int>(std::find(types_.begin(), types_.end(), n.gpu_type) - types_.begin());
+      if (node.type == static_cast<int>(types_.size())) types_.push_back(n.gpu_type);
       nodes_.push_back(std::move(node));
     }
+  }
+
+  // The GPU types `b`'s job may take GPUs of, in the order to try them: the type of what it
+  // already holds; else the types it runs on, fastest first, ties in the cluster's order
+  // (PlaceWithinOneType's order: every GPU of a job is of one type).
+  std::vector<int> TypesFor(const JobSpec& spec, const JobBook& b) const {
+    if (b.type >= 0) return {b.type};
+    std::vector<int> order;
+    for (int t = 0; t < static_cast<int>(types_.size()); ++t) {
+      if (SpeedOn(spec, types_[t]) > 0) order.push_back(t);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](int a, int c) {
+      return SpeedOn(spec, types_[a]) > SpeedOn(spec, types_[c]);
+    });
+    return order;
   }
 
   void Admit(const ClusterView& view, JobId id, Decisions* out) {
@@ -175,6 +196,7 @@ class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
       b.running = false;
       b.missing_gpus = view.Spec(id).gpus;
       b.last_node = -1;
+      b.type = -1;
       current_.erase(id);
     }
   }
@@ -192,6 +214,7 @@ class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
   void Reserve(JobId id, JobBook* b, int node, const std::vector<int>& gpus, int cpus, double mem,
             bool extend_first) {
     Node& n = nodes_[node];
+    b->type = n.type;
     n.free_gpus -= static_cast<int>(gpus.size());
     n.free_cpus -= cpus;
     for (int g : gpus) {
@@ -220,23 +243,26 @@ class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
     if (spec.gpus > gpus_per_node_) return PlaceGuaranteedOnNodes(spec, id, b);
     const int need = b->missing_gpus;
     const int cpus = CpusFor(spec, need);
-    if (need == spec.gpus) {  // Nothing reserved yet: first node that fits.
+    if (need == spec.gpus) {  // Nothing reserved yet: first node that fits, by type.
       int best = -1;
       std::vector<int> best_gpus;
-      for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
-        const std::vector<int> avail = FreeForGuaranteed(nodes_[i]);
-        if (static_cast<int>(avail.size()) >= need && nodes_[i].free_cpus >= cpus &&
-            nodes_[i].free_mem >= kWorkerMemGb) {
-          nodes_[i].free_mem -= kWorkerMemGb;
-          Reserve(id, b, i, std::vector<int>(avail.begin(), avail.begin() + need), cpus, kWorkerMemGb,
-               false);
-          b->last_node = i;
-          CompleteGuaranteed(b);
-          return true;
-        }
-        if (avail.size() > best_gpus.size()) {
-          best = i;
-          best_gpus = avail;
+      for (const int type : TypesFor(spec, *b)) {
+        for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+          if (nodes_[i].type != type) continue;
+          const std::vector<int> avail = FreeForGuaranteed(nodes_[i]);
+          if (static_cast<int>(avail.size()) >= need && nodes_[i].free_cpus >= cpus &&
+              nodes_[i].free_mem >= kWorkerMemGb) {
+            nodes_[i].free_mem -= kWorkerMemGb;
+            Reserve(id, b, i, std::vector<int>(avail.begin(), avail.begin() + need), cpus, kWorkerMemGb,
+                 false);
+            b->last_node = i;
+            CompleteGuaranteed(b);
+            return true;
+          }
+          if (avail.size() > best_gpus.size()) {
+            best = i;
+            best_gpus = avail;
+          }
         }
       }
       if (!best_gpus.empty()) {  // Reserve what the emptiest node has.
@@ -266,13 +292,22 @@ class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
   bool PlaceGuaranteedOnNodes(const JobSpec& spec, JobId id, JobBook* b) {
     const int need_nodes = b->missing_gpus / gpus_per_node_;
     const double mem_per_gpu = 6 + 0.1 * b->missing_gpus + kWorkerMemGb;
+    // The whole free nodes of the first type that has enough, else of the type that has the
+    // most (reserved while the job waits for the rest).
     std::vector<int> found;
-    for (int i = 0; i < static_cast<int>(nodes_.size()) && static_cast<int>(found.size()) < need_nodes; ++i) {
-      const Node& n = nodes_[i];
-      if (static_cast<int>(FreeForGuaranteed(n).size()) >= gpus_per_node_ &&
-          n.free_cpus >= 6 * gpus_per_node_ && n.free_mem >= mem_per_gpu * gpus_per_node_) {
-        found.push_back(i);
+    for (const int type : TypesFor(spec, *b)) {
+      std::vector<int> of_type;
+      for (int i = 0; i < static_cast<int>(nodes_.size()) &&
+                      static_cast<int>(of_type.size()) < need_nodes;
+           ++i) {
+        const Node& n = nodes_[i];
+        if (n.type == type && static_cast<int>(FreeForGuaranteed(n).size()) >= gpus_per_node_ &&
+            n.free_cpus >= 6 * gpus_per_node_ && n.free_mem >= mem_per_gpu * gpus_per_node_) {
+          of_type.push_back(i);
+        }
       }
+      if (of_type.size() > found.size()) found = std::move(of_type);
+      if (static_cast<int>(found.size()) >= need_nodes) break;
     }
     const bool enough = static_cast<int>(found.size()) >= need_nodes;
     std::vector<int> all(gpus_per_node_);
@@ -281,7 +316,6 @@ class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
       nodes_[i].free_mem -= mem_per_gpu * gpus_per_node_;
       Reserve(id, b, i, all, 6 * gpus_per_node_, mem_per_gpu * gpus_per_node_, false);
     }
-    (void)spec;
     if (enough) CompleteGuaranteed(b);
     return enough;
   }
@@ -292,13 +326,17 @@ class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
       int node, gpu;
       double util;
     };
-    std::vector<Gpu> open;
-    for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
-      for (int g = 0; g < static_cast<int>(nodes_[i].util.size()); ++g) {
-        if (nodes_[i].util[g] < util_cap_ && IsOpen(nodes_[i], g)) {
-          open.push_back({i, g, nodes_[i].util[g]});
+    std::vector<Gpu> open;  // Of the first type (TypesFor) with enough.
+    for (const int type : TypesFor(spec, *b)) {
+      open.clear();
+      for (int i = 0; i < static_cast<int>(nodes_.size()); ++i) {
+        for (int g = 0; nodes_[i].type == type && g < static_cast<int>(nodes_[i].util.size()); ++g) {
+          if (nodes_[i].util[g] < util_cap_ && IsOpen(nodes_[i], g)) {
+            open.push_back({i, g, nodes_[i].util[g]});
+          }
         }
       }
+      if (static_cast<int>(open.size()) >= spec.gpus) break;
     }
     if (static_cast<int>(open.size()) < spec.gpus) return false;
     std::stable_sort(open.begin(), open.end(), [](const Gpu& x, const Gpu& y) { return x.util < y.util; });
@@ -308,6 +346,7 @@ class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
     for (const Gpu& x : open) {
       nodes_[x.node].util[x.gpu] += b->util;
       nodes_[x.node].opportunistic[x.gpu].push_back(id);
+      b->type = nodes_[x.node].type;
       auto [it, fresh] = per_node.try_emplace(x.node);
       if (fresh) node_order.push_back(x.node);
       it->second.push_back(x.gpu);
@@ -415,6 +454,7 @@ class AntManPolicy final : public ClonablePolicy<AntManPolicy> {
   int gpus_per_node_ = 0;
   bool book_cpus_ = true;
   std::vector<Node> nodes_;
+  std::vector<std::string> types_;  // The cluster's GPU types, in the order nodes first name them.
   std::vector<JobId> list_;  // Unfinished jobs, (tier, submit, id) order.
   std::unordered_map<JobId, JobBook> book_;
   std::unordered_map<JobId, Placement> current_;

@@ -1,6 +1,8 @@
 // AntMan: guaranteed jobs FIFO with reservations, opportunistic jobs as slowed guests.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "schedkit/registry.h"
 #include "sim_test_util.h"
 
@@ -54,6 +56,37 @@ TEST(AntMan, UtilisationCapKeepsGuestsOff) {
   auto r = RunScenario({h, o}, cluster, Request("antman", {{"util_cap", "0.05"}}));
   EXPECT_NEAR(r.Start(2), 100, 1e-9);
   EXPECT_NEAR(r.Jct(2), 110, 1e-9);
+}
+
+// The nodes of a job's recorded placement.
+std::set<int> NodesOf(const testing::ScenarioResult& r, JobId id) {
+  Result<Placement> p = ParsePlacement(r.jobs.at(id).placement);
+  EXPECT_TRUE(p.ok()) << r.jobs.at(id).placement;
+  std::set<int> nodes;
+  for (const NodeShare& s : p->shares) nodes.insert(s.node);
+  return nodes;
+}
+
+// Node 0 has 2 k80s, node 1 2 v100s. G1 (guaranteed, 2 GPUs, twice as fast on a v100) takes
+// the v100s although node 0 comes first; G2 (guaranteed, 1 GPU, runs only on a k80) takes a
+// k80. O3 (opportunistic, 2 GPUs, runs only on a v100) joins G1 as a guest on node 1: the
+// least-utilised open GPUs of the cluster are node 0's (G2's at 0.11 and an idle one), which
+// would put it on k80s, where it cannot run. Every job stays within one type.
+TEST(AntMan, PlacesEachJobWithinTheFastestGpuTypeItCanRunOn) {
+  ClusterSpec cluster = ClusterSpec::Uniform(1, 2, 2, 16, 100);
+  cluster.nodes[0].gpu_type = "k80";
+  cluster.nodes[1].gpu_type = "v100";
+  const JobSpec g1 =
+      JobBuilder(1).Gpus(2).Duration(100).Speed("k80", 0.5).Speed("v100", 1).Priority(0).Build();
+  const JobSpec g2 = JobBuilder(2).Gpus(1).Duration(100).Speed("k80", 1).Priority(0).Build();
+  const JobSpec o3 = JobBuilder(3).Gpus(2).Duration(10).Speed("v100", 1).Priority(1).Build();
+  auto r = RunScenario({g1, g2, o3}, cluster, Request("antman"));
+  EXPECT_EQ(r.summary.unfinished, 0);
+  EXPECT_EQ(NodesOf(r, 1), std::set<int>{1});
+  EXPECT_DOUBLE_EQ(r.Jct(1), 100);  // At its v100 speed.
+  EXPECT_EQ(NodesOf(r, 2), std::set<int>{0});
+  EXPECT_EQ(NodesOf(r, 3), std::set<int>{1});
+  EXPECT_DOUBLE_EQ(r.Start(3), 0);
 }
 
 TEST(AntMan, RejectsABadUtilCap) {
