@@ -267,13 +267,6 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     return TypeIterationTime(TypesOf(view, members));
   }
 
-  std::vector<const JobSpec*> Specs(const ClusterView& view, const MemberList& ids) const {
-    std::vector<const JobSpec*> specs;
-    specs.reserve(ids.size());
-    for (JobId id : ids) specs.push_back(&view.Spec(id));
-    return specs;
-  }
-
   // Edge weight of packs with member types `a` then `b` (Muri's directed weight: the
   // stage totals are added through a's members, then b's); 0 when the union would exceed
   // kMaxGroupSize.
@@ -409,10 +402,10 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   template <typename KeyOf>
   std::vector<Group> Autopack(const ClusterView& view, const KeyOf& key, std::vector<Group> packs) {
     std::vector<std::pair<double, Group>> keyed;
+    keyed.reserve(packs.size() * kMaxGroupSize);
     for (Group& p : packs) {
-      const std::vector<const JobSpec*> specs = Specs(view, p.members);
       double solo_sum = 0;
-      for (const JobSpec* s : specs) solo_sum += s->iteration_time_s * GroupSizeFactor(1);
+      for (JobId id : p.members) solo_sum += view.Spec(id).iteration_time_s * GroupSizeFactor(1);
       if (p.members.size() > 1 && CachedIterationTime(view, p.members) / solo_sum > 1) {
         for (JobId id : p.members) keyed.emplace_back(key(id), Group{MemberList(id)});
       } else {
