@@ -411,12 +411,6 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, D
   std::vector<JobId> chosen_pending = std::move(frontier.chosen_pending);
   auto r = running.begin();
   auto q = frontier.next_pending;
-  if (watch_order_) {  // The sort's comparisons hold while neighbours keep their order.
-    for (size_t i = 0; i + 1 < running.size(); ++i) {
-      KeepsAhead(running[i].order, running[i].status, running[i + 1].order,
-                 &running[i + 1].status, view.Now());
-    }
-  }
   while ((r != running.end() || q != queue_.end()) && budget > 0) {
     const bool take_running = q == queue_.end() || (r != running.end() && r->order < *q);
     // A pending job ahead of a running one stays ahead.
@@ -474,6 +468,14 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, D
     }
   }
   if (config_.backfill) PlacePending(view, &walk, out, tried);
+  // The sort's comparisons hold while neighbours keep their order. Only a decision that
+  // did nothing needs the bound (BookDecisions).
+  if (watch_order_ && out->start.empty() && out->preempt.empty()) {
+    for (size_t i = 0; i + 1 < running.size(); ++i) {
+      KeepsAhead(running[i].order, running[i].status, running[i + 1].order,
+                 &running[i + 1].status, view.Now());
+    }
+  }
 }
 
 void ModularPolicy::DecideTailPreemption(const ClusterView& view, Decisions* out) {
