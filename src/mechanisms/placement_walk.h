@@ -8,6 +8,7 @@
 #ifndef SCHEDKIT_MECHANISMS_PLACEMENT_WALK_H_
 #define SCHEDKIT_MECHANISMS_PLACEMENT_WALK_H_
 
+#include <optional>
 #include <vector>
 
 #include "schedkit/policy.h"
@@ -16,9 +17,18 @@ namespace schedkit {
 
 class PlacementWalk {
  public:
-  PlacementWalk(const PlacementModule& placement, ClusterState free);
+  // Walks `free`, its own (a copy of an lvalue).
+  PlacementWalk(const PlacementModule& placement, ClusterState&& free);
+  PlacementWalk(const PlacementModule& placement, const ClusterState& free)
+      : PlacementWalk(placement, ClusterState(free)) {}
+  // Walks `*free` itself until the first Allocate, then a copy of it: a decision that
+  // places nothing (most of a busy engine's) copies nothing. REQUIRES: `*free` outlives
+  // the walk and does not change while it lives.
+  PlacementWalk(const PlacementModule& placement, const ClusterState* free);
+  PlacementWalk(const PlacementWalk&) = delete;
+  PlacementWalk& operator=(const PlacementWalk&) = delete;
 
-  const ClusterState& free() const { return free_; }
+  const ClusterState& free() const { return *free_; }
   // placement.Place(job, free()), or an empty placement without asking when a job of the
   // same shape got one since the last Allocate.
   Placement Place(const JobSpec& job);
@@ -38,7 +48,8 @@ class PlacementWalk {
   };
 
   const PlacementModule& placement_;
-  ClusterState free_;
+  std::optional<ClusterState> own_;  // Empty while the walk reads a borrowed state.
+  const ClusterState* free_;         // &*own_ or the borrowed state.
   const bool by_shape_;  // The module answers by shape on this cluster.
   // Since the last Allocate, at most kMaxMisfits (a trace of many shapes would make the
   // search cost more than it saves; past that, the module is asked).

@@ -353,7 +353,7 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
 }
 
 void ModularPolicy::DecideKeepRunning(const ClusterView& view, Decisions* out) {
-  PlacementWalk walk(*config_.placement, view.Resources());
+  PlacementWalk walk(*config_.placement, &view.Resources());  // Copied if it places a job.
   PlacePending(view, &walk, out);
 }
 
