@@ -135,6 +135,16 @@ class ClusterState {
   }
   // True iff every node has the same GPU type (placements need not choose one).
   bool one_gpu_type() const { return one_gpu_type_; }
+  // The most GPUs any node has (free or not).
+  int max_node_gpus() const { return max_node_gpus_; }
+
+  // Nodes by free GPUs, for placements that must not scan every node of a large cluster:
+  // the lowest node id >= `from` whose free_gpus is exactly `count` (or, for
+  // FirstNodeWithAtLeast, at least `count`), or -1 if there is none. Ascending id order
+  // within one count, so a scan by count then id visits nodes in the order a scan of
+  // every node would rank them.
+  int FirstNodeWithFree(int count, int from) const;
+  int FirstNodeWithAtLeast(int count, int from) const;
 
   // Returns true iff the shares name distinct nodes in ascending order and every share's
   // GPUs are free and its CPUs and memory fit. A fractional share names one GPU of the
@@ -154,7 +164,7 @@ class ClusterState {
 
   // "" if the per-GPU shares are consistent (each GPU's fractional bookings within
   // [0, 1000] milli-GPU, a GPU in free_gpu_mask booked by none, shared_gpu_mask exactly
-  // the GPUs partly booked, the free counts matching the masks), else what is wrong.
+  // the GPUs partly booked, the free counts matching the masks and the index by free GPUs), else what is wrong.
   // The simulator checks it at the end of every run.
   std::string CheckShares() const;
 
@@ -166,7 +176,13 @@ class ClusterState {
   std::vector<double> free_mem_gb_;
   int total_free_gpus_ = 0;
   int total_gpus_ = 0;
+  int max_node_gpus_ = 0;
   bool one_gpu_type_ = true;
+  // One bit per node in row free_gpus (rows 0..max_node_gpus_, words_ words each): the
+  // index FirstNodeWithFree reads. Every change of free_gpus_ goes through SetFreeGpus.
+  int words_ = 0;
+  std::vector<uint64_t> by_free_;
+  void SetFreeGpus(int node, int count);
   // Per node, sized on the first SetHeld (empty while no node was ever held): whether it
   // is held, and the GPUs the hold books.
   std::vector<char> held_;

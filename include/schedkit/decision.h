@@ -86,7 +86,15 @@ struct Decisions {
   bool failed() const { return !error.ok(); }
 
   bool empty() const { return reject.empty() && preempt.empty() && start.empty(); }
-  void Clear() { *this = Decisions(); }
+  // As a new Decisions, keeping the vectors' storage (the simulator reuses one per run).
+  void Clear() {
+    reject.clear();
+    reject_reason.clear();
+    preempt.clear();
+    start.clear();
+    wake_at = kNever;
+    error = Status();
+  }
 };
 
 }  // namespace schedkit

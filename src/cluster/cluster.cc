@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 
 #include <cstdio>
 #include <cstdlib>
@@ -46,28 +47,43 @@ int Placement::gpus() const {
 
 namespace {
 
-// A share's GPUs as ascending indices, runs as ranges: "0-3,5".
-std::string GpuListText(uint64_t mask) {
-  std::string out;
-  for (int g = 0; g < kMaxGpusPerNode; ++g) {
-    if (!(mask >> g & 1)) continue;
-    int end = g;
-    while (end + 1 < kMaxGpusPerNode && (mask >> (end + 1) & 1)) ++end;
-    if (!out.empty()) out += ',';
-    out += std::to_string(g);
-    if (end > g) out += '-' + std::to_string(end);
-    g = end;
-  }
-  return out;
+void AppendInt(std::string* out, int v) {
+  char text[16];
+  const auto end = std::to_chars(text, text + sizeof(text), v).ptr;
+  out->append(text, end);
 }
 
-std::string PlacementText(const Placement& p,
-                          const std::function<std::string(int node)>& node_name) {
+// A share's GPUs as ascending indices, runs as ranges: "0-3,5".
+void AppendGpuList(std::string* out, uint64_t mask) {
+  bool first = true;
+  while (mask != 0) {
+    const int g = std::countr_zero(mask);
+    const int run = std::countr_one(mask >> g);
+    if (!first) out->push_back(',');
+    first = false;
+    AppendInt(out, g);
+    if (run > 1) {
+      out->push_back('-');
+      AppendInt(out, g + run - 1);
+    }
+    mask = run + g >= 64 ? 0 : mask & ~(((uint64_t{1} << run) - 1) << g);
+  }
+}
+
+// The placement text, one string built in place (it is formatted at every start for
+// jobs.csv); `append_node(out, node)` writes a node's name.
+template <class AppendNode>
+std::string PlacementText(const Placement& p, AppendNode append_node) {
   std::string out;
   for (const NodeShare& s : p.shares) {
-    if (!out.empty()) out += ';';
-    out += node_name(s.node) + ':' + GpuListText(s.gpu_mask);
-    if (s.fractional()) out += '@' + std::to_string(s.gpu_milli);
+    if (!out.empty()) out.push_back(';');
+    append_node(&out, s.node);
+    out.push_back(':');
+    AppendGpuList(&out, s.gpu_mask);
+    if (s.fractional()) {
+      out.push_back('@');
+      AppendInt(&out, s.gpu_milli);
+    }
   }
   return out;
 }
@@ -158,11 +174,14 @@ std::string ParseShare(std::string_view text, const std::vector<std::string>& no
 }  // namespace
 
 std::string Placement::ToString() const {
-  return PlacementText(*this, [](int node) { return 'n' + std::to_string(node); });
+  return PlacementText(*this, [](std::string* out, int node) {
+    out->push_back('n');
+    AppendInt(out, node);
+  });
 }
 
 std::string Placement::ToString(const std::vector<std::string>& node_names) const {
-  return PlacementText(*this, [&](int node) { return node_names.at(node); });
+  return PlacementText(*this, [&](std::string* out, int node) { out->append(node_names.at(node)); });
 }
 
 Result<Placement> ParsePlacement(const std::string& text,
@@ -211,9 +230,48 @@ ClusterState::ClusterState(const ClusterSpec* spec) : spec_(spec) {
     free_cpus_.push_back(n.cpus);
     free_mem_gb_.push_back(n.mem_gb);
     total_free_gpus_ += n.gpus;
+    max_node_gpus_ = std::max(max_node_gpus_, n.gpus);
     one_gpu_type_ = one_gpu_type_ && n.gpu_type == spec->nodes[0].gpu_type;
   }
   total_gpus_ = total_free_gpus_;
+  words_ = static_cast<int>((n + 63) / 64);
+  by_free_.assign(static_cast<size_t>(max_node_gpus_ + 1) * words_, 0);
+  for (size_t node = 0; node < n; ++node) {
+    by_free_[static_cast<size_t>(free_gpus_[node]) * words_ + node / 64] |= uint64_t{1} << (node % 64);
+  }
+}
+
+void ClusterState::SetFreeGpus(int node, int count) {
+  const uint64_t bit = uint64_t{1} << (node % 64);
+  by_free_[static_cast<size_t>(free_gpus_[node]) * words_ + node / 64] &= ~bit;
+  by_free_[static_cast<size_t>(count) * words_ + node / 64] |= bit;
+  free_gpus_[node] = count;
+}
+
+int ClusterState::FirstNodeWithFree(int count, int from) const {
+  if (count < 0 || count > max_node_gpus_ || from >= num_nodes()) return -1;
+  from = std::max(from, 0);
+  const uint64_t* row = &by_free_[static_cast<size_t>(count) * words_];
+  int w = from / 64;
+  uint64_t bits = row[w] & (~uint64_t{0} << (from % 64));
+  while (bits == 0) {
+    if (++w == words_) return -1;
+    bits = row[w];
+  }
+  return w * 64 + std::countr_zero(bits);
+}
+
+int ClusterState::FirstNodeWithAtLeast(int count, int from) const {
+  count = std::max(count, 0);
+  if (count > max_node_gpus_ || from >= num_nodes()) return -1;
+  from = std::max(from, 0);
+  for (int w = from / 64; w < words_; ++w) {
+    uint64_t bits = 0;
+    for (int c = count; c <= max_node_gpus_; ++c) bits |= by_free_[static_cast<size_t>(c) * words_ + w];
+    if (w == from / 64) bits &= ~uint64_t{0} << (from % 64);
+    if (bits != 0) return w * 64 + std::countr_zero(bits);
+  }
+  return -1;
 }
 
 bool ClusterState::CanAllocate(const Placement& p) const {
@@ -245,7 +303,7 @@ void ClusterState::Allocate(const Placement& p) {
       continue;
     }
     free_gpu_mask_[s.node] &= ~s.gpu_mask;
-    free_gpus_[s.node] -= s.gpus();
+    SetFreeGpus(s.node, free_gpus_[s.node] - s.gpus());
     total_free_gpus_ -= s.gpus();
   }
 }
@@ -268,7 +326,7 @@ void ClusterState::Release(const Placement& p) {
       continue;
     }
     free_gpu_mask_[s.node] |= s.gpu_mask;
-    free_gpus_[s.node] += s.gpus();
+    SetFreeGpus(s.node, free_gpus_[s.node] + s.gpus());
     total_free_gpus_ += s.gpus();
   }
 }
@@ -282,7 +340,7 @@ void ClusterState::SetHeld(int node, bool held_now) {
   const uint64_t gpus = held_now ? free_gpu_mask_[node] : held_gpus_[node];
   const int count = std::popcount(gpus);
   free_gpu_mask_[node] = held_now ? free_gpu_mask_[node] & ~gpus : free_gpu_mask_[node] | gpus;
-  free_gpus_[node] += held_now ? -count : count;
+  SetFreeGpus(node, free_gpus_[node] + (held_now ? -count : count));
   total_free_gpus_ += held_now ? -count : count;
   held_gpus_[node] = held_now ? gpus : 0;
   held_[node] = held_now;
@@ -315,7 +373,7 @@ void ClusterState::AllocateFraction(const NodeShare& s) {
   }
   if (free_gpu_mask_[s.node] & s.gpu_mask) {  // A free GPU becomes shared.
     free_gpu_mask_[s.node] &= ~s.gpu_mask;
-    --free_gpus_[s.node];
+    SetFreeGpus(s.node, free_gpus_[s.node] - 1);
     --total_free_gpus_;
   }
   int& used = share_used_[first_gpu_[s.node] + std::countr_zero(s.gpu_mask)];
@@ -349,7 +407,7 @@ void ClusterState::GpuFreed(int node, uint64_t bit) {
     return;
   }
   free_gpu_mask_[node] |= bit;
-  ++free_gpus_[node];
+  SetFreeGpus(node, free_gpus_[node] + 1);
   ++total_free_gpus_;
 }
 
@@ -360,6 +418,10 @@ std::string ClusterState::CheckShares() const {
     const int gpus = spec_->nodes[node].gpus;
     if (free_gpus_[node] != std::popcount(free_gpu_mask_[node])) {
       return at + ": free GPU count differs from its free mask";
+    }
+    for (int c = 0; c <= max_node_gpus_; ++c) {
+      const bool indexed = by_free_[static_cast<size_t>(c) * words_ + node / 64] >> (node % 64) & 1;
+      if (indexed != (c == free_gpus_[node])) return at + ": index by free GPUs differs from its count";
     }
     if (share_used_.empty()) continue;
     for (int g = 0; g < gpus; ++g) {

@@ -18,7 +18,8 @@ void DecisionPlan::Clear() {
   groups.clear();
 }
 
-DecisionApplier::DecisionApplier(const ClusterSpec* cluster) : cluster_(cluster), free_(cluster) {
+DecisionApplier::DecisionApplier(const ClusterSpec* cluster)
+    : cluster_(cluster), free_(cluster), after_(cluster) {
   std::map<std::string, int> gpus;  // Sorted by type, for a deterministic message.
   for (const NodeSpec& node : cluster->nodes) gpus[node.gpu_type] += node.gpus;
   gpus_per_type_.assign(gpus.begin(), gpus.end());
@@ -26,6 +27,8 @@ DecisionApplier::DecisionApplier(const ClusterSpec* cluster) : cluster_(cluster)
 
 std::string DecisionApplier::NeverFits(const JobSpec& job) const {
   const int total = free_.total_gpus();
+  // Every arrival asks: the answer is built only when it is not "".
+  if (job.gpus <= total && job.profile.type_speeds.empty()) return "";
   const std::string asks = "asks for " + std::to_string(job.gpus) + " GPUs; ";
   if (job.gpus > total) return asks + "the cluster has " + std::to_string(total);
   if (job.profile.type_speeds.empty()) return "";  // Runs on every type.
@@ -53,9 +56,22 @@ Status DecisionApplier::CheckDecisions(const Decisions& d, Time now, const JobLo
   auto fail = [&](const std::string& what, JobId id) {
     return Status::InvalidArgument(what + " job " + std::to_string(id));
   };
-  std::unordered_set<JobId> named;  // A job may appear in one list, once.
+  // A job may appear in one list, once. Decisions usually name a few jobs: a linear
+  // search of those named so far, a hash set past kLinear.
+  constexpr size_t kLinear = 32;
+  named_.clear();
+  std::unordered_set<JobId> named;
+  auto first_naming = [&](JobId id) {
+    if (named_.size() < kLinear) {
+      if (std::find(named_.begin(), named_.end(), id) != named_.end()) return false;
+      named_.push_back(id);
+      return true;
+    }
+    if (named.empty()) named.insert(named_.begin(), named_.end());
+    return named.insert(id).second;
+  };
   JobFacts facts;
-  auto look_up = [&](JobId id) { return jobs(id, &facts) && named.insert(id).second; };
+  auto look_up = [&](JobId id) { return jobs(id, &facts) && first_naming(id); };
   for (size_t i = 0; i < d.reject.size(); ++i) {
     const JobId id = d.reject[i];
     if (!look_up(id) || facts.state != JobState::kPending) {
@@ -74,48 +90,48 @@ Status DecisionApplier::CheckDecisions(const Decisions& d, Time now, const JobLo
                                    " is not after now");
   }
   if (d.start.empty()) return Status::Ok();
-  std::vector<int> gpus, max_gpus;  // Of each start's job.
-  std::vector<const JobSpec*> specs;
-  gpus.reserve(d.start.size());
-  max_gpus.reserve(d.start.size());
-  specs.reserve(d.start.size());
+  start_facts_.clear();
   for (const StartDecision& s : d.start) {
     if (!look_up(s.job) ||
         (facts.state != JobState::kPending && facts.state != JobState::kRunning)) {
       return fail("starts finished, unknown or repeated", s.job);
     }
     if (facts.state == JobState::kRunning) plan->stop.push_back(s.job);  // A move.
-    gpus.push_back(facts.gpus);
-    max_gpus.push_back(std::max(facts.gpus, facts.max_gpus));
-    specs.push_back(facts.spec);
+    start_facts_.push_back({facts.gpus, std::max(facts.gpus, facts.max_gpus), facts.spec});
   }
   // Resources as they will be after the stops. A shared booking is freed only when all
-  // its holders stop.
-  ClusterState after = free_;
+  // its holders stop. One start after no stop is checked on free() itself, uncopied.
+  ClusterState* after = nullptr;
+  if (!plan->stop.empty() || d.start.size() > 1) {
+    after_ = free_;  // Assignment: the scratch keeps its storage.
+    after = &after_;
+  }
   std::unordered_map<int64_t, int> holders_left;
   for (JobId id : plan->stop) {
-    const int64_t booking = holds_.at(id);
+    const int64_t booking = *holds_.Find(id);
     if (booking == 0) continue;  // A guest.
-    const Booking& b = bookings_.at(booking);
+    const Booking& b = *bookings_.Find(booking);
     auto [it, first] = holders_left.emplace(booking, b.holders);
-    if (--it->second == 0) after.Release(b.placement);
+    if (--it->second == 0) after->Release(b.placement);
   }
   std::unordered_map<int64_t, const Placement*> group_placement;
   std::unordered_map<int64_t, int> group_index;
   for (size_t i = 0; i < d.start.size(); ++i) {
     const StartDecision& s = d.start[i];
-    if (specs[i] != nullptr && !s.guest) {
+    const JobSpec* spec = start_facts_[i].spec;
+    if (spec != nullptr && !s.guest) {
       for (const NodeShare& share : s.placement.shares) {
-        if (share.gpu_milli == specs[i]->gpu_milli) continue;
+        if (share.gpu_milli == spec->gpu_milli) continue;
         return Status::InvalidArgument("job " + std::to_string(s.job) + " placed on " +
                                        s.placement.ToString() + " with " +
                                        std::to_string(share.gpu_milli) +
                                        " milli-GPU per GPU; it asks for " +
-                                       std::to_string(specs[i]->gpu_milli));
+                                       std::to_string(spec->gpu_milli));
       }
     }
-    SCHEDKIT_RETURN_IF_ERROR(CheckStart(s, gpus[i], max_gpus[i], &after, &group_placement));
-    if (specs[i] != nullptr && PlacementSpeed(*specs[i], s.placement, *cluster_) == 0) {
+    SCHEDKIT_RETURN_IF_ERROR(CheckStart(s, start_facts_[i].gpus, start_facts_[i].max_gpus, after,
+                                        &group_placement));
+    if (spec != nullptr && PlacementSpeed(*spec, s.placement, *cluster_) == 0) {
       return Status::InvalidArgument("job " + std::to_string(s.job) + " placed on " +
                                      s.placement.ToString() +
                                      ", a GPU type it has no speed for (schedkit/throughput.h)");
@@ -177,12 +193,12 @@ Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, int max_gpu
                                                       "what it asks for)"
                                                     : ""));
   }
-  if (!after->CanAllocate(s.placement)) {
+  if (!(after != nullptr ? *after : free_).CanAllocate(s.placement)) {
     return Status::InvalidArgument("job " + std::to_string(s.job) +
                                    " placed on busy or missing resources " +
                                    s.placement.ToString());
   }
-  after->Allocate(s.placement);
+  if (after != nullptr) after->Allocate(s.placement);
   return Status::Ok();
 }
 
@@ -204,7 +220,7 @@ void DecisionApplier::Book(const DecisionPlan& plan) {
 }
 
 Status DecisionApplier::Adopt(JobId job, const Placement& placement, int64_t booking, bool guest) {
-  if (holds_.count(job) > 0) Die("job " + std::to_string(job) + " is adopted twice");
+  if (holds_.Find(job) != nullptr) Die("job " + std::to_string(job) + " is adopted twice");
   if (guest) {
     if (!NamesExistingGpus(placement)) {
       return Status::InvalidArgument("guest job " + std::to_string(job) + " runs on missing GPUs " +
@@ -214,13 +230,13 @@ Status DecisionApplier::Adopt(JobId job, const Placement& placement, int64_t boo
     return Status::Ok();
   }
   if (booking == 0) booking = next_unnamed_booking_--;  // Apart from every id Book gives.
-  auto it = bookings_.find(booking);
-  if (it != bookings_.end() && !(it->second.placement == placement)) {
+  const Booking* shared = bookings_.Find(booking);
+  if (shared != nullptr && !(shared->placement == placement)) {
     return Status::InvalidArgument("job " + std::to_string(job) + " runs on " +
                                    placement.ToString() + ", apart from its group on " +
-                                   it->second.placement.ToString());
+                                   shared->placement.ToString());
   }
-  if (it == bookings_.end() && !free_.CanAllocate(placement)) {
+  if (shared == nullptr && !free_.CanAllocate(placement)) {
     return Status::InvalidArgument("job " + std::to_string(job) + " runs on busy or missing " +
                                    "resources " + placement.ToString());
   }
@@ -230,9 +246,9 @@ Status DecisionApplier::Adopt(JobId job, const Placement& placement, int64_t boo
 }
 
 void DecisionApplier::Hold(JobId job, int64_t booking, const Placement& placement) {
-  if (!holds_.emplace(job, booking).second) Die("job " + std::to_string(job) + " is booked twice");
+  if (!holds_.Insert(job, booking).second) Die("job " + std::to_string(job) + " is booked twice");
   if (booking == 0) return;
-  Booking& b = bookings_[booking];
+  Booking& b = *bookings_.Insert(booking, Booking()).first;
   if (b.holders++ == 0) {
     b.placement = placement;
     free_.Allocate(placement);
@@ -240,15 +256,15 @@ void DecisionApplier::Hold(JobId job, int64_t booking, const Placement& placemen
 }
 
 void DecisionApplier::Release(JobId job) {
-  auto hold = holds_.find(job);
-  if (hold == holds_.end()) Die("job " + std::to_string(job) + " holds no booking");
-  const int64_t booking = hold->second;
-  holds_.erase(hold);
+  const int64_t* hold = holds_.Find(job);
+  if (hold == nullptr) Die("job " + std::to_string(job) + " holds no booking");
+  const int64_t booking = *hold;
+  holds_.Erase(job);
   if (booking == 0) return;  // A guest booked nothing.
-  auto it = bookings_.find(booking);
-  if (--it->second.holders == 0) {
-    free_.Release(it->second.placement);
-    bookings_.erase(it);
+  Booking* b = bookings_.Find(booking);
+  if (--b->holders == 0) {
+    free_.Release(b->placement);
+    bookings_.Erase(booking);
   }
 }
 
@@ -259,9 +275,9 @@ ClusterState DecisionApplier::Capacity() const {
 }
 
 int64_t DecisionApplier::BookingOf(JobId job) const {
-  auto it = holds_.find(job);
-  if (it == holds_.end()) Die("job " + std::to_string(job) + " holds no booking");
-  return it->second;
+  const int64_t* booking = holds_.Find(job);
+  if (booking == nullptr) Die("job " + std::to_string(job) + " holds no booking");
+  return *booking;
 }
 
 bool DecisionApplier::NamesExistingGpus(const Placement& p) const {

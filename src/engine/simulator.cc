@@ -107,20 +107,20 @@ class Simulator::Impl final : public ClusterView {
     run.overhead_s = run.own_overhead_s;
     run.run_gpus = spec.gpus;
     if (!input_error_.ok()) return;
-    const std::string who = "job " + std::to_string(spec.id) + ": ";
+    auto who = [&] { return "job " + std::to_string(spec.id) + ": "; };  // Only for an error.
     if (spec.max_gpus != 0 && spec.max_gpus < spec.gpus) {
       input_error_ = schedkit::Status::InvalidArgument(
-          who + "max_gpus " + std::to_string(spec.max_gpus) + " is below its gpus " +
+          who() + "max_gpus " + std::to_string(spec.max_gpus) + " is below its gpus " +
           std::to_string(spec.gpus) + " (0 = rigid)");
     } else if (spec.Elastic() && !options_.scaling) {
       input_error_ = schedkit::Status::InvalidArgument(
-          who + "elastic (max_gpus " + std::to_string(spec.max_gpus) +
+          who() + "elastic (max_gpus " + std::to_string(spec.max_gpus) +
           ") but the run has no scaling model (SimulatorOptions::scaling)");
     } else if (!(spec.submit_s <= kMaxTimeS)) {
-      input_error_ = schedkit::Status::InvalidArgument(TimeLimitError(who + "submit_s", spec.submit_s));
+      input_error_ = schedkit::Status::InvalidArgument(TimeLimitError(who() + "submit_s", spec.submit_s));
     } else if (!(run.work_s + run.own_overhead_s <= kMaxTimeS)) {
       input_error_ = schedkit::Status::InvalidArgument(
-          TimeLimitError(who + "solo runtime (with its restart overhead)", run.work_s + run.own_overhead_s));
+          TimeLimitError(who() + "solo runtime (with its restart overhead)", run.work_s + run.own_overhead_s));
     }
   }
 
@@ -287,7 +287,10 @@ class Simulator::Impl final : public ClusterView {
   const SimulationStats& stats() const { return stats_; }
 
   bool NextDecisionPoint(EventBatch* batch) {
-    *batch = EventBatch();
+    batch->arrived.clear();  // A new batch, keeping the vectors' storage.
+    batch->finished.clear();
+    batch->interrupted.clear();
+    batch->woken = false;
     RetireDoneJobs();
     DropStaleEvents();
     Time t = kNever;
@@ -600,12 +603,12 @@ class Simulator::Impl final : public ClusterView {
   }
 
   void CheckFinishedJob(const JobRun& j) const {
-    const std::string who = "job " + std::to_string(j.spec->id);
-    if (j.first_start < j.spec->submit_s) Die(who + " started before it was submitted");
+    auto who = [&] { return "job " + std::to_string(j.spec->id); };  // Built only to die.
+    if (j.first_start < j.spec->submit_s) Die(who() + " started before it was submitted");
     if (now_ - j.spec->submit_s + 1e-6 < j.work_s / std::max(1.0, j.max_rate) * (1 - 1e-12)) {
-      Die(who + " finished faster than its solo runtime");
+      Die(who() + " finished faster than its solo runtime");
     }
-    if (j.executed_s > now_ - j.first_start + 1e-6) Die(who + " ran longer than it existed");
+    if (j.executed_s > now_ - j.first_start + 1e-6) Die(who() + " ran longer than it existed");
   }
 
   [[noreturn]] static void Die(const std::string& what) {

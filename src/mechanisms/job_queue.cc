@@ -5,17 +5,31 @@
 namespace schedkit {
 
 void JobQueue::Insert(const QueuedJob& job) {
-  const bool fresh = by_id_.emplace(job.id, job).second;
-  assert(fresh);
+  const auto [at, fresh] = order_.insert(job);
+  const bool indexed = by_id_.Insert(job.id, at).second;
+  assert(fresh && indexed);
   (void)fresh;
-  order_.insert(job);
+  (void)indexed;
+}
+
+JobQueue& JobQueue::operator=(const JobQueue& other) {
+  if (this != &other) {
+    order_ = other.order_;
+    Reindex();
+  }
+  return *this;
+}
+
+void JobQueue::Reindex() {
+  by_id_ = {};
+  for (auto it = order_.begin(); it != order_.end(); ++it) by_id_.Insert(it->id, it);
 }
 
 bool JobQueue::Remove(JobId id) {
-  auto it = by_id_.find(id);
-  if (it == by_id_.end()) return false;
-  order_.erase(it->second);
-  by_id_.erase(it);
+  const auto* at = by_id_.Find(id);
+  if (at == nullptr) return false;
+  order_.erase(*at);
+  by_id_.Erase(id);
   return true;
 }
 

@@ -7,8 +7,8 @@
 
 #include <cstddef>
 #include <set>
-#include <unordered_map>
 
+#include "mechanisms/flat_map.h"
 #include "schedkit/policy.h"
 
 namespace schedkit {
@@ -29,11 +29,18 @@ class JobQueue {
  public:
   using const_iterator = std::set<QueuedJob>::const_iterator;
 
+  JobQueue() = default;
+  // A copy indexes its own entries (a cloned policy's queue); a move keeps them.
+  JobQueue(const JobQueue& other) : order_(other.order_) { Reindex(); }
+  JobQueue& operator=(const JobQueue& other);
+  JobQueue(JobQueue&&) = default;
+  JobQueue& operator=(JobQueue&&) = default;
+
   // REQUIRES: job.id is not queued.
   void Insert(const QueuedJob& job);
   // Drops `id`; returns true iff it was queued.
   bool Remove(JobId id);
-  bool Contains(JobId id) const { return by_id_.count(id) > 0; }
+  bool Contains(JobId id) const { return by_id_.Find(id) != nullptr; }
 
   bool empty() const { return order_.empty(); }
   size_t size() const { return order_.size(); }
@@ -42,7 +49,9 @@ class JobQueue {
 
  private:
   std::set<QueuedJob> order_;
-  std::unordered_map<JobId, QueuedJob> by_id_;
+  FlatMap<std::set<QueuedJob>::iterator> by_id_;  // Where each job stands in order_.
+
+  void Reindex();
 };
 
 }  // namespace schedkit

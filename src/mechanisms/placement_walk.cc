@@ -5,26 +5,54 @@
 
 namespace schedkit {
 
-PlacementWalk::PlacementWalk(const PlacementModule& placement, ClusterState free)
+PlacementWalk::PlacementWalk(const PlacementModule& placement, ClusterState&& free)
     : placement_(placement),
-      free_(std::move(free)),
-      by_shape_(placement.PlacesByShape() && free_.one_gpu_type()) {}
+      own_(std::move(free)),
+      free_(&*own_),
+      by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
+
+PlacementWalk::PlacementWalk(const PlacementModule& placement, const ClusterState* free)
+    : placement_(placement), free_(free), by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
+
+const ClusterState& PlacementWalk::free() const {
+  if (!allocated_.empty()) {
+    own_.emplace(*free_);
+    for (const Placement& p : allocated_) own_->Allocate(p);
+    allocated_.clear();
+    free_ = &*own_;
+  }
+  return *free_;
+}
+
+bool PlacementWalk::MayFit(int gpus, int gpu_milli) const {
+  if (allocated_.empty() || allocated_fraction_) return free().MayFit(gpus, gpu_milli);
+  // Whole-GPU bookings take their GPUs from the free count and leave the shared GPUs.
+  return free_->MayFit(gpus + allocated_gpus_, gpu_milli);
+}
 
 Placement PlacementWalk::Place(const JobSpec& job) {
-  if (!by_shape_) return placement_.Place(job, free_);
+  if (!by_shape_) return placement_.Place(job, free());
   const Shape shape{job.gpus, job.gpu_milli, job.cpus, job.mem_gb};
   if (std::find(misfits_.begin(), misfits_.end(), shape) != misfits_.end()) {
     ++skipped_;
     return Placement();
   }
-  Placement p = placement_.Place(job, free_);
+  Placement p = placement_.Place(job, free());
   if (p.empty() && misfits_.size() < kMaxMisfits) misfits_.push_back(shape);
   return p;
 }
 
 void PlacementWalk::Allocate(const Placement& p) {
-  free_.Allocate(p);
   misfits_.clear();
+  if (own_) {
+    own_->Allocate(p);
+    return;
+  }
+  allocated_.push_back(p);
+  for (const NodeShare& s : p.shares) {
+    if (s.fractional()) allocated_fraction_ = true;
+    else allocated_gpus_ += s.gpus();
+  }
 }
 
 }  // namespace schedkit

@@ -8,6 +8,7 @@
 #ifndef SCHEDKIT_MECHANISMS_PLACEMENT_WALK_H_
 #define SCHEDKIT_MECHANISMS_PLACEMENT_WALK_H_
 
+#include <optional>
 #include <vector>
 
 #include "schedkit/policy.h"
@@ -16,9 +17,23 @@ namespace schedkit {
 
 class PlacementWalk {
  public:
-  PlacementWalk(const PlacementModule& placement, ClusterState free);
+  // Walks `free`, its own (a copy of an lvalue).
+  PlacementWalk(const PlacementModule& placement, ClusterState&& free);
+  PlacementWalk(const PlacementModule& placement, const ClusterState& free)
+      : PlacementWalk(placement, ClusterState(free)) {}
+  // Walks `*free` itself, then, once a job is placed and the state is read again, a copy
+  // of it: a decision that places nothing copies nothing, nor one that places one job and
+  // asks only MayFit after it (on 1,280 nodes the copy is 30 KB). REQUIRES: `*free`
+  // outlives the walk and does not change while it lives.
+  PlacementWalk(const PlacementModule& placement, const ClusterState* free);
+  PlacementWalk(const PlacementWalk&) = delete;
+  PlacementWalk& operator=(const PlacementWalk&) = delete;
 
-  const ClusterState& free() const { return free_; }
+  // The state after every Allocate so far.
+  const ClusterState& free() const;
+  // free().MayFit(gpus, gpu_milli), without copying a borrowed state when only whole-GPU
+  // placements were allocated on it.
+  bool MayFit(int gpus, int gpu_milli) const;
   // placement.Place(job, free()), or an empty placement without asking when a job of the
   // same shape got one since the last Allocate.
   Placement Place(const JobSpec& job);
@@ -38,7 +53,14 @@ class PlacementWalk {
   };
 
   const PlacementModule& placement_;
-  ClusterState free_;
+  // Empty while the walk reads a borrowed state; `allocated_` holds what was allocated on
+  // it since (applied to the copy when the state is read), `allocated_gpus_` their whole
+  // GPUs, `allocated_fraction_` whether any is fractional.
+  mutable std::optional<ClusterState> own_;
+  mutable const ClusterState* free_;  // &*own_ or the borrowed state.
+  mutable std::vector<Placement> allocated_;
+  int allocated_gpus_ = 0;
+  bool allocated_fraction_ = false;
   const bool by_shape_;  // The module answers by shape on this cluster.
   // Since the last Allocate, at most kMaxMisfits (a trace of many shapes would make the
   // search cost more than it saves; past that, the module is asked).

@@ -15,7 +15,6 @@ namespace schedkit {
 
 double Percentile(std::vector<double> values, double p, PercentileRule rule) {
   if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
   const size_t n = values.size();
   size_t index;
   if (rule == PercentileRule::kMuriIndex) {
@@ -24,7 +23,11 @@ double Percentile(std::vector<double> values, double p, PercentileRule rule) {
     const double rank = std::ceil(p * static_cast<double>(n) - 1e-9);
     index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
   }
-  return values[std::min(index, n - 1)];
+  // The value a full sort would put at `index`, in linear time (a summary of 1M jobs
+  // took five sorts of 1M doubles).
+  const auto nth = values.begin() + static_cast<std::ptrdiff_t>(std::min(index, n - 1));
+  std::nth_element(values.begin(), nth, values.end());
+  return *nth;
 }
 
 MetricsRecorder::MetricsRecorder(const Trace* trace, double runtime_factor, double end_round_s)

@@ -8,7 +8,6 @@
 //             jobs take the emptiest nodes first.
 //  first-fit  Scattered: the first free GPUs in node order, across nodes (Blox).
 #include <algorithm>
-#include <array>
 #include <numeric>
 
 #include "placement/placement_util.h"
@@ -23,22 +22,16 @@ std::vector<int> AllNodes(const ClusterState& free) {
   return nodes;
 }
 
-// Nodes with free GPUs, most free first (ties: lower id first). A counting sort: free
-// counts are at most kMaxGpusPerNode, and this runs for every placement.
+// Nodes with free GPUs, most free first (ties: lower id first), from the state's index
+// of nodes by free GPUs: this runs for every placement.
 std::vector<int> EmptiestFirst(const ClusterState& free) {
-  std::array<int, kMaxGpusPerNode + 2> start{};
-  for (int n = 0; n < free.num_nodes(); ++n) ++start[kMaxGpusPerNode - free.free_gpus(n) + 1];
-  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-  std::vector<int> nodes(free.num_nodes());
-  for (int n = 0; n < free.num_nodes(); ++n) nodes[start[kMaxGpusPerNode - free.free_gpus(n)]++] = n;
-  while (!nodes.empty() && free.free_gpus(nodes.back()) == 0) nodes.pop_back();
+  std::vector<int> nodes;
+  for (int c = free.max_node_gpus(); c > 0; --c) {
+    for (int n = free.FirstNodeWithFree(c, 0); n >= 0; n = free.FirstNodeWithFree(c, n + 1)) {
+      nodes.push_back(n);
+    }
+  }
   return nodes;
-}
-
-int MaxNodeGpus(const ClusterState& free) {
-  int m = 0;
-  for (const NodeSpec& n : free.spec().nodes) m = std::max(m, n.gpus);
-  return m;
 }
 
 class YarnPlacement final : public CopyableModule<YarnPlacement, PlacementModule> {
@@ -46,8 +39,10 @@ class YarnPlacement final : public CopyableModule<YarnPlacement, PlacementModule
   std::string_view Name() const override { return "yarn"; }
   bool PlacesByShape() const override { return true; }  // FitsOn, ShareOn: the shape.
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
-    if (job.gpus <= MaxNodeGpus(free)) {
-      for (int node = 0; node < free.num_nodes(); ++node) {
+    if (job.gpus <= free.max_node_gpus()) {
+      // The first node in id order that holds it: only nodes with enough free GPUs.
+      for (int node = free.FirstNodeWithAtLeast(job.gpus, 0); node >= 0;
+           node = free.FirstNodeWithAtLeast(job.gpus, node + 1)) {
         if (FitsOn(free, job, node, job.gpus)) return Placement{{ShareOn(free, job, node, job.gpus)}};
       }
       return Placement();
@@ -107,12 +102,13 @@ class BestFitPlacement final : public CopyableModule<BestFitPlacement, Placement
   std::string_view Name() const override { return "best-fit"; }
   bool PlacesByShape() const override { return true; }  // FitsOn, ShareOn: the shape.
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
-    int best = -1;
-    for (int node = 0; node < free.num_nodes(); ++node) {
-      if (!FitsOn(free, job, node, job.gpus)) continue;
-      if (best < 0 || free.free_gpus(node) < free.free_gpus(best)) best = node;
+    // The node with the fewest free GPUs that holds the job, the lowest id among equals:
+    // nodes by free count upwards, each count in id order; the first that fits.
+    for (int c = std::max(job.gpus, 0); c <= free.max_node_gpus(); ++c) {
+      for (int node = free.FirstNodeWithFree(c, 0); node >= 0; node = free.FirstNodeWithFree(c, node + 1)) {
+        if (FitsOn(free, job, node, job.gpus)) return Placement{{ShareOn(free, job, node, job.gpus)}};
+      }
     }
-    if (best >= 0) return Placement{{ShareOn(free, job, best, job.gpus)}};
     return TakeInOrder(free, job, EmptiestFirst(free));
   }
 };

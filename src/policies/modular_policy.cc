@@ -352,10 +352,10 @@ void ModularPolicy::PlacePending(const ClusterView& view, PlacementWalk* walk, D
     return;
   }
   for (const QueueEntry& e : queue_) {  // Head-of-line blocking: the first misfit ends it.
-    if (!walk->free().MayFit(1, 1)) break;  // No GPU has any share free.
+    if (!walk->MayFit(1, 1)) break;  // No GPU has any share free.
     if (skip.count(e.id)) continue;
     const JobSpec& spec = view.Spec(e.id);
-    if (!walk->free().MayFit(spec.gpus, spec.gpu_milli)) break;
+    if (!walk->MayFit(spec.gpus, spec.gpu_milli)) break;
     Placement p = walk->Place(spec);
     if (p.empty()) break;
     walk->Allocate(p);
@@ -381,10 +381,10 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
   for (const auto& [demand, part] : queue_by_demand_) {
     parts.push_back(Part{part.begin(), part.end(), demand.first, demand.second ? 1 : kMilliPerGpu});
   }
-  while (walk->free().MayFit(1, 1)) {  // Else no GPU has any share free.
+  while (walk->MayFit(1, 1)) {  // Else no GPU has any share free.
     Part* first = nullptr;
     for (Part& p : parts) {
-      if (p.next == p.end || !walk->free().MayFit(p.gpus, p.gpu_milli)) continue;
+      if (p.next == p.end || !walk->MayFit(p.gpus, p.gpu_milli)) continue;
       if (first == nullptr || *p.next < *first->next) first = &p;
     }
     if (first == nullptr) break;
@@ -398,7 +398,7 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
 }
 
 void ModularPolicy::DecideKeepRunning(const ClusterView& view, Decisions* out) {
-  PlacementWalk walk(*config_.placement, view.Resources());
+  PlacementWalk walk(*config_.placement, &view.Resources());  // Copied if it places a job.
   PlacePending(view, &walk, out);
 }
 

@@ -133,6 +133,35 @@ TEST(PlacementWalk, SkipsAShapeThatFailedUntilTheStateChanges) {
   EXPECT_EQ(walk.skipped(), 1);
 }
 
+// A walk over a borrowed state leaves it untouched, answers MayFit as the state with its
+// allocations would (whole GPUs counted without a copy; a fractional share read from the
+// copy), and places later jobs on the state with every allocation so far.
+TEST(PlacementWalk, BorrowedStateIsReadWithTheAllocationsAndNeverChanged) {
+  const ClusterState base = StateWithBusy(kTwoNodes, {1, 0});  // 3 + 4 GPUs free.
+  auto yarn = Make("yarn");
+  PlacementWalk walk(*yarn, &base);
+  const Placement first = walk.Place(JobBuilder(1).Gpus(4).Build());
+  ASSERT_EQ(first.ToString(), "n1:0-3");
+  walk.Allocate(first);
+  EXPECT_TRUE(walk.MayFit(3, kMilliPerGpu));
+  EXPECT_FALSE(walk.MayFit(4, kMilliPerGpu));
+  EXPECT_EQ(base.total_free_gpus(), 7);  // The borrowed state did not change.
+  const Placement second = walk.Place(JobBuilder(2).Gpus(2).Build());
+  EXPECT_EQ(second.ToString(), "n0:1-2");  // Placed beside the first allocation.
+  walk.Allocate(second);
+  EXPECT_EQ(walk.free().total_free_gpus(), 1);
+  EXPECT_EQ(base.total_free_gpus(), 7);
+  // A fractional share on the borrowed state: MayFit reads the shares from the copy.
+  PlacementWalk shares(*yarn, &base);
+  NodeShare fraction{0, uint64_t{1} << 3, 0, 0};
+  fraction.gpu_milli = 500;
+  shares.Allocate(Placement{{fraction}});
+  EXPECT_FALSE(shares.MayFit(7, kMilliPerGpu));  // One GPU went to the fraction.
+  EXPECT_TRUE(shares.MayFit(6, kMilliPerGpu));
+  EXPECT_TRUE(shares.MayFit(7, 500));  // The shared GPU has 500 milli-GPU left.
+  EXPECT_EQ(base.total_free_gpus(), 7);
+}
+
 TEST(PlacementWalk, ShapeIncludesCpusAndMemory) {
   auto yarn = Make("yarn");
   PlacementWalk walk(*yarn, StateWithBusy(kTwoNodes, {3, 3}));

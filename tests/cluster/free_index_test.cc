@@ -1,0 +1,140 @@
+// ClusterState's index of nodes by free GPUs, and the placement modules that read it
+// (best-fit, yarn, gpu-count): on random states they choose exactly what a scan of every
+// node chose before the index (the reference scans below), ties included.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "placement/placement_util.h"
+#include "schedkit/registry.h"
+
+namespace schedkit {
+namespace {
+
+std::unique_ptr<PlacementModule> Make(const std::string& name) {
+  const auto* entry = BuiltinRegistries().placements.Find(name);
+  EXPECT_NE(entry, nullptr) << name;
+  ModuleContext ctx;
+  return std::move(entry->factory(ctx)).value();
+}
+
+// 150 nodes (three 64-bit words of the index) of 8 or 4 GPUs on 3 switches, with CPUs
+// and memory so that GPUs are not the only reason a node cannot hold a job.
+ClusterSpec MixedCluster() {
+  ClusterSpec spec;
+  for (int n = 0; n < 150; ++n) {
+    spec.nodes.push_back(NodeSpec{n / 50, n % 3 == 0 ? 4 : 8, 32, 200});
+  }
+  return spec;
+}
+
+// The scans the modules made before the index.
+Placement ReferenceBestFit(const JobSpec& job, const ClusterState& free) {
+  int best = -1;
+  for (int node = 0; node < free.num_nodes(); ++node) {
+    if (!FitsOn(free, job, node, job.gpus)) continue;
+    if (best < 0 || free.free_gpus(node) < free.free_gpus(best)) best = node;
+  }
+  if (best >= 0) return Placement{{ShareOn(free, job, best, job.gpus)}};
+  std::vector<int> nodes;  // Emptiest first, ties by id.
+  for (int c = kMaxGpusPerNode; c > 0; --c) {
+    for (int n = 0; n < free.num_nodes(); ++n) {
+      if (free.free_gpus(n) == c) nodes.push_back(n);
+    }
+  }
+  return TakeInOrder(free, job, nodes);
+}
+
+Placement ReferenceYarnSingleNode(const JobSpec& job, const ClusterState& free) {
+  for (int node = 0; node < free.num_nodes(); ++node) {
+    if (FitsOn(free, job, node, job.gpus)) return Placement{{ShareOn(free, job, node, job.gpus)}};
+  }
+  return Placement();
+}
+
+void ExpectIndexMatchesCounts(const ClusterState& s) {
+  for (int c = 0; c <= s.max_node_gpus(); ++c) {
+    int expect = -1;
+    for (int from = s.num_nodes() - 1; from >= -1; --from) {
+      // expect: the lowest node >= from+1 with exactly c free.
+      ASSERT_EQ(s.FirstNodeWithFree(c, from + 1), expect) << "count " << c << " from " << from + 1;
+      if (from >= 0 && s.free_gpus(from) == c) expect = from;
+    }
+  }
+  for (int c = 0; c <= s.max_node_gpus() + 1; ++c) {
+    int expect = -1;
+    for (int from = s.num_nodes() - 1; from >= -1; --from) {
+      ASSERT_EQ(s.FirstNodeWithAtLeast(c, from + 1), expect) << "at least " << c;
+      if (from >= 0 && s.free_gpus(from) >= c) expect = from;
+    }
+  }
+  EXPECT_EQ(s.CheckShares(), "");
+}
+
+TEST(FreeIndex, FollowsAllocationsReleasesHoldsAndFractionalShares) {
+  const ClusterSpec spec = MixedCluster();
+  ClusterState state(&spec);
+  EXPECT_EQ(state.max_node_gpus(), 8);
+  ExpectIndexMatchesCounts(state);
+  std::mt19937 rng(11);
+  std::vector<Placement> booked;
+  for (int step = 0; step < 400; ++step) {
+    const int node = static_cast<int>(rng() % spec.nodes.size());
+    const int r = static_cast<int>(rng() % 10);
+    if (r < 5 && state.free_gpus(node) > 0) {
+      NodeShare share{node, LowestBits(state.free_gpu_mask(node), 1 + rng() % state.free_gpus(node)), 1, 1};
+      if (r == 0) {  // A fractional share of one free GPU.
+        share.gpu_mask = LowestBits(state.free_gpu_mask(node), 1);
+        share.gpu_milli = 300;
+      }
+      const Placement p{{share}};
+      if (!state.CanAllocate(p)) continue;  // Out of CPUs there.
+      state.Allocate(p);
+      booked.push_back(p);
+    } else if (r < 8 && !booked.empty()) {
+      const size_t i = rng() % booked.size();
+      state.Release(booked[i]);
+      booked.erase(booked.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      state.SetHeld(node, !state.held(node));
+    }
+    if (step % 40 == 0) ExpectIndexMatchesCounts(state);
+  }
+  ExpectIndexMatchesCounts(state);
+}
+
+// Best-fit, yarn's single-node rule and gpu-count's emptiest-first order decide as the
+// scans did, on 300 random states of a cluster of mixed node sizes.
+TEST(FreeIndex, PlacementsChooseAsTheFullScanDid) {
+  const ClusterSpec spec = MixedCluster();
+  const auto best_fit = Make("best-fit");
+  const auto yarn = Make("yarn");
+  std::mt19937 rng(5);
+  int placed = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    ClusterState state(&spec);
+    for (int n = 0; n < state.num_nodes(); ++n) {
+      const int busy = static_cast<int>(rng() % (spec.nodes[n].gpus + 1));
+      const int cpus = static_cast<int>(rng() % 33);
+      if (busy == 0 && cpus == 0) continue;
+      // `busy` GPUs and `cpus` CPUs booked (a share of no GPU books CPUs only).
+      const NodeShare share{n, busy == 0 ? 0 : LowestBits(state.free_gpu_mask(n), busy), cpus, 0};
+      state.Allocate(Placement{{share}});
+    }
+    for (int gpus : {1, 2, 3, 4, 6, 8, 12, 16}) {
+      const JobSpec job = JobBuilder(1).Gpus(gpus).Build();
+      const Placement expect = ReferenceBestFit(job, state);
+      EXPECT_EQ(best_fit->Place(job, state).ToString(), expect.ToString())
+          << "trial " << trial << " gpus " << gpus;
+      if (gpus <= 8) {
+        EXPECT_EQ(yarn->Place(job, state).ToString(), ReferenceYarnSingleNode(job, state).ToString())
+            << "trial " << trial << " gpus " << gpus;
+      }
+      placed += !expect.empty();
+    }
+  }
+  EXPECT_GT(placed, 1000);  // The states were not all too full to place anything.
+}
+
+}  // namespace
+}  // namespace schedkit
