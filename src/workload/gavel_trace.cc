@@ -102,10 +102,4 @@ Result<TraceRows> OpenGavelRows(const std::string& path, bool legacy, const Trac
   return TraceRows{std::move(opened).value(), std::move(parse), type_col, arrival_col};
 }
 
-Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options) {
-  Result<TraceRows> rows = OpenGavelRows(path, legacy, options);
-  if (!rows.ok()) return rows.status();
-  return CollectRows(std::move(rows).value());
-}
-
 }  // namespace schedkit::workload

@@ -68,10 +68,4 @@ Result<TraceRows> OpenMuriRows(const std::string& path) {
   return TraceRows{std::move(opened).value(), std::move(parse), id_col, submit_col};
 }
 
-Result<Trace> LoadMuriTrace(const std::string& path) {
-  Result<TraceRows> rows = OpenMuriRows(path);
-  if (!rows.ok()) return rows.status();
-  return CollectRows(std::move(rows).value());
-}
-
 }  // namespace schedkit::workload

@@ -149,12 +149,6 @@ Result<TraceRows> OpenNativeRows(const std::string& path) {
   return TraceRows{std::move(opened).value(), std::move(parse), id_col, submit_col};
 }
 
-Result<Trace> LoadNativeTrace(const std::string& path) {
-  Result<TraceRows> rows = OpenNativeRows(path);
-  if (!rows.ok()) return rows.status();
-  return CollectRows(std::move(rows).value());
-}
-
 }  // namespace workload
 
 Status WriteNativeTrace(const Trace& trace, const std::string& path) {

@@ -134,13 +134,13 @@ Result<Trace> LoadTrace(const std::string& path, const TraceOptions& options) {
   if (!format.ok()) return format.status();
   switch (*format) {
     case TraceFormat::kNative:
-      return workload::LoadNativeTrace(path);
+      return workload::CollectRows(workload::OpenNativeRows(path));
     case TraceFormat::kMuri:
-      return workload::LoadMuriTrace(path);
+      return workload::CollectRows(workload::OpenMuriRows(path));
     case TraceFormat::kGavel:
-      return workload::LoadGavelTrace(path, /*legacy=*/false, options);
+      return workload::CollectRows(workload::OpenGavelRows(path, /*legacy=*/false, options));
     case TraceFormat::kGavelLegacy:
-      return workload::LoadGavelTrace(path, /*legacy=*/true, options);
+      return workload::CollectRows(workload::OpenGavelRows(path, /*legacy=*/true, options));
     case TraceFormat::kLucid:
       return workload::LoadLucidTrace(path, options);
     case TraceFormat::kPhilly:
@@ -183,7 +183,9 @@ Status TraceCollector::AddAtLine(int line, const std::string& id_field, JobSpec 
   return Status::Ok();
 }
 
-Result<Trace> CollectRows(TraceRows rows) {
+Result<Trace> CollectRows(Result<TraceRows> opened) {
+  if (!opened.ok()) return opened.status();
+  TraceRows& rows = *opened;
   CsvReader& in = *rows.in;
   TraceCollector jobs(in.file());
   while (in.Next()) {

@@ -51,11 +51,8 @@ Result<TraceFormat> ResolveTraceFormat(const std::string& path, const TraceOptio
 Result<TraceRows> OpenMuriRows(const std::string& path);
 Result<TraceRows> OpenGavelRows(const std::string& path, bool legacy, const TraceOptions& options);
 Result<TraceRows> OpenNativeRows(const std::string& path);
-// Every row of `rows`, duplicate ids refused, sorted by (submit time, id).
-Result<Trace> CollectRows(TraceRows rows);
-Result<Trace> LoadMuriTrace(const std::string& path);
-Result<Trace> LoadGavelTrace(const std::string& path, bool legacy, const TraceOptions& options);
-Result<Trace> LoadNativeTrace(const std::string& path);
+// Every row of `rows` (or its error), duplicate ids refused, sorted by (submit time, id).
+Result<Trace> CollectRows(Result<TraceRows> rows);
 Result<Trace> LoadPhillyTrace(const std::string& path);
 // `path` is the job table; the task table is the file beside it named as PaiTaskTablePath says.
 Result<Trace> LoadPaiTrace(const std::string& path);
