@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -88,6 +89,14 @@ inline ScenarioResult RunScenario(std::vector<JobSpec> jobs, const ClusterSpec& 
 // its 9 candidates to the end of the backlog every 300 s (minutes on those traces);
 // tests/policies/dynamic_test.cc covers it (invariants, determinism, its choice).
 inline bool TooSlowForEveryPolicyLoops(const std::string& policy) { return policy == "dynamic"; }
+
+// A built-in placement module with its default options.
+inline std::unique_ptr<PlacementModule> MakeBuiltinPlacement(const std::string& name) {
+  const auto* entry = BuiltinRegistries().placements.Find(name);
+  EXPECT_NE(entry, nullptr) << name;
+  ModuleContext ctx;
+  return std::move(entry->factory(ctx)).value();
+}
 
 inline PolicyRequest Request(std::string policy, std::map<std::string, std::string> options = {}) {
   PolicyRequest r;

@@ -7,16 +7,10 @@
 
 #include "placement/placement_util.h"
 #include "schedkit/registry.h"
+#include "sim_test_util.h"
 
 namespace schedkit {
 namespace {
-
-std::unique_ptr<PlacementModule> Make(const std::string& name) {
-  const auto* entry = BuiltinRegistries().placements.Find(name);
-  EXPECT_NE(entry, nullptr) << name;
-  ModuleContext ctx;
-  return std::move(entry->factory(ctx)).value();
-}
 
 // 150 nodes (three 64-bit words of the index) of 8 or 4 GPUs on 3 switches, with CPUs
 // and memory so that GPUs are not the only reason a node cannot hold a job.
@@ -107,8 +101,8 @@ TEST(FreeIndex, FollowsAllocationsReleasesHoldsAndFractionalShares) {
 // scans did, on 300 random states of a cluster of mixed node sizes.
 TEST(FreeIndex, PlacementsChooseAsTheFullScanDid) {
   const ClusterSpec spec = MixedCluster();
-  const auto best_fit = Make("best-fit");
-  const auto yarn = Make("yarn");
+  const auto best_fit = testing::MakeBuiltinPlacement("best-fit");
+  const auto yarn = testing::MakeBuiltinPlacement("yarn");
   std::mt19937 rng(5);
   int placed = 0;
   for (int trial = 0; trial < 300; ++trial) {

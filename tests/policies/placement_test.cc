@@ -2,16 +2,10 @@
 
 #include "mechanisms/placement_walk.h"
 #include "schedkit/registry.h"
+#include "sim_test_util.h"
 
 namespace schedkit {
 namespace {
-
-std::unique_ptr<PlacementModule> Make(const std::string& name) {
-  const auto* entry = BuiltinRegistries().placements.Find(name);
-  EXPECT_NE(entry, nullptr) << name;
-  ModuleContext ctx;
-  return std::move(entry->factory(ctx)).value();
-}
 
 // Node n holds `busy[n]` GPUs already (the lowest ones).
 ClusterState StateWithBusy(const ClusterSpec& spec, std::vector<int> busy) {
@@ -30,46 +24,46 @@ const ClusterSpec kThreeNodes = ClusterSpec::Uniform(1, 3, 4, 0, 0);
 
 TEST(Placement, YarnPutsASmallJobOnTheFirstNodeThatHoldsItWhole) {
   const ClusterState free = StateWithBusy(kThreeNodes, {3, 1, 0});
-  const Placement p = Make("yarn")->Place(JobBuilder(1).Gpus(2).Build(), free);
+  const Placement p = testing::MakeBuiltinPlacement("yarn")->Place(JobBuilder(1).Gpus(2).Build(), free);
   EXPECT_EQ(p.ToString(), "n1:1-2");
 }
 
 TEST(Placement, YarnGivesLargeJobsWholeFreeNodes) {
   const ClusterState free = StateWithBusy(kThreeNodes, {1, 0, 0});
-  EXPECT_EQ(Make("yarn")->Place(JobBuilder(1).Gpus(8).Build(), free).ToString(), "n1:0-3;n2:0-3");
+  EXPECT_EQ(testing::MakeBuiltinPlacement("yarn")->Place(JobBuilder(1).Gpus(8).Build(), free).ToString(), "n1:0-3;n2:0-3");
   // 6 GPUs: one whole node plus the remainder on another node.
-  EXPECT_EQ(Make("yarn")->Place(JobBuilder(1).Gpus(6).Build(), free).ToString(), "n0:1-2;n1:0-3");
+  EXPECT_EQ(testing::MakeBuiltinPlacement("yarn")->Place(JobBuilder(1).Gpus(6).Build(), free).ToString(), "n0:1-2;n1:0-3");
   // 12 GPUs do not fit while node 0 is partly busy.
-  EXPECT_TRUE(Make("yarn")->Place(JobBuilder(1).Gpus(12).Build(), free).empty());
+  EXPECT_TRUE(testing::MakeBuiltinPlacement("yarn")->Place(JobBuilder(1).Gpus(12).Build(), free).empty());
 }
 
 TEST(Placement, YarnChecksCpusWhenNodesDeclareThem) {
   const ClusterSpec spec = ClusterSpec::Uniform(1, 2, 4, 10, 100);
   ClusterState free(&spec);
   // Muri's default: 6 CPUs per GPU, so 2 GPUs need 12 CPUs > 10 on any node.
-  EXPECT_TRUE(Make("yarn")->Place(JobBuilder(1).Gpus(2).Build(), free).empty());
-  EXPECT_FALSE(Make("yarn")->Place(JobBuilder(1).Gpus(1).Build(), free).empty());  // 2 CPUs.
-  EXPECT_FALSE(Make("yarn")->Place(JobBuilder(1).Gpus(2).Cpus(8).Build(), free).empty());
+  EXPECT_TRUE(testing::MakeBuiltinPlacement("yarn")->Place(JobBuilder(1).Gpus(2).Build(), free).empty());
+  EXPECT_FALSE(testing::MakeBuiltinPlacement("yarn")->Place(JobBuilder(1).Gpus(1).Build(), free).empty());  // 2 CPUs.
+  EXPECT_FALSE(testing::MakeBuiltinPlacement("yarn")->Place(JobBuilder(1).Gpus(2).Cpus(8).Build(), free).empty());
 }
 
 TEST(Placement, BestFitChoosesTheTightestNode) {
   const ClusterState free = StateWithBusy(kThreeNodes, {1, 2, 0});
-  EXPECT_EQ(Make("best-fit")->Place(JobBuilder(1).Gpus(2).Build(), free).ToString(), "n1:2-3");
-  EXPECT_EQ(Make("best-fit")->Place(JobBuilder(1).Gpus(3).Build(), free).ToString(), "n0:1-3");
+  EXPECT_EQ(testing::MakeBuiltinPlacement("best-fit")->Place(JobBuilder(1).Gpus(2).Build(), free).ToString(), "n1:2-3");
+  EXPECT_EQ(testing::MakeBuiltinPlacement("best-fit")->Place(JobBuilder(1).Gpus(3).Build(), free).ToString(), "n0:1-3");
 }
 
 TEST(Placement, FirstFitScattersInNodeOrder) {
   const ClusterState free = StateWithBusy(kThreeNodes, {3, 2, 0});
-  EXPECT_EQ(Make("first-fit")->Place(JobBuilder(1).Gpus(4).Build(), free).ToString(),
+  EXPECT_EQ(testing::MakeBuiltinPlacement("first-fit")->Place(JobBuilder(1).Gpus(4).Build(), free).ToString(),
             "n0:3;n1:2-3;n2:0");
 }
 
 TEST(Placement, GpuCountNeedsOnlyEnoughFreeGpus) {
   const ClusterState free = StateWithBusy(kThreeNodes, {3, 2, 1});
-  const Placement p = Make("gpu-count")->Place(JobBuilder(1).Gpus(6).Build(), free);
+  const Placement p = testing::MakeBuiltinPlacement("gpu-count")->Place(JobBuilder(1).Gpus(6).Build(), free);
   EXPECT_EQ(p.gpus(), 6);
   EXPECT_EQ(p.ToString(), "n0:3;n1:2-3;n2:1-3");
-  EXPECT_TRUE(Make("gpu-count")->Place(JobBuilder(1).Gpus(7).Build(), free).empty());
+  EXPECT_TRUE(testing::MakeBuiltinPlacement("gpu-count")->Place(JobBuilder(1).Gpus(7).Build(), free).empty());
 }
 
 TEST(ClusterState, AllocateAndReleaseTrackFreeResources) {
@@ -108,7 +102,7 @@ class CountingPlacement final : public PlacementModule {
     ++calls;
     return yarn->Place(job, free);
   }
-  std::unique_ptr<PlacementModule> yarn = Make("yarn");
+  std::unique_ptr<PlacementModule> yarn = testing::MakeBuiltinPlacement("yarn");
   mutable int calls = 0;
 };
 
@@ -116,7 +110,7 @@ class CountingPlacement final : public PlacementModule {
 const ClusterSpec kTwoNodes = ClusterSpec::Uniform(1, 2, 4, 0, 0);
 
 TEST(PlacementWalk, SkipsAShapeThatFailedUntilTheStateChanges) {
-  auto yarn = Make("yarn");
+  auto yarn = testing::MakeBuiltinPlacement("yarn");
   ASSERT_TRUE(yarn->PlacesByShape());
   PlacementWalk walk(*yarn, StateWithBusy(kTwoNodes, {3, 3}));
   EXPECT_TRUE(walk.Place(JobBuilder(1).Gpus(2).Build()).empty());  // Asked: no node has 2.
@@ -138,7 +132,7 @@ TEST(PlacementWalk, SkipsAShapeThatFailedUntilTheStateChanges) {
 // copy), and places later jobs on the state with every allocation so far.
 TEST(PlacementWalk, BorrowedStateIsReadWithTheAllocationsAndNeverChanged) {
   const ClusterState base = StateWithBusy(kTwoNodes, {1, 0});  // 3 + 4 GPUs free.
-  auto yarn = Make("yarn");
+  auto yarn = testing::MakeBuiltinPlacement("yarn");
   PlacementWalk walk(*yarn, &base);
   const Placement first = walk.Place(JobBuilder(1).Gpus(4).Build());
   ASSERT_EQ(first.ToString(), "n1:0-3");
@@ -163,7 +157,7 @@ TEST(PlacementWalk, BorrowedStateIsReadWithTheAllocationsAndNeverChanged) {
 }
 
 TEST(PlacementWalk, ShapeIncludesCpusAndMemory) {
-  auto yarn = Make("yarn");
+  auto yarn = testing::MakeBuiltinPlacement("yarn");
   PlacementWalk walk(*yarn, StateWithBusy(kTwoNodes, {3, 3}));
   EXPECT_TRUE(walk.Place(JobBuilder(1).Gpus(2).Build()).empty());
   JobSpec with_cpus = JobBuilder(2).Gpus(2).Build();
@@ -188,7 +182,7 @@ TEST(PlacementWalk, AsksEveryTimeOnSeveralGpuTypes) {
   // By shape only on one GPU type: elsewhere the job's speeds choose the type.
   ClusterSpec spec = kTwoNodes;
   spec.nodes[1].gpu_type = "k80";
-  auto yarn = Make("yarn");
+  auto yarn = testing::MakeBuiltinPlacement("yarn");
   PlacementWalk walk(*yarn, StateWithBusy(spec, {3, 3}));
   EXPECT_TRUE(walk.Place(JobBuilder(1).Gpus(2).Build()).empty());
   EXPECT_TRUE(walk.Place(JobBuilder(2).Gpus(2).Build()).empty());
