@@ -1,5 +1,6 @@
 // `schedkit gavel allocate` and `schedkit gavel policies`: Gavel's allocation policies over
 // (job, GPU type) on an explicit problem (docs/gavel.md).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -15,6 +16,7 @@ struct GavelArgs {
   std::string jobs;
   std::string cluster;
   std::string pairs;
+  std::string entity_weights;
   std::vector<std::string> opts;
 };
 
@@ -23,7 +25,17 @@ struct GavelArgs {
 int Allocate(const GavelArgs& a) {
   Result<std::map<std::string, std::string>> opts = ParseOpts(a.opts);
   if (!opts.ok()) return Fail(opts.status().message());
-  Result<gavel::AllocationProblem> problem = gavel::LoadAllocationProblem(a.jobs, a.cluster);
+  std::vector<gavel::Entity> entities;
+  if (!a.entity_weights.empty()) {
+    if (!gavel::ReadsEntities(a.policy)) {
+      return Fail("--entity-weights is read by the water-filling policies only, not " + a.policy);
+    }
+    Result<std::vector<gavel::Entity>> parsed = gavel::ParseEntityWeights(a.entity_weights);
+    if (!parsed.ok()) return Fail("--entity-weights: " + parsed.status().message());
+    entities = std::move(parsed).value();
+  }
+  Result<gavel::AllocationProblem> problem =
+      gavel::LoadAllocationProblem(a.jobs, a.cluster, entities);
   if (!problem.ok()) return Fail(problem.status().message());
   if (!a.pairs.empty()) {
     if (!gavel::ReadsPairs(a.policy)) {
@@ -49,7 +61,14 @@ int Allocate(const GavelArgs& a) {
            workload::FormatDouble(alloc->pair_x[i]) + "\n";
   }
   out += "# objective=" + workload::FormatDouble(alloc->objective) +
-         " lp_solves=" + std::to_string(alloc->lp_solves) + "\n";
+         " lp_solves=" + std::to_string(alloc->lp_solves);
+  // With deadlines: whether the allocation keeps them (Gavel drops them all when they cannot
+  // all be met).
+  if (std::any_of(problem->jobs.begin(), problem->jobs.end(),
+                  [](const gavel::AllocJob& j) { return j.slo_s > 0; })) {
+    out += alloc->slos_dropped ? " slos=dropped" : " slos=kept";
+  }
+  out += "\n";
   std::fputs(out.c_str(), stdout);
   return 0;
 }
@@ -75,6 +94,8 @@ void AddGavelCommands(CLI::App& app, std::vector<Subcommand>& out) {
   allocate->add_option("--cluster", args->cluster, "GPU types CSV (docs/gavel.md)")->required();
   allocate->add_option("--pairs", args->pairs,
                        "co-located pair throughputs CSV (the _packed policies, gandiva)");
+  allocate->add_option("--entity-weights", args->entity_weights,
+                       "weights of the jobs file's entities, name=weight,... (water filling)");
   allocate->add_option("--opt", args->opts, "policy option key=value, repeatable");
   out.push_back({allocate, [args] { return Allocate(*args); }});
   CLI::App* policies = gavel->add_subcommand("policies", "List the allocation policies");

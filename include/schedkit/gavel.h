@@ -30,6 +30,13 @@ struct GpuType {
   double cost_per_hour = -1;   // Price of one GPU-hour; < 0 = not given (min_cost refuses).
 };
 
+// A group of jobs sharing one weight (a user, a team): water filling splits the entity's
+// weight among its jobs not yet held (Gavel's multi-level fairness; docs/gavel.md).
+struct Entity {
+  std::string name;
+  double weight = 1;  // > 0.
+};
+
 struct AllocJob {
   std::string id;
   int scale_factor = 1;            // sf_j: GPUs the job uses at once.
@@ -38,6 +45,13 @@ struct AllocJob {
   double time_since_arrival = 0;   // Seconds; finish-time fairness.
   double isolated_time = 0;        // Seconds the job would have run so far on its isolated
                                    // share (LoadAllocationProblem: time_since_arrival if absent).
+  // The entity (index in AllocationProblem::entities) whose weight the job shares; -1 = none
+  // (the job is an entity of its own with its weight). Only the policies of ReadsEntities
+  // read it.
+  int entity = -1;
+  // Seconds left until the job's deadline (Gavel's SLO): the throughput policies of
+  // ReadsSlos add the row R_j >= steps_left / slo_s. 0 = no deadline.
+  double slo_s = 0;
   std::vector<double> throughput;  // T_jk steps/s of the whole job on type k (index of types).
   // FIFO (agnostic) only: the type an earlier call of the same run gave the job, which it
   // keeps (Gavel's fifo.py keeps earlier jobs' types between calls); -1 = none.
@@ -62,6 +76,7 @@ struct AllocationProblem {
   std::vector<GpuType> types;
   std::vector<AllocJob> jobs;
   std::vector<JobPair> pairs;
+  std::vector<Entity> entities;
 
   int total_gpus() const;
   // Returns true iff job j may be given time on type k: sf_j <= n_k and T_jk > 0.
@@ -71,7 +86,9 @@ struct AllocationProblem {
 // Fails naming the job or type: no types, a type without GPUs, a job whose throughput row
 // does not have one entry per type, a negative or non-finite number, sf < 1, w <= 0, or a job
 // that runs on no type; a pair naming a missing job or type, a job twice, jobs of different
-// scale factors, or a throughput that is negative or not finite. Allocate checks this first.
+// scale factors, or a throughput that is negative or not finite; an entity listed twice or
+// with a weight that is not > 0, a job naming a missing entity; a negative or non-finite
+// slo_s, or one without steps_left > 0. Allocate checks this first.
 Status Validate(const AllocationProblem& problem);
 
 struct Allocation {
@@ -86,6 +103,9 @@ struct Allocation {
   // may get no time when the jobs fit), -1 = none: the next call's held_partner. Empty for
   // the other policies.
   std::vector<int> partner;
+  // The policies of ReadsSlos: true when the jobs' deadlines could not all be met together
+  // and the allocation was solved without them (Gavel's behaviour; docs/gavel.md).
+  bool slos_dropped = false;
 };
 
 // Reference throughputs shared by the policies.
@@ -122,16 +142,28 @@ const AllocationPolicyRegistry& BuiltinAllocationPolicies();
 // `_packed` variants and gandiva; docs/gavel.md).
 bool ReadsPairs(std::string_view name);
 
+// Returns true iff the policy `name` reads AllocJob::entity (the water-filling policies).
+bool ReadsEntities(std::string_view name);
+// Returns true iff the policy `name` reads AllocJob::slo_s (max_throughput, min_cost and
+// their _packed variants, Gavel's `..._SLOs` policies).
+bool ReadsSlos(std::string_view name);
+
 // Builds `name` with `options` (key=value, validated), validates the problem and allocates.
+// Fails when the problem has entities or deadlines and the policy does not read them.
 Result<Allocation> Allocate(const std::string& name, const AllocationProblem& problem,
                             const std::map<std::string, std::string>& options = {});
 
 // The files of `schedkit gavel allocate` (docs/gavel.md): a cluster CSV with columns
 // type, gpus[, cost_per_hour] and a jobs CSV with columns job, scale_factor,
 // throughput_<type> for every type, and optionally weight, steps_left, time_since_arrival,
-// isolated_time. Errors name the file, line and field.
+// isolated_time, slo_s and entity (a name of `entities`, which become the problem's;
+// an entity that no job names is refused). Errors name the file, line and field.
 Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
-                                                const std::string& cluster_path);
+                                                const std::string& cluster_path,
+                                                const std::vector<Entity>& entities = {});
+// Parses entity weights written `name=weight,name=weight` (`--entity-weights`). Errors name
+// the entry.
+Result<std::vector<Entity>> ParseEntityWeights(const std::string& text);
 // Adds the pairs of a CSV with columns job_a, job_b, type, throughput_a, throughput_b (one
 // line per pair and type; jobs and types named as in `problem`). Errors name file, line, field.
 Status LoadJobPairs(const std::string& path, AllocationProblem* problem);

@@ -28,14 +28,18 @@ constexpr double kMaxMakespan = 1e15;
 // the objectives symmetric in them), so the LPs solve for one allocation per class: a
 // workload drawn from Gavel's table (83 (job type, scale factor) pairs) has at most 83
 // classes at any size.
+// Jobs of different entities, or with different deadline floors (steps_left / slo_s), are
+// told apart too.
 std::vector<std::vector<int>> Classes(const AllocationProblem& p, bool progress) {
-  using Key = std::tuple<int, double, std::vector<double>, double, double, double>;
+  using Key =
+      std::tuple<int, double, std::vector<double>, double, double, double, int, double>;
   std::map<Key, int> index;
   std::vector<std::vector<int>> classes;
   for (int j = 0; j < static_cast<int>(p.jobs.size()); ++j) {
     const AllocJob& job = p.jobs[j];
     Key key{job.scale_factor, job.weight, job.throughput, progress ? job.steps_left : 0,
-            progress ? job.time_since_arrival : 0, progress ? job.isolated_time : 0};
+            progress ? job.time_since_arrival : 0, progress ? job.isolated_time : 0,
+            job.entity, job.slo_s > 0 ? job.steps_left / job.slo_s : 0};
     auto [it, fresh] = index.emplace(std::move(key), static_cast<int>(classes.size()));
     if (fresh) classes.emplace_back();
     classes[it->second].push_back(j);
@@ -229,9 +233,13 @@ class ThroughputFloorLp {
   int solves_ = 0;
 };
 
-// Max-min fairness's share of job j is this times R_j: sf_j / (w_j Teq_j).
+// Max-min fairness's share of job j is this times R_j: sf_j / (w Teq_j), w = the job's
+// weight, or (water filling) its share of its entity's weight.
+double ShareScale(const AllocationProblem& p, const std::vector<double>& teq, int j, double w) {
+  return p.jobs[j].scale_factor / (w * teq[j]);
+}
 double ShareScale(const AllocationProblem& p, const std::vector<double>& teq, int j) {
-  return p.jobs[j].scale_factor / (p.jobs[j].weight * teq[j]);
+  return ShareScale(p, teq, j, p.jobs[j].weight);
 }
 
 // A dual or reduced cost beyond this is nonzero: its row or bound is tight at every optimum.
@@ -342,10 +350,30 @@ class MaxMinFairness : public AllocationPolicy {
 // A probe that reaches this far above the level is not held at it.
 constexpr double kLevelTolerance = 1e-7;
 
+// Each unheld class's weight at a level (Gavel's "fairness" reweighting of entities): a job
+// of entity e gets W_e w_j / (the summed w of e's jobs not yet held), a job of no entity its
+// own w_j. Held classes (level >= 0) keep the weight they had.
+void LevelWeights(const AllocationProblem& p, const std::vector<std::vector<int>>& classes,
+                  const std::vector<double>& level, std::vector<double>* weight) {
+  std::vector<double> unheld(p.entities.size(), 0.0);
+  for (size_t c = 0; c < classes.size(); ++c) {
+    const AllocJob& job = p.jobs[classes[c][0]];
+    if (level[c] < 0 && job.entity >= 0) unheld[job.entity] += classes[c].size() * job.weight;
+  }
+  for (size_t c = 0; c < classes.size(); ++c) {
+    if (level[c] >= 0) continue;
+    const AllocJob& job = p.jobs[classes[c][0]];
+    (*weight)[c] = job.entity < 0 ? job.weight
+                                  : p.entities[job.entity].weight * job.weight / unheld[job.entity];
+  }
+}
+
 class WaterFilling : public AllocationPolicy {
  public:
-  explicit WaterFilling(bool perf) : perf_(perf) {}
+  // `packed` (perf only): pairs of jobs may also share GPUs, each at its co-located throughput.
+  WaterFilling(bool perf, bool packed) : perf_(perf || packed), packed_(packed) {}
   std::string_view Name() const override {
+    if (packed_) return "max_min_fairness_water_filling_packed";
     return perf_ ? "max_min_fairness_water_filling_perf" : "max_min_fairness_water_filling";
   }
 
@@ -354,43 +382,60 @@ class WaterFilling : public AllocationPolicy {
   // over the classes not yet held, the held ones kept at their level; a class is held at the
   // level when it cannot exceed it with every other unheld class at the level (a probe: the
   // same LP with only its own row against t). One LP with two rows per class, switched by
-  // their bounds: A_c = share_c - t (>= 0 while c is unheld and in play) and B_c = share_c
-  // (>= the level: held, or the others during a probe).
+  // their bounds: A_c = share_c - t (>= offset_c while c is unheld and in play) and
+  // B_c = share_c (>= the level: held, or the others during a probe).
+  // Entities: when a class is held its entity's weight is split anew among the entity's
+  // other classes, whose share then counts in new units (share x old weight / new weight);
+  // offset_c = (the class's level in the new units) - t_level keeps what it already has, so
+  // that the next level raises every unheld class by the same amount of its own share (as
+  // Gavel's incremental objective). The LP is rebuilt with the new coefficients. Without
+  // entities no weight moves and every offset stays 0.
   Result<Allocation> Allocate(const AllocationProblem& problem) const override {
     if (problem.jobs.empty()) return Empty(problem);
     const AllocationProblem p = perf_ ? problem : Agnostic(problem);
     const std::vector<double> teq = EqualSplitThroughputs(p);
-    BaseLp base(p, /*progress=*/false, [](int, int) { return 0.0; });
-    const int classes = static_cast<int>(base.classes.size());
-    const int t = base.lp.AddVariable(0, kLpInfinity, -1);
-    std::vector<int> a_row(classes), b_row(classes);
-    for (int c = 0; c < classes; ++c) {
-      std::vector<LpTerm> share = base.RateTerms(c, ShareScale(p, teq, base.classes[c][0]));
-      b_row[c] = base.lp.rows();
-      base.lp.AddRow(share, -kLpInfinity, kLpInfinity);
-      share.push_back({t, -1.0});
-      a_row[c] = base.lp.rows();
-      base.lp.AddRow(share, 0, kLpInfinity);
-    }
+    const std::vector<std::vector<int>> class_members = packed_ ? Singletons(p) : Classes(p, false);
+    const int classes = static_cast<int>(class_members.size());
     std::vector<double> level(classes, -1);  // -1: not held yet.
+    std::vector<double> weight(classes, 0.0), offset(classes, 0.0);
+    LevelWeights(p, class_members, level, &weight);
+    std::unique_ptr<BaseLp> base;
+    int t = -1;
+    std::vector<int> a_row(classes), b_row(classes);
+    auto build = [&] {
+      base = std::make_unique<BaseLp>(p, /*progress=*/false, [](int, int) { return 0.0; }, packed_);
+      t = base->lp.AddVariable(0, kLpInfinity, -1);
+      for (int c = 0; c < classes; ++c) {
+        const int j = base->classes[c][0];
+        std::vector<LpTerm> share = base->RateTerms(c, ShareScale(p, teq, j, weight[c]));
+        b_row[c] = base->lp.rows();
+        base->lp.AddRow(share, -kLpInfinity, kLpInfinity);
+        share.push_back({t, -1.0});
+        a_row[c] = base->lp.rows();
+        base->lp.AddRow(share, 0, kLpInfinity);
+      }
+    };
+    build();
     Allocation a;
     auto solve = [&]() -> Result<double> {
       ++a.lp_solves;
-      const LpStatus st = base.lp.Solve();
+      const LpStatus st = base->lp.Solve();
       if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
-      return base.lp.Value(t);
+      return base->lp.Value(t);
     };
     for (int held = 0; held < classes;) {
+      LinearProgram& lp = base->lp;
       // The next level, with every unheld class against t.
       for (int c = 0; c < classes; ++c) {
-        base.lp.SetRowBounds(a_row[c], level[c] < 0 ? 0 : -kLpInfinity, kLpInfinity);
-        base.lp.SetRowBounds(b_row[c], level[c] < 0 ? -kLpInfinity : level[c], kLpInfinity);
+        lp.SetRowBounds(a_row[c], level[c] < 0 ? offset[c] : -kLpInfinity, kLpInfinity);
+        lp.SetRowBounds(b_row[c], level[c] < 0 ? -kLpInfinity : level[c], kLpInfinity);
       }
       const Result<double> next = solve();
       if (!next.ok()) return next.status();
       const double t_level = *next;
       if (held == 0) a.objective = t_level;
-      a.x = base.X();
+      a.x = base->X();
+      a.pair_x = base->PairX();
       // Probe each unheld class: can it exceed the level with the others at it?
       std::vector<int> at_level;
       int lowest = -1;
@@ -399,14 +444,14 @@ class WaterFilling : public AllocationPolicy {
         if (level[c] >= 0) continue;
         for (int o = 0; o < classes; ++o) {
           if (level[o] >= 0 || o == c) continue;
-          base.lp.SetRowBounds(a_row[o], -kLpInfinity, kLpInfinity);
-          base.lp.SetRowBounds(b_row[o], t_level, kLpInfinity);
+          lp.SetRowBounds(a_row[o], -kLpInfinity, kLpInfinity);
+          lp.SetRowBounds(b_row[o], t_level + offset[o], kLpInfinity);
         }
         const Result<double> reach = solve();
         for (int o = 0; o < classes; ++o) {
           if (level[o] >= 0 || o == c) continue;
-          base.lp.SetRowBounds(a_row[o], 0, kLpInfinity);
-          base.lp.SetRowBounds(b_row[o], -kLpInfinity, kLpInfinity);
+          lp.SetRowBounds(a_row[o], offset[o], kLpInfinity);
+          lp.SetRowBounds(b_row[o], -kLpInfinity, kLpInfinity);
         }
         if (!reach.ok()) return reach.status();
         if (*reach <= t_level + kLevelTolerance * std::max(1.0, t_level)) at_level.push_back(c);
@@ -414,8 +459,18 @@ class WaterFilling : public AllocationPolicy {
       }
       if (at_level.empty()) at_level.push_back(lowest);  // Within the solver's tolerance.
       // Held a hair below the level, so that the next LP stays feasible within tolerances.
-      for (int c : at_level) level[c] = t_level * (1 - kLevelTolerance);
+      for (int c : at_level) level[c] = (t_level + offset[c]) * (1 - kLevelTolerance);
       held += static_cast<int>(at_level.size());
+      // The held classes' entities split their weight anew.
+      const std::vector<double> before = weight;
+      LevelWeights(p, class_members, level, &weight);
+      bool moved = false;
+      for (int c = 0; c < classes; ++c) {
+        if (level[c] >= 0 || weight[c] == before[c]) continue;
+        offset[c] = (t_level + offset[c]) * (before[c] / weight[c]) - t_level;
+        moved = true;
+      }
+      if (moved) build();
     }
     // The last level's allocation holds every class at its level or above.
     return a;
@@ -423,6 +478,7 @@ class WaterFilling : public AllocationPolicy {
 
  private:
   bool perf_;
+  bool packed_;
 };
 
 class FinishTimeFairness : public AllocationPolicy {
@@ -564,16 +620,31 @@ class MaxThroughput : public AllocationPolicy {
     };
     BaseLp base(p, /*progress=*/false, [&](int j, int k) { return -gain(j, k); }, packed_,
                 [&](const JobPair& pair) { return -pair_gain(pair); });
-    const LpStatus st = base.lp.Solve();
-    if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
+    // Gavel's SLO rows: a job with a deadline runs fast enough to finish by it.
+    std::vector<int> slo_rows;
+    for (int c = 0; c < static_cast<int>(base.classes.size()); ++c) {
+      const AllocJob& job = p.jobs[base.classes[c][0]];
+      if (!(job.slo_s > 0)) continue;
+      slo_rows.push_back(base.lp.rows());
+      base.lp.AddRow(base.RateTerms(c, 1.0), job.steps_left / job.slo_s, kLpInfinity);
+    }
     Allocation a;
+    a.lp_solves = 1;
+    LpStatus st = base.lp.Solve();
+    if (st == LpStatus::kInfeasible && !slo_rows.empty()) {
+      // Gavel's behaviour: the deadlines cannot all be met, so they are all dropped.
+      for (int row : slo_rows) base.lp.SetRowBounds(row, -kLpInfinity, kLpInfinity);
+      a.slos_dropped = true;
+      ++a.lp_solves;
+      st = base.lp.Solve();
+    }
+    if (st != LpStatus::kOptimal) return SolverFailed(Name(), st);
     a.x = base.X();
     a.pair_x = base.PairX();
     for (size_t j = 0; j < p.jobs.size(); ++j) {
       for (size_t k = 0; k < p.types.size(); ++k) a.objective += gain(j, k) * a.x[j][k];
     }
     for (size_t i = 0; i < a.pair_x.size(); ++i) a.objective += pair_gain(p.pairs[i]) * a.pair_x[i];
-    a.lp_solves = 1;
     return a;
   }
 
@@ -595,8 +666,8 @@ AllocationProblem Agnostic(const AllocationProblem& problem) {
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf, bool centre) {
   return std::make_unique<MaxMinFairness>(perf, false, centre);
 }
-std::unique_ptr<AllocationPolicy> MakeWaterFilling(bool perf) {
-  return std::make_unique<WaterFilling>(perf);
+std::unique_ptr<AllocationPolicy> MakeWaterFilling(bool perf, bool packed) {
+  return std::make_unique<WaterFilling>(perf, packed);
 }
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairnessPacked() {
   return std::make_unique<MaxMinFairness>(true, true);

@@ -17,8 +17,10 @@ namespace schedkit::gavel {
 // `centre`: return the analytic centre of the near-optimal allocations (docs/gavel.md, "The
 // agnostic optimum") instead of the simplex's vertex.
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairness(bool perf, bool centre);
-// Max-min fairness raised level by level (water filling; `perf` as above).
-std::unique_ptr<AllocationPolicy> MakeWaterFilling(bool perf);
+// Max-min fairness raised level by level (water filling; `perf` as above), each entity's
+// weight split among its jobs not yet held. `packed` (perf only): the problem's pairs may
+// also share GPUs.
+std::unique_ptr<AllocationPolicy> MakeWaterFilling(bool perf, bool packed = false);
 // Heterogeneity-aware max-min fairness that may also co-locate the problem's pairs.
 std::unique_ptr<AllocationPolicy> MakeMaxMinFairnessPacked();
 // `packed` (perf only): a job's throughput also counts its time in the problem's pairs.

@@ -1,6 +1,7 @@
 // The allocation problem: validation, the reference throughputs, and the CSV loaders.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -40,11 +41,30 @@ Status Validate(const AllocationProblem& p) {
       return Status::InvalidArgument("GPU type " + Quoted(t.name) + ": cost_per_hour is not finite");
     }
   }
+  std::set<std::string> entity_names;
+  for (const Entity& e : p.entities) {
+    if (!entity_names.insert(e.name).second) {
+      return Status::InvalidArgument("entity " + Quoted(e.name) + " is listed twice");
+    }
+    if (!std::isfinite(e.weight) || e.weight <= 0) {
+      return Status::InvalidArgument("entity " + Quoted(e.name) + ": weight must be > 0");
+    }
+  }
   std::set<std::string> ids;
   for (size_t j = 0; j < p.jobs.size(); ++j) {
     const AllocJob& job = p.jobs[j];
     const std::string who = "job " + Quoted(job.id);
     if (!ids.insert(job.id).second) return Status::InvalidArgument(who + " is listed twice");
+    if (job.entity < -1 || job.entity >= static_cast<int>(p.entities.size())) {
+      return Status::InvalidArgument(who + ": entity " + std::to_string(job.entity) +
+                                     " is not an entity of the problem");
+    }
+    if (!FiniteNonNegative(job.slo_s)) {
+      return Status::InvalidArgument(who + ": slo_s must be finite and >= 0");
+    }
+    if (job.slo_s > 0 && !(job.steps_left > 0)) {
+      return Status::InvalidArgument(who + ": a deadline (slo_s) needs steps_left > 0");
+    }
     if (job.scale_factor < 1) return Status::InvalidArgument(who + ": scale_factor must be >= 1");
     if (!std::isfinite(job.weight) || job.weight <= 0) {
       return Status::InvalidArgument(who + ": weight must be > 0");
@@ -158,10 +178,39 @@ std::vector<double> FinishTimeRatios(const AllocationProblem& p,
   return rho;
 }
 
+Result<std::vector<Entity>> ParseEntityWeights(const std::string& text) {
+  std::vector<Entity> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    const size_t eq = item.find('=');
+    const std::string where = "entity weights: " + Quoted(item);
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument(where + ": expected name=weight");
+    }
+    Entity e{item.substr(0, eq), 0};
+    char* rest = nullptr;
+    const std::string value = item.substr(eq + 1);
+    e.weight = std::strtod(value.c_str(), &rest);
+    if (value.empty() || *rest != '\0' || !std::isfinite(e.weight) || e.weight <= 0) {
+      return Status::InvalidArgument(where + ": the weight must be a number > 0");
+    }
+    for (const Entity& seen : out) {
+      if (seen.name == e.name) return Status::InvalidArgument(where + ": entity listed twice");
+    }
+    out.push_back(std::move(e));
+    start = end + 1;
+  }
+  return out;
+}
+
 Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
-                                                const std::string& cluster_path) {
+                                                const std::string& cluster_path,
+                                                const std::vector<Entity>& entities) {
   using workload::CsvReader;
   AllocationProblem p;
+  p.entities = entities;
   {
     auto r = CsvReader::Open(cluster_path);
     if (!r.ok()) return r.status();
@@ -213,6 +262,9 @@ Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
   const int steps_col = in.ColumnIndex("steps_left");
   const int since_col = in.ColumnIndex("time_since_arrival");
   const int iso_col = in.ColumnIndex("isolated_time");
+  const int slo_col = in.ColumnIndex("slo_s");
+  const int entity_col = in.ColumnIndex("entity");
+  std::vector<bool> entity_used(p.entities.size(), false);
   std::set<std::string> ids;
   while (in.Next()) {
     AllocJob job;
@@ -227,6 +279,19 @@ Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
     // Without the column (or the field) a job has run on its isolated share so far.
     job.isolated_time = job.time_since_arrival;
     if (Status s = in.ReadOptionalDouble(iso_col, &job.isolated_time, 0); !s.ok()) return s;
+    if (Status s = in.ReadOptionalDouble(slo_col, &job.slo_s, 0); !s.ok()) return s;
+    if (slo_col >= 0 && !in.field(slo_col).empty()) {
+      if (!(job.slo_s > 0)) return in.FieldError(slo_col, "must be > 0 (seconds to the deadline)");
+      if (!(job.steps_left > 0)) return in.FieldError(slo_col, "needs steps_left > 0");
+    }
+    if (entity_col >= 0 && !in.field(entity_col).empty()) {
+      const std::string& name = in.field(entity_col);
+      for (size_t e = 0; e < p.entities.size(); ++e) {
+        if (p.entities[e].name == name) job.entity = static_cast<int>(e);
+      }
+      if (job.entity < 0) return in.FieldError(entity_col, "has no entity weight");
+      entity_used[job.entity] = true;
+    }
     bool runs = false;
     for (size_t k = 0; k < p.types.size(); ++k) {
       double t;
@@ -242,6 +307,12 @@ Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
   }
   if (!in.status().ok()) return in.status();
   if (p.jobs.empty()) return Status::InvalidArgument(jobs_path + ": no jobs");
+  for (size_t e = 0; e < p.entities.size(); ++e) {
+    if (!entity_used[e]) {
+      return Status::InvalidArgument("entity weights: " + Quoted(p.entities[e].name) +
+                                     ": no job of " + jobs_path + " is in it");
+    }
+  }
   return p;
 }
 

@@ -63,11 +63,17 @@ AllocationPolicyRegistry MakeRegistry() {
         options, factory);
   }
   add("max_min_fairness_water_filling",
-      "max_min_fairness, then every job not held by the least share raised, level by level",
+      "max_min_fairness, then every job not held by the least share raised, level by level; "
+      "an entity's weight split among its jobs not yet held (--entity-weights)",
       {}, Fixed([] { return MakeWaterFilling(false); }));
   add("max_min_fairness_water_filling_perf",
-      "max_min_fairness_perf, then every job not held by the least share raised, level by level",
+      "max_min_fairness_perf, then every job not held by the least share raised, level by "
+      "level; an entity's weight split among its jobs not yet held (--entity-weights)",
       {}, Fixed([] { return MakeWaterFilling(true); }));
+  add("max_min_fairness_water_filling_packed",
+      "max_min_fairness_water_filling_perf where the problem's pairs may also share GPUs "
+      "(--pairs)",
+      {}, Fixed([] { return MakeWaterFilling(true, true); }));
   add("max_min_fairness_packed",
       "max_min_fairness_perf where the problem's pairs may also share GPUs (--pairs)", {},
       Fixed([] { return MakeMaxMinFairnessPacked(); }));
@@ -83,12 +89,18 @@ AllocationPolicyRegistry MakeRegistry() {
   add("min_makespan_packed",
       "min_makespan where the problem's pairs may also share GPUs (--pairs)", {},
       Fixed([] { return MakeMinMakespan(true); }));
-  add("max_throughput", "maximise the summed throughput (steps/s)", {},
+  add("max_throughput",
+      "maximise the summed throughput (steps/s); a job's deadline (slo_s) is a row, all dropped "
+      "if infeasible",
+      {},
       Fixed([] { return MakeMaxThroughput(false); }));
   add("max_throughput_packed",
       "max_throughput where the problem's pairs may also share GPUs (--pairs)", {},
       Fixed([] { return MakeMaxThroughput(false, true); }));
-  add("min_cost", "maximise the summed throughput per dollar (throughput / cost_per_hour)", {},
+  add("min_cost",
+      "maximise the summed throughput per dollar (throughput / cost_per_hour); deadlines as "
+      "max_throughput",
+      {},
       Fixed([] { return MakeMaxThroughput(true); }));
   add("min_cost_packed", "min_cost where the problem's pairs may also share GPUs (--pairs)", {},
       Fixed([] { return MakeMaxThroughput(true, true); }));
@@ -142,6 +154,16 @@ bool ReadsPairs(std::string_view name) {
           BuiltinAllocationPolicies().Find(std::string(name)) != nullptr);
 }
 
+bool ReadsEntities(std::string_view name) {
+  return name.rfind("max_min_fairness_water_filling", 0) == 0 &&
+         BuiltinAllocationPolicies().Find(std::string(name)) != nullptr;
+}
+
+bool ReadsSlos(std::string_view name) {
+  return name == "max_throughput" || name == "max_throughput_packed" || name == "min_cost" ||
+         name == "min_cost_packed";
+}
+
 Result<Allocation> Allocate(const std::string& name, const AllocationProblem& problem,
                             const std::map<std::string, std::string>& options) {
   const Entry* entry = BuiltinAllocationPolicies().Find(name);
@@ -155,6 +177,18 @@ Result<Allocation> Allocate(const std::string& name, const AllocationProblem& pr
   Result<std::unique_ptr<AllocationPolicy>> policy = entry->factory(ctx);
   if (!policy.ok()) return policy.status();
   if (Status s = Validate(problem); !s.ok()) return s;
+  // Fields a policy does not read are refused, never ignored.
+  for (const AllocJob& job : problem.jobs) {
+    if (job.entity >= 0 && !ReadsEntities(name)) {
+      return Status::InvalidArgument(name + ": job " + Quoted(job.id) +
+                                     " has an entity, which only the water-filling policies read");
+    }
+    if (job.slo_s > 0 && !ReadsSlos(name)) {
+      return Status::InvalidArgument(name + ": job " + Quoted(job.id) +
+                                     " has a deadline (slo_s), which only max_throughput, "
+                                     "min_cost and their _packed variants read");
+    }
+  }
   return (*policy)->Allocate(problem);
 }
 

@@ -189,6 +189,117 @@ TEST(GavelMaxMin, WaterFillingRaisesWhoTheLeastShareDoesNotHold) {
   EXPECT_EQ(g.lp_solves, 3);
 }
 
+// Two entities, A = {x, y} and B = {z}, each of weight 1; x's own weight is 3, y's and z's 1.
+// fast and slow, 1 GPU each; x runs at 1 step/s on both, y and z at 1 on fast only.
+// Teq (n_k / N = 1/2): x 1, y and z 1/2.
+AllocationProblem TwoEntities() {
+  AllocationProblem p = ProblemBuilder()
+                            .Type("fast", 1)
+                            .Type("slow", 1)
+                            .Job("x", {1, 1}, 1, 0, 3)
+                            .Job("y", {1, 0})
+                            .Job("z", {1, 0})
+                            .Get();
+  p.entities = {{"A", 1}, {"B", 1}};
+  p.jobs[0].entity = p.jobs[1].entity = 0;
+  p.jobs[2].entity = 1;
+  return p;
+}
+
+TEST(GavelWaterFilling, AnEntitysWeightIsSplitAmongItsJobsNotYetHeld) {
+  // Level 1: A's weight 1 is split 3 : 1, x 3/4 and y 1/4; z has B's 1. Shares
+  // sf R / (w Teq): x R_x / (3/4) <= 4/3 (R_x <= 1, its row); y 2 f_y / (1/4) = 8 f_y and
+  // z 2 f_z (f = time on fast). y and z alone on fast reach t = 8 f_y = 2 f_z with
+  // f_y + f_z = 1: 8/5, above x's cap, so t_1 = 4/3: x runs all the time (slow), y and z
+  // hold 1/6 and 2/3 of fast at least.
+  // Probes: x cannot exceed 4/3; y can (1/3 of fast: 8/3), and z (5/6: 5/3): x alone is held.
+  // Level 2: A's weight goes to y alone, w_y = 1, so y's share is 2 f_y and what it has,
+  // 4/3 in the old units, is 4/3 x (1/4) / 1 = 1/3 in the new: y's row is
+  // 2 f_y - t >= 1/3 - 4/3 = -1, z's 2 f_z - t >= 0. With f_y + f_z = 1: t = 3/2,
+  // f_y = 1/4, f_z = 3/4. (Gavel's increments: normalised throughputs after level 1 are
+  // x 1, y 1/3, z 4/3; level 2 raises y and z by the same c with weight 1 each:
+  // 2 (f_y + f_z) = 1/3 + 4/3 + 2c = 2, c = 1/6: n_y = 1/2, n_z = 3/2, as above.)
+  // Both are then held. Without the reweighting y would keep 1/4: 8 f_y = 2 f_z gives
+  // f_y = 1/5.
+  const AllocationProblem p = TwoEntities();
+  const Allocation a = Solve("max_min_fairness_water_filling_perf", p);
+  EXPECT_NEAR(a.objective, 4.0 / 3, 1e-9);
+  EXPECT_NEAR(a.x[0][1], 1, 1e-6);  // x on slow.
+  EXPECT_NEAR(a.x[0][0], 0, 1e-6);
+  EXPECT_NEAR(a.x[1][0], 0.25, 1e-6);
+  EXPECT_NEAR(a.x[2][0], 0.75, 1e-6);
+  // Level 1: 1 + 3 probes; level 2: 1 + 2 probes.
+  EXPECT_EQ(a.lp_solves, 7);
+  // Without entities (each job its own, weights 3, 1, 1): x's cap R_x / 3 <= 1/3 holds the
+  // first level at 1/3, then y and z split fast: 1/2 each.
+  AllocationProblem none = p;
+  none.entities.clear();
+  for (AllocJob& j : none.jobs) j.entity = -1;
+  const Allocation b = Solve("max_min_fairness_water_filling_perf", none);
+  EXPECT_NEAR(b.objective, 1.0 / 3, 1e-9);
+  EXPECT_NEAR(b.x[1][0], 0.5, 1e-6);
+  EXPECT_NEAR(b.x[2][0], 0.5, 1e-6);
+  // One entity per job with the job's weight is the same as no entity.
+  AllocationProblem own = none;
+  own.entities = {{"x", 3}, {"y", 1}, {"z", 1}};
+  for (int j = 0; j < 3; ++j) own.jobs[j].entity = j;
+  const Allocation c = Solve("max_min_fairness_water_filling_perf", own);
+  EXPECT_NEAR(c.objective, b.objective, 1e-12);
+  for (int j = 0; j < 3; ++j) {
+    for (int k = 0; k < 2; ++k) EXPECT_NEAR(c.x[j][k], b.x[j][k], 1e-9);
+  }
+}
+
+TEST(GavelWaterFilling, EntitiesAreReadByWaterFillingOnly) {
+  const AllocationProblem p = TwoEntities();
+  Result<Allocation> a = Allocate("max_min_fairness_perf", p);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("job 'x' has an entity"), std::string::npos);
+  EXPECT_TRUE(ReadsEntities("max_min_fairness_water_filling"));
+  EXPECT_TRUE(ReadsEntities("max_min_fairness_water_filling_packed"));
+  EXPECT_FALSE(ReadsEntities("max_min_fairness_water_filling_nope"));
+  AllocationProblem bad = p;
+  bad.entities[1].weight = 0;
+  EXPECT_NE(Validate(bad).message().find("entity 'B': weight must be > 0"), std::string::npos);
+  bad = p;
+  bad.jobs[2].entity = 2;
+  EXPECT_FALSE(Validate(bad).ok());
+}
+
+TEST(GavelWaterFilling, PackedRaisesWhomThePairDoesNotHold) {
+  // g and h, 1 GPU each. a and b run on g only (1 step/s), c on h only (1 step/s); Teq =
+  // 1/2 each, shares 2 R. a + b co-locate on g at 0.8 steps/s each.
+  // Level 1 (max_min_fairness_packed): a and b split g, R = q + 0.8 p with 2q + p <= 1, best
+  // at p = 1: R = 0.8, share 1.6; c can reach 2, so t_1 = 1.6. Probes: a cannot exceed 0.8
+  // with b at 0.8 (a <= 1 - 0.2 p - q_b and q_b >= 0.8 - 0.8 p give a <= 0.2 + 0.6 p <= 0.8),
+  // nor b; c can (h alone: 2). Level 2: c alone, a and b held: c takes all of h, share 2.
+  AllocationProblem p = ProblemBuilder()
+                            .Type("g", 1)
+                            .Type("h", 1)
+                            .Job("a", {1, 0})
+                            .Job("b", {1, 0})
+                            .Job("c", {0, 1})
+                            .Get();
+  p.pairs.push_back({0, 1, 0, 0.8, 0.8});
+  const Allocation a = Solve("max_min_fairness_water_filling_packed", p);
+  EXPECT_NEAR(a.objective, 1.6, 1e-9);
+  ASSERT_EQ(a.pair_x.size(), 1u);
+  EXPECT_NEAR(a.pair_x[0], 1, 1e-6);
+  EXPECT_NEAR(a.x[2][1], 1, 1e-6);
+  // Level 1: 1 + 3 probes (packed: every job its own class); level 2: 1 + 1.
+  EXPECT_EQ(a.lp_solves, 6);
+  // Max-min fairness stops at the first level: c only needs 0.8 of h there.
+  EXPECT_NEAR(Solve("max_min_fairness_packed", p).objective, 1.6, 1e-9);
+  // Without the pair it is water filling: a and b split g (share 1), c raised to 2.
+  AllocationProblem none = p;
+  none.pairs.clear();
+  const Allocation w = Solve("max_min_fairness_water_filling_packed", none);
+  EXPECT_NEAR(w.objective, 1, 1e-9);
+  EXPECT_NEAR(w.x[2][1], 1, 1e-6);
+  const Allocation plain = Solve("max_min_fairness_water_filling_perf", none);
+  EXPECT_NEAR(plain.objective, w.objective, 1e-9);
+}
+
 TEST(GavelMaxMin, PackedCoLocatesAPairThatGainsFromIt) {
   // One GPU, a and b at 1 step/s alone (Teq = 1). Alone they split it: t = 1/2. Co-located
   // at 0.8 steps/s each: with pair time p and time alone q each (2q + p <= 1),
@@ -333,6 +444,54 @@ TEST(GavelThroughput, MinCostDividesByThePrice) {
   const Result<Allocation> r = Allocate("min_cost", p);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("cost_per_hour"), std::string::npos);
+}
+
+// fast and slow, 1 GPU each (prices 3 and 1); a runs at 4 steps/s on fast and 1 on slow,
+// c at 2 on both, d at 1 on both.
+AllocationProblem SloJobs(double d_steps, double d_slo) {
+  AllocationProblem p = ProblemBuilder()
+                            .Type("fast", 1, 3)
+                            .Type("slow", 1, 1)
+                            .Job("a", {4, 1}, 1, 1000)
+                            .Job("c", {2, 2}, 1, 1000)
+                            .Job("d", {1, 1}, 1, d_steps)
+                            .Get();
+  p.jobs[2].slo_s = d_slo;
+  return p;
+}
+
+TEST(GavelThroughput, SloRowsKeepDeadlines) {
+  // Without deadlines: a on fast (4), c on slow (2), d nothing: 6 steps/s.
+  // d must finish 500 steps within 1000 s: R_d >= 0.5. A unit of slow given to d gains 1
+  // and costs c 2 (net -1); a unit of fast costs a 4 (net -3): d takes 1/2 of slow,
+  // 4 + 0.5 x 2 + 0.5 x 1 = 5.5. (Dual: fast 4, slow 2, d's SLO row 1 bound every allocation
+  // by 4 + 2 - 0.5 = 5.5.)
+  Allocation a = Solve("max_throughput", SloJobs(500, 1000));
+  EXPECT_NEAR(a.objective, 5.5, 1e-9);
+  EXPECT_NEAR(a.x[2][1], 0.5, 1e-9);
+  EXPECT_NEAR(a.x[0][0], 1, 1e-9);
+  EXPECT_FALSE(a.slos_dropped);
+  EXPECT_EQ(a.lp_solves, 1);
+  // 1500 steps in 1000 s needs 1.5 steps/s, above d's best (1): infeasible, so (Gavel) every
+  // deadline is dropped and the LP solved again: 6.
+  a = Solve("max_throughput", SloJobs(1500, 1000));
+  EXPECT_NEAR(a.objective, 6, 1e-9);
+  EXPECT_TRUE(a.slos_dropped);
+  EXPECT_EQ(a.lp_solves, 2);
+  // min_cost (gains per dollar: a 4/3 on fast, 1 on slow; c 2/3, 2; d 1/3, 1): without the
+  // deadline a on fast and c on slow, 4/3 + 2 = 10/3; with it d runs 1/2 of the time, on
+  // fast (a loses 4/3 - 1/3 = 1 per unit) or slow (c loses 2 - 1 = 1): 10/3 - 1/2 = 17/6.
+  a = Solve("min_cost", SloJobs(500, 1000));
+  EXPECT_NEAR(a.objective, 17.0 / 6, 1e-9);
+  EXPECT_NEAR(a.x[2][0] + a.x[2][1], 0.5, 1e-9);
+  // Packed (no pairs listed): the same rows.
+  a = Solve("max_throughput_packed", SloJobs(500, 1000));
+  EXPECT_NEAR(a.objective, 5.5, 1e-9);
+  // Other policies refuse deadlines, and a deadline needs steps.
+  Result<Allocation> r = Allocate("max_min_fairness_perf", SloJobs(500, 1000));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("job 'd' has a deadline (slo_s)"), std::string::npos);
+  EXPECT_FALSE(Validate(SloJobs(0, 1000)).ok());
 }
 
 TEST(GavelFinishTime, IsolatedShareHasRhoOne) {
@@ -706,6 +865,93 @@ TEST(GavelCli, PackedVariantsPrintThePairsTime) {
   out = run("fifo_packed");
   EXPECT_EQ(Objective(out), "2");
   EXPECT_NE(out.find("\na+b,fast,0\n"), std::string::npos) << out;
+}
+
+// TwoEntities and SloJobs through the command (optima worked out above).
+TEST(GavelCli, EntityWeightsAndDeadlines) {
+  const std::string cluster = WriteTempFile("gavel_cluster_e.csv", kCluster);
+  const std::string jobs = WriteTempFile(
+      "gavel_jobs_e.csv",
+      "job,scale_factor,weight,entity,throughput_fast,throughput_slow\n"
+      "x,1,3,A,1,1\ny,1,1,A,1,0\nz,1,1,B,1,0\n");
+  const auto run = [&](const std::string& policy, const std::string& weights) {
+    return RunCli("gavel allocate --policy " + policy + " --jobs " + jobs + " --cluster " +
+                  cluster + (weights.empty() ? "" : " --entity-weights " + weights));
+  };
+  auto o = run("max_min_fairness_water_filling_perf", "A=1,B=1");
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NEAR(std::stod(Objective(o.output)), 4.0 / 3, 1e-9);
+  const auto fraction = [&](const std::string& prefix) {
+    for (const std::string& line : Lines(o.output)) {
+      if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(prefix.size()));
+    }
+    return -1.0;
+  };
+  EXPECT_NEAR(fraction("y,fast,"), 0.25, 1e-6) << o.output;
+  EXPECT_NEAR(fraction("z,fast,"), 0.75, 1e-6) << o.output;
+  EXPECT_NE(o.output.find("lp_solves=7\n"), std::string::npos) << o.output;
+  // Bad entity weights, and entities where the policy does not read them: one line each.
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"A=1", "gavel_jobs_e.csv:4: field 'entity': 'B' has no entity weight"},
+      {"A=1,B=0", "--entity-weights: entity weights: 'B=0': the weight must be a number > 0"},
+      {"A=1,B", "--entity-weights: entity weights: 'B': expected name=weight"},
+      {"A=1,B=1,A=2", "'A=2': entity listed twice"},
+      {"A=1,B=1,C=1", "entity weights: 'C': no job of "},
+  };
+  for (const auto& [weights, expect] : bad) {
+    o = run("max_min_fairness_water_filling_perf", weights);
+    EXPECT_EQ(o.exit_code, 1) << weights;
+    EXPECT_NE(o.output.find(expect), std::string::npos) << o.output;
+    EXPECT_EQ(Lines(o.output).size(), 1u) << o.output;
+  }
+  o = run("max_min_fairness_water_filling_perf", "");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("gavel_jobs_e.csv:2: field 'entity': 'A' has no entity weight"),
+            std::string::npos) << o.output;
+  o = run("max_min_fairness_perf", "A=1,B=1");
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("--entity-weights is read by the water-filling policies only"),
+            std::string::npos) << o.output;
+
+  // Deadlines (SloJobs): d needs 0.5 steps/s, then 1.5 (infeasible: dropped).
+  const std::string slo_jobs = [&](const std::string& d_steps) {
+    return WriteTempFile("gavel_jobs_slo.csv",
+                         "job,scale_factor,steps_left,slo_s,throughput_fast,throughput_slow\n"
+                         "a,1,1000,,4,1\nc,1,1000,,2,2\nd,1," + d_steps + ",1000,1,1\n");
+  }("500");
+  const auto slo = [&](const std::string& policy, const std::string& file) {
+    return RunCli("gavel allocate --policy " + policy + " --jobs " + file + " --cluster " + cluster);
+  };
+  o = slo("max_throughput", slo_jobs);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NEAR(std::stod(Objective(o.output)), 5.5, 1e-9);
+  EXPECT_NE(o.output.find("\nd,slow,0.5\n"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find(" lp_solves=1 slos=kept\n"), std::string::npos) << o.output;
+  const std::string late = WriteTempFile(
+      "gavel_jobs_late.csv",
+      "job,scale_factor,steps_left,slo_s,throughput_fast,throughput_slow\n"
+      "a,1,1000,,4,1\nc,1,1000,,2,2\nd,1,1500,1000,1,1\n");
+  o = slo("max_throughput", late);
+  ASSERT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_EQ(Objective(o.output), "6");
+  EXPECT_NE(o.output.find(" lp_solves=2 slos=dropped\n"), std::string::npos) << o.output;
+  o = slo("max_min_fairness_perf", slo_jobs);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("job 'd' has a deadline (slo_s)"), std::string::npos) << o.output;
+  const std::string zero = WriteTempFile(
+      "gavel_jobs_slo0.csv",
+      "job,scale_factor,steps_left,slo_s,throughput_fast,throughput_slow\na,1,1000,0,4,1\n");
+  o = slo("max_throughput", zero);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("gavel_jobs_slo0.csv:2: field 'slo_s': '0' must be > 0"),
+            std::string::npos) << o.output;
+  const std::string no_steps = WriteTempFile(
+      "gavel_jobs_slo1.csv",
+      "job,scale_factor,slo_s,throughput_fast,throughput_slow\na,1,100,4,1\n");
+  o = slo("max_throughput", no_steps);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.output.find("gavel_jobs_slo1.csv:2: field 'slo_s': '100' needs steps_left > 0"),
+            std::string::npos) << o.output;
 }
 
 TEST(GavelCli, BadInputNamesFileLineAndField) {

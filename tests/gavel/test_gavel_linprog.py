@@ -180,6 +180,72 @@ def packed_rates(p, pairs, extra_vars=0):
     return rates
 
 
+def with_column(jobs_path, name, values):
+    """A copy of the jobs file with one more column (one value per job); returns its path."""
+    out = jobs_path[:-4] + "_" + name + ".csv"
+    with open(jobs_path) as f:
+        lines = f.read().splitlines()
+    with open(out, "w") as f:
+        f.write(lines[0] + "," + name + "\n")
+        for line, v in zip(lines[1:], values):
+            f.write(line + "," + v + "\n")
+    return out
+
+
+def water_filling(p, teq, entity, entity_weight):
+    """Gavel's water filling written independently: per level, max c s.t. every unheld job's
+    (sf_j / w_j) (n_j - so_far_j) >= c, n_j = R_j / Teq_j, held jobs keep their n_j, unheld
+    ones at least so_far_j; w_j = W_e w_j / (summed w of e's unheld jobs), or the job's own w
+    without an entity; then a job is held when it cannot exceed so_far_j (times 1 + 1e-6)
+    with every other job at its bound. Returns each job's final n_j."""
+    m, k = p.m, p.k
+    held = {}
+    so_far = np.zeros(m)
+    nvar = m * k + 1
+    n_rows = np.zeros((m, nvar))
+    for j in range(m):
+        n_rows[j, j * k:(j + 1) * k] = p.T[j] / teq[j]
+
+    def bounds_rows(skip=None):
+        rows, rhs, bounds = p.base(1)
+        for j in range(m):
+            if j != skip:
+                rows.append(-n_rows[j])
+                rhs.append(-(held[j] if j in held else so_far[j]))
+        return rows, rhs, bounds
+
+    while len(held) < m:
+        unheld = [j for j in range(m) if j not in held]
+        w = {}
+        for j in unheld:
+            e = entity[j]
+            if e is None:
+                w[j] = p.w[j]
+            else:
+                total = sum(p.w[i] for i in unheld if entity[i] == e)
+                w[j] = entity_weight[e] * p.w[j] / total
+        rows, rhs, bounds = bounds_rows()
+        for j in unheld:  # c <= (sf / w) (n_j - so_far_j)
+            r = -n_rows[j] * p.sf[j] / w[j]
+            r[-1] = 1
+            rows.append(r)
+            rhs.append(-so_far[j] * p.sf[j] / w[j])
+        c = np.zeros(nvar)
+        c[-1] = -1
+        res = linprog(c, A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds, method="highs")
+        assert res.status == 0, res.message
+        for j in unheld:
+            so_far[j] += -res.fun * w[j] / p.sf[j]
+        for j in unheld:
+            rows, rhs, bounds = bounds_rows()
+            res = linprog(np.concatenate([-n_rows[j][:-1], [0]]), A_ub=np.array(rows),
+                          b_ub=np.array(rhs), bounds=bounds[:-1] + [(0, 0)], method="highs")
+            assert res.status == 0, res.message
+            if -res.fun <= so_far[j] * (1 + 1e-6) + 1e-9:
+                held[j] = so_far[j]
+    return np.array([held[j] for j in range(m)])
+
+
 class LinprogTest(unittest.TestCase):
     def test_random_instances(self):
         rng = random.Random(17)
@@ -216,6 +282,63 @@ class LinprogTest(unittest.TestCase):
             self.assertAlmostEqual(obj, best, delta=1e-6 * max(1, best), msg=policy)
             self.assertGreaterEqual((coeff * x).sum(axis=1).min(), best - 1e-6 * max(1, best),
                                     policy)
+
+        # Water filling with entities (two, random weights; some jobs in none) against the
+        # independent implementation: every job's final normalised throughput.
+        entity = [self.rng.choice([None, "e0", "e1"]) for _ in jobs]
+        named = sorted({e for e in entity if e is not None})
+        if named:
+            entity_weight = {e: round(self.rng.uniform(0.5, 3), 3) for e in named}
+            ent_path = with_column(paths[0], "entity", [e or "" for e in entity])
+            out = subprocess.run(
+                [CLI, "gavel", "allocate", "--policy", "max_min_fairness_water_filling_perf",
+                 "--jobs", ent_path, "--cluster", paths[1], "--entity-weights",
+                 ",".join("%s=%r" % (e, entity_weight[e]) for e in named)],
+                capture_output=True, text=True, check=True)
+            x = np.array([float(line.split(",")[2])
+                          for line in out.stdout.splitlines()[1:-1]]).reshape(m, k)
+            p.check_feasible(self, x)
+            teq = (p.T * p.n[None, :] / p.n.sum()).sum(axis=1)
+            expect = water_filling(p, teq, entity, entity_weight)
+            got = (p.T * x).sum(axis=1) / teq
+            np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-7,
+                                       err_msg="water filling with entities")
+
+        # Deadlines (SLO rows) for max_throughput: some jobs must run at a random share of
+        # their best rate (above 1: unreachable); if linprog finds the rows infeasible, the
+        # command drops them all.
+        slo = [round(j["steps"] / (self.rng.uniform(0.1, 1.5) * max(j["tput"])), 1)
+               if self.rng.random() < 0.5 else None for j in jobs]
+        if any(v is not None for v in slo):
+            slo_path = with_column(paths[0], "slo_s", ["" if v is None else repr(v) for v in slo])
+            rows, rhs, bounds = p.base()
+            for j, v in enumerate(slo):
+                if v is not None:
+                    r = np.zeros(m * k)
+                    r[j * k:(j + 1) * k] = -p.T[j]
+                    rows.append(r)
+                    rhs.append(-p.steps[j] / v)
+            res = linprog(-p.T.ravel(), A_ub=np.array(rows), b_ub=np.array(rhs), bounds=bounds,
+                          method="highs")
+            dropped = res.status != 0
+            if dropped:
+                rows, rhs, bounds = p.base()
+                res = linprog(-p.T.ravel(), A_ub=np.array(rows), b_ub=np.array(rhs),
+                              bounds=bounds, method="highs")
+            out = subprocess.run([CLI, "gavel", "allocate", "--policy", "max_throughput",
+                                  "--jobs", slo_path, "--cluster", paths[1]],
+                                 capture_output=True, text=True, check=True)
+            last = out.stdout.splitlines()[-1]
+            self.assertTrue(last.endswith(" slos=dropped" if dropped else " slos=kept"), last)
+            obj = float(last.split()[1].split("=")[1])
+            self.assertAlmostEqual(obj, -res.fun, delta=1e-6 * max(1, -res.fun), msg="slo")
+            x = np.array([float(line.split(",")[2])
+                          for line in out.stdout.splitlines()[1:-1]]).reshape(m, k)
+            if not dropped:
+                for j, v in enumerate(slo):
+                    if v is not None:
+                        self.assertGreaterEqual((p.T[j] * x[j]).sum(),
+                                                p.steps[j] / v * (1 - 1e-6))
 
         # Packed max-min: pair variables count in both jobs' rows and once on their type.
         pairs = make_pairs(self.rng, types, jobs)
