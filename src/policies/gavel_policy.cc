@@ -57,6 +57,9 @@ class GavelPolicy final : public ClonablePolicy<GavelPolicy> {
     bool fill_idle = true;       // Zero-allocation jobs fill idle GPUs (all but FIFO).
     bool shuffle_types = false;  // Walk the types in a random order each round (agnostic).
     bool packed = false;         // The objective reads co-located pairs (AllocationProblem::pairs).
+    // Water filling: the job field whose values are the entities ("user" or "vc"), each of
+    // weight 1; empty = none (every job its own entity).
+    std::string entity;
   };
   GavelPolicy(std::unique_ptr<gavel::AllocationPolicy> allocator, Options options, uint64_t seed,
               std::unique_ptr<PlacementModule> placement)
@@ -262,6 +265,19 @@ class GavelPolicy final : public ClonablePolicy<GavelPolicy> {
     return spec.iterations > 0 && spec.iteration_time_s > 0 ? spec.iteration_time_s : 1.0;
   }
 
+  // The index of the job's entity (its user or VC, weight 1) in problem->entities, added in
+  // order of first appearance; -1 (its own) where the field is empty.
+  int EntityOf(const JobSpec& spec, gavel::AllocationProblem* problem) const {
+    const std::string& name = opt_.entity == "user" ? spec.user : spec.vc;
+    if (name.empty()) return -1;
+    std::vector<gavel::Entity>& entities = problem->entities;
+    for (size_t e = 0; e < entities.size(); ++e) {
+      if (entities[e].name == name) return static_cast<int>(e);
+    }
+    entities.push_back({name, 1.0});
+    return static_cast<int>(entities.size()) - 1;
+  }
+
   // Builds the problem from the view and stores each job's allocation. Jobs that fit on no
   // type (more GPUs than any one type has) get none: they stay pending.
   bool Solve(const ClusterView& view, Decisions* out) {
@@ -277,6 +293,7 @@ class GavelPolicy final : public ClonablePolicy<GavelPolicy> {
       gavel::AllocJob j;
       j.id = std::to_string(id);
       j.scale_factor = spec.gpus;
+      if (!opt_.entity.empty()) j.entity = EntityOf(spec, &problem);
       // The engine's remaining work (an oracle in the simulator); the solo runtime where the
       // engine knows none (the runtime without estimates).
       const double remaining = std::isnan(s.remaining_s) ? spec.SoloRuntime() : s.remaining_s;
@@ -542,7 +559,13 @@ Status RegisterGavel(Registries* r) {
        "rounds (Gavel's mechanism) or ideal (each job runs at its allocation's throughput)"},
       {"point", OptionSpec::Type::kString, "",
        "max_min_fairness*: which optimum, centre or vertex (default: the objective's own, "
-       "`schedkit gavel policies`)"}};
+       "`schedkit gavel policies`)"},
+      {"packing_threshold", OptionSpec::Type::kString, "",
+       "fifo_packed: least normalised pair throughput to pack (default: the objective's own, "
+       "1.5)"},
+      {"entity", OptionSpec::Type::kString, "",
+       "max_min_fairness_water_filling*: user or vc, the entities whose weight (1 each) their "
+       "jobs split (default: none, every job its own)"}};
   entry.factory = [](PolicyContext& ctx) -> Result<std::unique_ptr<Policy>> {
     if (!ctx.placement) return Status::InvalidArgument("gavel: no placement module");
     const std::string& objective = ctx.options.String("objective");
@@ -585,15 +608,32 @@ Status RegisterGavel(Registries* r) {
     opt.shuffle_types = opt.packed || objective == "max_min_fairness" ||
                         objective == "max_min_fairness_water_filling" ||
                         objective == "finish_time_fairness" || objective == "fifo";
+    opt.entity = ctx.options.String("entity");
+    if (!opt.entity.empty()) {
+      if (opt.entity != "user" && opt.entity != "vc") {
+        return Status::InvalidArgument("gavel: option entity='" + opt.entity +
+                                       "': expected user or vc");
+      }
+      if (!gavel::ReadsEntities(objective)) {
+        return Status::InvalidArgument("gavel: option 'entity' is for the water-filling "
+                                       "objectives, not '" + objective + "'");
+      }
+    }
     std::map<std::string, std::string> raw;  // The run's seed for the seeded ones (FIFO).
-    const std::string& point = ctx.options.String("point");
     for (const OptionSpec& o : alloc->options) {
       if (o.name == "seed") raw["seed"] = std::to_string(ctx.seed);
-      if (o.name == "point" && !point.empty()) raw["point"] = point;
     }
-    if (!point.empty() && !raw.count("point")) {
-      return Status::InvalidArgument("gavel: option 'point' is for the max_min_fairness "
-                                     "objectives, not '" + objective + "'");
+    // The objective's own options, passed on where set; refused where the objective has no
+    // such option (never silently ignored).
+    for (const char* name : {"point", "packing_threshold"}) {
+      const std::string& value = ctx.options.String(name);
+      if (value.empty()) continue;
+      if (std::none_of(alloc->options.begin(), alloc->options.end(),
+                       [&](const OptionSpec& o) { return o.name == name; })) {
+        return Status::InvalidArgument("gavel: option '" + std::string(name) +
+                                       "' is not an option of objective '" + objective + "'");
+      }
+      raw[name] = value;
     }
     Result<OptionValues> values = OptionValues::Parse(objective, alloc->options, raw);
     if (!values.ok()) return values.status();

@@ -2,6 +2,9 @@
 // completion times, worked out by hand.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <tuple>
+
 #include "schedkit/registry.h"
 #include "schedkit/run.h"
 #include "sim_test_util.h"
@@ -151,14 +154,15 @@ double Jct(const RunOutput& run, JobId id) {
 
 // Every job's JCT (in id order, ids 1, 2, ...) under `objective` in rounds of 100 s,
 // re-solving at every boundary with a change (resolve_s = 0), with PairTable.
+// `extra`: more options of the policy.
 std::vector<double> PackedJcts(std::vector<JobSpec> jobs, const ClusterSpec& cluster,
-                               const std::string& objective) {
+                               const std::string& objective,
+                               std::map<std::string, std::string> extra = {}) {
   const size_t n = jobs.size();
   Trace trace;
-  Result<RunOutput> run = RunWithTable(
-      std::move(jobs), cluster,
-      Request("gavel", {{"objective", objective}, {"round_s", "100"}, {"resolve_s", "0"}}),
-      PairTable(), &trace);
+  extra.insert({{"objective", objective}, {"round_s", "100"}, {"resolve_s", "0"}});
+  Result<RunOutput> run =
+      RunWithTable(std::move(jobs), cluster, Request("gavel", extra), PairTable(), &trace);
   EXPECT_TRUE(run.ok()) << objective << ": " << run.status().message();
   std::vector<double> jct;
   for (size_t i = 0; run.ok() && i < n; ++i) jct.push_back(Jct(*run, static_cast<JobId>(i + 1)));
@@ -257,6 +261,39 @@ TEST(GavelPolicy, PackedMakespanAndFifoCoLocateThePair) {
   EXPECT_NEAR(b, 270, 1e-6);
 }
 
+// packing_threshold reaches fifo_packed: the pair of PackedMakespanAndFifoCoLocateThePair's
+// a and b gains 0.9 + 0.9 = 1.8, packed above 1.5 (the default, or given) and 1.79 (a, b end at
+// 100 and 190, as there), not above 1.81 or 1.9: then b waits as under fifo_perf (90 and
+// 270). Other objectives refuse the option.
+TEST(GavelPolicy, PackingThresholdReachesFifoPacked) {
+  const std::vector<JobSpec> cc = {JobBuilder(1).Duration(90).Model("C").Speed("fast", 1).Build(),
+                                   JobBuilder(2).Duration(180).Model("C").Speed("fast", 1).Build()};
+  for (const auto& [threshold, a, b] : std::vector<std::tuple<std::string, double, double>>{
+           {"1.5", 100, 190}, {"1.79", 100, 190}, {"1.81", 90, 270}, {"1.9", 90, 270}}) {
+    const std::vector<double> jct =
+        PackedJcts(cc, FastSlow(), "fifo_packed", {{"packing_threshold", threshold}});
+    ASSERT_EQ(jct.size(), 2u);
+    EXPECT_NEAR(jct[0], a, 1e-6) << threshold;
+    EXPECT_NEAR(jct[1], b, 1e-6) << threshold;
+  }
+  for (const char* objective : {"max_min_fairness_perf", "fifo_perf", "gandiva"}) {
+    Result<std::unique_ptr<Policy>> policy = MakePolicy(
+        Request("gavel", {{"objective", objective}, {"packing_threshold", "1.5"}}));
+    ASSERT_FALSE(policy.ok()) << objective;
+    EXPECT_EQ(policy.status().message(),
+              std::string("gavel: option 'packing_threshold' is not an option of objective '") +
+                  objective + "'");
+  }
+  // A bad value is refused by fifo_packed's own option.
+  EXPECT_FALSE(MakePolicy(Request("gavel", {{"objective", "fifo_packed"},
+                                            {"packing_threshold", "-1"}}))
+                   .ok());
+  EXPECT_FALSE(MakePolicy(Request("gavel", {{"objective", "fifo_packed"},
+                                            {"packing_threshold", "lots"}}))
+                   .ok());
+  EXPECT_FALSE(MakePolicy(Request("gavel", {{"objective", "fifo"}, {"point", "vertex"}})).ok());
+}
+
 // Gandiva keeps its pairs between re-solves: one fast GPU; a (360 s) and b (450 s), both C,
 // at 0; c (100 s, C) at 150. Rounds of 100 s, resolve_s = 0.
 //   t=0    2 GPUs asked > 1: the one draw pairs a and b (x = 1); they run at rate 0.9.
@@ -281,6 +318,44 @@ TEST(GavelPolicy, GandivaKeepsItsPairsBetweenResolves) {
   EXPECT_NEAR(jct[0], 500, 1e-6);
   EXPECT_NEAR(jct[1], 590, 1e-6);
   EXPECT_NEAR(jct[2], 150, 1e-6);
+}
+
+// entity=user: one GPU; a and b (user u1) and c (u2), 100 s of work each at speed 1, all at
+// 0, ideal mode (each job runs at its allocation's throughput). Teq = 1, so shares are R / w:
+// u1's weight 1 is split, w_a = w_b = 1/2, w_c = 1; the level t = 2 R_a = 2 R_b = R_c with
+// R_a + R_b + R_c = 1 gives R_a = R_b = 1/4, R_c = 1/2. c ends at 200, when a and b have 50
+// s done; then u1's weight goes to them alone: 1/2 each, 100 s more: 300. Without entities
+// (every job its own) each gets 1/3: all end at 300.
+TEST(GavelPolicy, WaterFillingSplitsAUsersWeightAmongItsJobs) {
+  ClusterSpec one;
+  one.source = "one";
+  one.nodes = {NodeSpec{0, 1, 0, 0, "fast"}};
+  const std::vector<JobSpec> jobs = {
+      JobBuilder(1).Duration(100).Speed("fast", 1).User("u1").Vc("v").Build(),
+      JobBuilder(2).Duration(100).Speed("fast", 1).User("u1").Vc("v").Build(),
+      JobBuilder(3).Duration(100).Speed("fast", 1).User("u2").Vc("v").Build()};
+  const std::map<std::string, std::string> base = {
+      {"objective", "max_min_fairness_water_filling_perf"}, {"mode", "ideal"}};
+  auto with = [&](std::map<std::string, std::string> extra) {
+    extra.insert(base.begin(), base.end());
+    return RunScenario(jobs, one, Request("gavel", extra));
+  };
+  auto r = with({{"entity", "user"}});
+  EXPECT_NEAR(r.Jct(1), 300, 1e-6);
+  EXPECT_NEAR(r.Jct(2), 300, 1e-6);
+  EXPECT_NEAR(r.Jct(3), 200, 1e-6);
+  for (const auto& options : std::vector<std::map<std::string, std::string>>{
+           {}, {{"entity", "vc"}}}) {  // One VC: one entity of all three, equal shares.
+    r = with(options);
+    for (JobId id : {1, 2, 3}) EXPECT_NEAR(r.Jct(id), 300, 1e-6) << id;
+  }
+  // Only the water-filling objectives read entities; user and vc are the fields.
+  EXPECT_FALSE(MakePolicy(Request("gavel", {{"objective", "max_min_fairness_perf"},
+                                            {"entity", "user"}}))
+                   .ok());
+  EXPECT_FALSE(MakePolicy(Request("gavel", {{"objective", "max_min_fairness_water_filling"},
+                                            {"entity", "team"}}))
+                   .ok());
 }
 
 // A packed objective needs the run's table: the run fails naming it.
