@@ -3,7 +3,7 @@
 // the command line live in docs/performance.md and docs/gavel.md.
 //
 //   schedkit_gavel_bench [--jobs 100,1000,2000,10000] [--policy NAME]... [--seed N]
-//                        [--throughputs table|distinct]
+//                        [--throughputs table|distinct] [--pairs none|all]
 //
 // Instances (seeded): GPUs per type max(36, jobs / 12) (36 each is Gavel's 108-GPU cluster;
 // larger sizes keep about four active jobs per GPU, a loaded cluster). Scale factors
@@ -12,6 +12,10 @@
 // job is one of 26 job types, each with one row per scale factor (rows drawn once), so jobs
 // repeat rows; `distinct`: every job draws its own row (the LPs' worst case). Steps 1e3-1e6
 // and time since arrival 0-1e5 s per job. allox runs on the same jobs made single-GPU.
+// `--pairs all`: the policies that read pairs (the _packed ones, gandiva) also get every two
+// jobs of equal scale factor as a pair on every type, each job co-located at U(0.3, 0.9) of
+// its throughput there (drawn from seed + 1, so the jobs stay the same), as the simulated
+// policy lists every candidate pair.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -70,6 +74,22 @@ double CpuSeconds() {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+void AddAllPairs(uint64_t seed, gv::AllocationProblem* p) {
+  schedkit::PortableRng rng(seed);
+  const int m = static_cast<int>(p->jobs.size());
+  for (int a = 0; a < m; ++a) {
+    for (int b = a + 1; b < m; ++b) {
+      if (p->jobs[a].scale_factor != p->jobs[b].scale_factor) continue;
+      for (int k = 0; k < static_cast<int>(p->types.size()); ++k) {
+        if (!p->Runs(a, k) || !p->Runs(b, k)) continue;
+        const double ta = p->jobs[a].throughput[k] * rng.Uniform(0.3, 0.9);
+        const double tb = p->jobs[b].throughput[k] * rng.Uniform(0.3, 0.9);
+        p->pairs.push_back({a, b, k, ta, tb});
+      }
+    }
+  }
+}
+
 std::vector<int> ParseList(const char* text) {
   std::vector<int> out;
   std::stringstream ss(text);
@@ -84,16 +104,20 @@ int main(int argc, char** argv) {
   std::vector<std::string> policies;
   uint64_t seed = 1;
   bool table = true;
+  bool pairs = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--jobs") == 0) sizes = ParseList(argv[i + 1]);
     else if (std::strcmp(argv[i], "--policy") == 0) policies.push_back(argv[i + 1]);
     else if (std::strcmp(argv[i], "--seed") == 0) seed = std::strtoull(argv[i + 1], nullptr, 10);
     else if (std::strcmp(argv[i], "--throughputs") == 0) table = std::strcmp(argv[i + 1], "distinct") != 0;
+    else if (std::strcmp(argv[i], "--pairs") == 0) pairs = std::strcmp(argv[i + 1], "all") == 0;
   }
   if (policies.empty()) {
     for (const auto& e : gv::BuiltinAllocationPolicies().entries()) policies.push_back(e.name);
   }
-  std::printf("throughputs: %s\n", table ? "table (26 job types x 4 scale factors)" : "distinct");
+  std::printf("throughputs: %s, pairs: %s\n",
+              table ? "table (26 job types x 4 scale factors)" : "distinct",
+              pairs ? "all (to the policies that read them)" : "none");
   std::printf("%-26s %7s %6s %8s %8s %9s %14s\n", "policy", "jobs", "gpus", "wall_s", "cpu_s",
               "lp_solves", "objective");
   for (int jobs : sizes) {
@@ -101,10 +125,14 @@ int main(int argc, char** argv) {
     // AlloX takes single-GPU jobs only: it runs on the same jobs with scale factor 1.
     gv::AllocationProblem single = p;
     for (gv::AllocJob& job : single.jobs) job.scale_factor = 1;
+    gv::AllocationProblem paired = p;
+    if (pairs) AddAllPairs(seed + 1, &paired);
     for (const std::string& policy : policies) {
       const auto start = std::chrono::steady_clock::now();
       const double cpu_start = CpuSeconds();
-      auto a = gv::Allocate(policy, policy == "allox" ? single : p);
+      auto a = gv::Allocate(policy, policy == "allox"          ? single
+                                    : gv::ReadsPairs(policy) ? paired
+                                                             : p);
       const double cpu = CpuSeconds() - cpu_start;
       const double s =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -114,6 +142,7 @@ int main(int argc, char** argv) {
       }
       std::printf("%-26s %7d %6d %8.3f %8.3f %9d %14.6g\n", policy.c_str(), jobs,
                   p.total_gpus(), s, cpu, a->lp_solves, a->objective);
+      if (pairs && gv::ReadsPairs(policy)) std::printf("  (%zu pairs)\n", paired.pairs.size());
       std::fflush(stdout);
     }
   }

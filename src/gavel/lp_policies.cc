@@ -394,7 +394,10 @@ class WaterFilling : public AllocationPolicy {
     if (problem.jobs.empty()) return Empty(problem);
     const AllocationProblem p = perf_ ? problem : Agnostic(problem);
     const std::vector<double> teq = EqualSplitThroughputs(p);
-    const std::vector<std::vector<int>> class_members = packed_ ? Singletons(p) : Classes(p, false);
+    // Without pairs the packed variant is the unpacked one, solved over classes (a probe per
+    // class, not per job).
+    const bool packed = packed_ && !p.pairs.empty();
+    const std::vector<std::vector<int>> class_members = packed ? Singletons(p) : Classes(p, false);
     const int classes = static_cast<int>(class_members.size());
     std::vector<double> level(classes, -1);  // -1: not held yet.
     std::vector<double> weight(classes, 0.0), offset(classes, 0.0);
@@ -403,7 +406,7 @@ class WaterFilling : public AllocationPolicy {
     int t = -1;
     std::vector<int> a_row(classes), b_row(classes);
     auto build = [&] {
-      base = std::make_unique<BaseLp>(p, /*progress=*/false, [](int, int) { return 0.0; }, packed_);
+      base = std::make_unique<BaseLp>(p, /*progress=*/false, [](int, int) { return 0.0; }, packed);
       t = base->lp.AddVariable(0, kLpInfinity, -1);
       for (int c = 0; c < classes; ++c) {
         const int j = base->classes[c][0];
@@ -440,12 +443,12 @@ class WaterFilling : public AllocationPolicy {
       std::vector<int> at_level;
       int lowest = -1;
       double lowest_reach = kLpInfinity;
-      for (int c = 0; c < classes; ++c) {
-        if (level[c] >= 0) continue;
+      // `slack`: the others' bounds are that much (relative) below the level.
+      auto probe = [&](int c, double slack) {
         for (int o = 0; o < classes; ++o) {
           if (level[o] >= 0 || o == c) continue;
           lp.SetRowBounds(a_row[o], -kLpInfinity, kLpInfinity);
-          lp.SetRowBounds(b_row[o], t_level + offset[o], kLpInfinity);
+          lp.SetRowBounds(b_row[o], (t_level + offset[o]) * (1 - slack), kLpInfinity);
         }
         const Result<double> reach = solve();
         for (int o = 0; o < classes; ++o) {
@@ -453,6 +456,14 @@ class WaterFilling : public AllocationPolicy {
           lp.SetRowBounds(a_row[o], offset[o], kLpInfinity);
           lp.SetRowBounds(b_row[o], -kLpInfinity, kLpInfinity);
         }
+        return reach;
+      };
+      for (int c = 0; c < classes; ++c) {
+        if (level[c] >= 0) continue;
+        Result<double> reach = probe(c, 0);
+        // The level is the solver's, within its tolerance: where the others cannot all be
+        // held at it exactly, they are held a hair below, as held classes are.
+        if (!reach.ok()) reach = probe(c, kLevelTolerance);
         if (!reach.ok()) return reach.status();
         if (*reach <= t_level + kLevelTolerance * std::max(1.0, t_level)) at_level.push_back(c);
         if (*reach < lowest_reach) lowest_reach = *reach, lowest = c;

@@ -290,14 +290,17 @@ TEST(GavelWaterFilling, PackedRaisesWhomThePairDoesNotHold) {
   EXPECT_EQ(a.lp_solves, 6);
   // Max-min fairness stops at the first level: c only needs 0.8 of h there.
   EXPECT_NEAR(Solve("max_min_fairness_packed", p).objective, 1.6, 1e-9);
-  // Without the pair it is water filling: a and b split g (share 1), c raised to 2.
+  // Without the pair it is water filling, solved the same way (a and b, alike, one class):
+  // a and b split g (share 1), c raised to 2; 1 + 2 probes, then 1 + 1.
   AllocationProblem none = p;
   none.pairs.clear();
   const Allocation w = Solve("max_min_fairness_water_filling_packed", none);
   EXPECT_NEAR(w.objective, 1, 1e-9);
   EXPECT_NEAR(w.x[2][1], 1, 1e-6);
+  EXPECT_EQ(w.lp_solves, 5);
   const Allocation plain = Solve("max_min_fairness_water_filling_perf", none);
-  EXPECT_NEAR(plain.objective, w.objective, 1e-9);
+  EXPECT_EQ(plain.objective, w.objective);
+  EXPECT_EQ(plain.x, w.x);
 }
 
 TEST(GavelMaxMin, PackedCoLocatesAPairThatGainsFromIt) {
