@@ -192,22 +192,21 @@ def with_column(jobs_path, name, values):
     return out
 
 
-def water_filling(p, teq, entity, entity_weight):
+def water_filling(p, teq, entity, entity_weight, pairs=()):
     """Gavel's water filling written independently: per level, max c s.t. every unheld job's
-    (sf_j / w_j) (n_j - so_far_j) >= c, n_j = R_j / Teq_j, held jobs keep their n_j, unheld
-    ones at least so_far_j; w_j = W_e w_j / (summed w of e's unheld jobs), or the job's own w
-    without an entity; then a job is held when it cannot exceed so_far_j (times 1 + 1e-6)
-    with every other job at its bound. Returns each job's final n_j."""
-    m, k = p.m, p.k
+    (sf_j / w_j) (n_j - so_far_j) >= c, n_j = R_j / Teq_j (R_j packed with `pairs`), held
+    jobs keep their n_j, unheld ones at least so_far_j; w_j = W_e w_j / (summed w of e's
+    unheld jobs), or the job's own w without an entity; then a job is held when it cannot
+    exceed so_far_j (times 1 + 1e-6) with every other job at its bound. Returns each job's
+    final n_j."""
+    m = p.m
     held = {}
     so_far = np.zeros(m)
-    nvar = m * k + 1
-    n_rows = np.zeros((m, nvar))
-    for j in range(m):
-        n_rows[j, j * k:(j + 1) * k] = p.T[j] / teq[j]
+    n_rows = packed_rates(p, pairs, 1) / teq[:, None]
+    nvar = n_rows.shape[1]
 
     def bounds_rows(skip=None):
-        rows, rhs, bounds = p.base(1)
+        rows, rhs, bounds = p.base(1, pairs)
         for j in range(m):
             if j != skip:
                 rows.append(-n_rows[j])
@@ -370,6 +369,14 @@ class LinprogTest(unittest.TestCase):
         self.assertGreaterEqual(obj, Problem(types, jobs).max_min(
             p.T * scale[:, None]) - 1e-7)  # Packing never loses.
         self.check_packed(p, pairs, paths, pairs_path)
+        # Packed water filling (no entities) against the independent one over packed R_j.
+        x, pair_x, _ = allocate("max_min_fairness_water_filling_packed", *paths, m, k, pairs_path,
+                                len(pairs))
+        p.check_feasible(self, x)
+        got = packed_rates(p, pairs) @ np.concatenate([x.ravel(), pair_x]) / teq
+        expect = water_filling(p, teq, [None] * m, {}, pairs)
+        np.testing.assert_allclose(got, expect, rtol=1e-5, atol=1e-7,
+                                   err_msg="packed water filling")
 
         # Max total throughput and throughput per dollar.
         for policy, gain in (("max_throughput", p.T), ("min_cost", p.T / p.cost[None, :])):
