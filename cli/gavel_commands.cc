@@ -74,8 +74,12 @@ int Allocate(const GavelArgs& a) {
 }
 
 int ListPolicies() {
+  int width = 0;  // Names in one column.
   for (const auto& e : gavel::BuiltinAllocationPolicies().entries()) {
-    std::printf("%-26s %s\n", e.name.c_str(), e.description.c_str());
+    width = std::max(width, static_cast<int>(e.name.size()));
+  }
+  for (const auto& e : gavel::BuiltinAllocationPolicies().entries()) {
+    std::printf("%-*s %s\n", width, e.name.c_str(), e.description.c_str());
   }
   return 0;
 }
