@@ -99,7 +99,8 @@ void AddGavelCommands(CLI::App& app, std::vector<Subcommand>& out) {
   allocate->add_option("--pairs", args->pairs,
                        "co-located pair throughputs CSV (the _packed policies, gandiva)");
   allocate->add_option("--entity-weights", args->entity_weights,
-                       "weights of the jobs file's entities, name=weight,... (water filling)");
+                       "weights of the jobs file's entities, name=weight[:fifo],... "
+                       "(water filling)");
   allocate->add_option("--opt", args->opts, "policy option key=value, repeatable");
   out.push_back({allocate, [args] { return Allocate(*args); }});
   CLI::App* policies = gavel->add_subcommand("policies", "List the allocation policies");

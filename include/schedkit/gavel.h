@@ -35,6 +35,10 @@ struct GpuType {
 struct Entity {
   std::string name;
   double weight = 1;  // > 0.
+  // Gavel's `fifo` reweighting: the entity's whole weight goes to its first job (in the
+  // problem's order) not yet held, the others wait with none. false: `fairness`, the weight
+  // split among all its jobs not yet held in proportion to their own weights.
+  bool fifo = false;
 };
 
 struct AllocJob {
@@ -161,8 +165,8 @@ Result<Allocation> Allocate(const std::string& name, const AllocationProblem& pr
 Result<AllocationProblem> LoadAllocationProblem(const std::string& jobs_path,
                                                 const std::string& cluster_path,
                                                 const std::vector<Entity>& entities = {});
-// Parses entity weights written `name=weight,name=weight` (`--entity-weights`). Errors name
-// the entry.
+// Parses entity weights written `name=weight,name=weight` (`--entity-weights`), an entry
+// ending in `:fifo` for Gavel's fifo reweighting (Entity::fifo). Errors name the entry.
 Result<std::vector<Entity>> ParseEntityWeights(const std::string& text);
 // Adds the pairs of a CSV with columns job_a, job_b, type, throughput_a, throughput_b (one
 // line per pair and type; jobs and types named as in `problem`). Errors name file, line, field.

@@ -29,17 +29,19 @@ constexpr double kMaxMakespan = 1e15;
 // workload drawn from Gavel's table (83 (job type, scale factor) pairs) has at most 83
 // classes at any size.
 // Jobs of different entities, or with different deadline floors (steps_left / slo_s), are
-// told apart too.
+// told apart too, and every job of an entity with fifo reweighting (its jobs are weighed in
+// turn) is a class of its own.
 std::vector<std::vector<int>> Classes(const AllocationProblem& p, bool progress) {
   using Key =
-      std::tuple<int, double, std::vector<double>, double, double, double, int, double>;
+      std::tuple<int, double, std::vector<double>, double, double, double, int, double, int>;
   std::map<Key, int> index;
   std::vector<std::vector<int>> classes;
   for (int j = 0; j < static_cast<int>(p.jobs.size()); ++j) {
     const AllocJob& job = p.jobs[j];
     Key key{job.scale_factor, job.weight, job.throughput, progress ? job.steps_left : 0,
             progress ? job.time_since_arrival : 0, progress ? job.isolated_time : 0,
-            job.entity, job.slo_s > 0 ? job.steps_left / job.slo_s : 0};
+            job.entity, job.slo_s > 0 ? job.steps_left / job.slo_s : 0,
+            job.entity >= 0 && p.entities[job.entity].fifo ? j : -1};
     auto [it, fresh] = index.emplace(std::move(key), static_cast<int>(classes.size()));
     if (fresh) classes.emplace_back();
     classes[it->second].push_back(j);
@@ -350,21 +352,30 @@ class MaxMinFairness : public AllocationPolicy {
 // A probe that reaches this far above the level is not held at it.
 constexpr double kLevelTolerance = 1e-7;
 
-// Each unheld class's weight at a level (Gavel's "fairness" reweighting of entities): a job
-// of entity e gets W_e w_j / (the summed w of e's jobs not yet held), a job of no entity its
-// own w_j. Held classes (level >= 0) keep the weight they had.
+// Each unheld class's weight at a level (Gavel's reweighting of entities): a job of entity e
+// gets W_e w_j / (the summed w of e's jobs not yet held) (`fairness`), or, if e is fifo, W_e
+// for e's first job not yet held and 0 for its others; a job of no entity its own w_j. Held
+// classes (level >= 0) keep the weight they had.
 void LevelWeights(const AllocationProblem& p, const std::vector<std::vector<int>>& classes,
                   const std::vector<double>& level, std::vector<double>* weight) {
   std::vector<double> unheld(p.entities.size(), 0.0);
+  std::vector<int> first(p.entities.size(), -1);  // Fifo: the class that gets the weight.
   for (size_t c = 0; c < classes.size(); ++c) {
     const AllocJob& job = p.jobs[classes[c][0]];
-    if (level[c] < 0 && job.entity >= 0) unheld[job.entity] += classes[c].size() * job.weight;
+    if (level[c] >= 0 || job.entity < 0) continue;
+    unheld[job.entity] += classes[c].size() * job.weight;
+    if (first[job.entity] < 0) first[job.entity] = static_cast<int>(c);
   }
   for (size_t c = 0; c < classes.size(); ++c) {
     if (level[c] >= 0) continue;
     const AllocJob& job = p.jobs[classes[c][0]];
-    (*weight)[c] = job.entity < 0 ? job.weight
-                                  : p.entities[job.entity].weight * job.weight / unheld[job.entity];
+    if (job.entity < 0) {
+      (*weight)[c] = job.weight;
+    } else if (const Entity& e = p.entities[job.entity]; e.fifo) {
+      (*weight)[c] = first[job.entity] == static_cast<int>(c) ? e.weight : 0.0;
+    } else {
+      (*weight)[c] = e.weight * job.weight / unheld[job.entity];
+    }
   }
 }
 
@@ -388,8 +399,11 @@ class WaterFilling : public AllocationPolicy {
   // other classes, whose share then counts in new units (share x old weight / new weight);
   // offset_c = (the class's level in the new units) - t_level keeps what it already has, so
   // that the next level raises every unheld class by the same amount of its own share (as
-  // Gavel's incremental objective). The LP is rebuilt with the new coefficients. Without
-  // entities no weight moves and every offset stays 0.
+  // Gavel's incremental objective). The LP is rebuilt with the new coefficients. A job of a
+  // fifo entity waiting with weight 0 is out of the objective and the probes, its rows free
+  // (Gavel: no term, a lower bound of what it has so far, 0); when its turn comes its offset
+  // is -t_level (0 so far in Gavel's increments). Without entities no weight moves and every
+  // offset stays 0.
   Result<Allocation> Allocate(const AllocationProblem& problem) const override {
     if (problem.jobs.empty()) return Empty(problem);
     const AllocationProblem p = perf_ ? problem : Agnostic(problem);
@@ -410,7 +424,9 @@ class WaterFilling : public AllocationPolicy {
       t = base->lp.AddVariable(0, kLpInfinity, -1);
       for (int c = 0; c < classes; ++c) {
         const int j = base->classes[c][0];
-        std::vector<LpTerm> share = base->RateTerms(c, ShareScale(p, teq, j, weight[c]));
+        // A class waiting with weight 0 (fifo) has its rows free until it gets its entity's.
+        const double w = weight[c] > 0 ? weight[c] : p.entities[p.jobs[j].entity].weight;
+        std::vector<LpTerm> share = base->RateTerms(c, ShareScale(p, teq, j, w));
         b_row[c] = base->lp.rows();
         base->lp.AddRow(share, -kLpInfinity, kLpInfinity);
         share.push_back({t, -1.0});
@@ -428,9 +444,10 @@ class WaterFilling : public AllocationPolicy {
     };
     for (int held = 0; held < classes;) {
       LinearProgram& lp = base->lp;
-      // The next level, with every unheld class against t.
+      // The next level, with every unheld class against t (but those waiting with weight 0).
+      auto active = [&](int c) { return level[c] < 0 && weight[c] > 0; };
       for (int c = 0; c < classes; ++c) {
-        lp.SetRowBounds(a_row[c], level[c] < 0 ? offset[c] : -kLpInfinity, kLpInfinity);
+        lp.SetRowBounds(a_row[c], active(c) ? offset[c] : -kLpInfinity, kLpInfinity);
         lp.SetRowBounds(b_row[c], level[c] < 0 ? -kLpInfinity : level[c], kLpInfinity);
       }
       const Result<double> next = solve();
@@ -446,20 +463,20 @@ class WaterFilling : public AllocationPolicy {
       // `slack`: the others' bounds are that much (relative) below the level.
       auto probe = [&](int c, double slack) {
         for (int o = 0; o < classes; ++o) {
-          if (level[o] >= 0 || o == c) continue;
+          if (!active(o) || o == c) continue;
           lp.SetRowBounds(a_row[o], -kLpInfinity, kLpInfinity);
           lp.SetRowBounds(b_row[o], (t_level + offset[o]) * (1 - slack), kLpInfinity);
         }
         const Result<double> reach = solve();
         for (int o = 0; o < classes; ++o) {
-          if (level[o] >= 0 || o == c) continue;
+          if (!active(o) || o == c) continue;
           lp.SetRowBounds(a_row[o], offset[o], kLpInfinity);
           lp.SetRowBounds(b_row[o], -kLpInfinity, kLpInfinity);
         }
         return reach;
       };
       for (int c = 0; c < classes; ++c) {
-        if (level[c] >= 0) continue;
+        if (!active(c)) continue;
         Result<double> reach = probe(c, 0);
         // The level is the solver's, within its tolerance: where the others cannot all be
         // held at it exactly, they are held a hair below, as held classes are.
@@ -477,7 +494,7 @@ class WaterFilling : public AllocationPolicy {
       LevelWeights(p, class_members, level, &weight);
       bool moved = false;
       for (int c = 0; c < classes; ++c) {
-        if (level[c] >= 0 || weight[c] == before[c]) continue;
+        if (level[c] >= 0 || weight[c] == before[c] || weight[c] == 0) continue;
         offset[c] = (t_level + offset[c]) * (before[c] / weight[c]) - t_level;
         moved = true;
       }

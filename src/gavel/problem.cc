@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <limits>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 
@@ -187,11 +188,16 @@ Result<std::vector<Entity>> ParseEntityWeights(const std::string& text) {
     const size_t eq = item.find('=');
     const std::string where = "entity weights: " + Quoted(item);
     if (eq == std::string::npos || eq == 0) {
-      return Status::InvalidArgument(where + ": expected name=weight");
+      return Status::InvalidArgument(where + ": expected name=weight or name=weight:fifo");
     }
     Entity e{item.substr(0, eq), 0};
     char* rest = nullptr;
-    const std::string value = item.substr(eq + 1);
+    std::string value = item.substr(eq + 1);
+    constexpr std::string_view kFifo = ":fifo";
+    if (value.size() > kFifo.size() && value.substr(value.size() - kFifo.size()) == kFifo) {
+      e.fifo = true;
+      value.resize(value.size() - kFifo.size());
+    }
     e.weight = std::strtod(value.c_str(), &rest);
     if (value.empty() || *rest != '\0' || !std::isfinite(e.weight) || e.weight <= 0) {
       return Status::InvalidArgument(where + ": the weight must be a number > 0");

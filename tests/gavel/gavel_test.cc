@@ -250,6 +250,47 @@ TEST(GavelWaterFilling, AnEntitysWeightIsSplitAmongItsJobsNotYetHeld) {
   }
 }
 
+TEST(GavelWaterFilling, AFifoEntityWeighsItsJobsInTurn) {
+  // One GPU g and a second type h that no job can use; a1, a2 (entity A, fifo, weight 1) and
+  // b (entity B, weight 1), 1 step/s each on g: Teq = 1/2, shares 2 R / w.
+  // Level 1: a1 has A's whole weight, a2 none (out of the objective): t = 2 R_a1 = 2 R_b
+  // with R_a1 + R_b <= 1: t = 1, a1 and b 1/2 each, a2 nothing. Probes: neither a1 nor b can
+  // exceed 1 with the other at it: both held. Level 2: a2's turn (weight 1, nothing so far:
+  // row 2 R_a2 - t >= -1): g is full (a1, b held at 1/2 each, 1e-7 below), so a2 gets no
+  // more than the hair: held. Under fairness A's weight is split: a1, a2 1/4, b 1/2.
+  AllocationProblem p = ProblemBuilder()
+                            .Type("g", 1)
+                            .Type("h", 1)
+                            .Job("a1", {1, 0})
+                            .Job("a2", {1, 0})
+                            .Job("b", {1, 0})
+                            .Get();
+  p.entities = {{"A", 1, /*fifo=*/true}, {"B", 1}};
+  p.jobs[0].entity = p.jobs[1].entity = 0;
+  p.jobs[2].entity = 1;
+  Allocation a = Solve("max_min_fairness_water_filling_perf", p);
+  EXPECT_NEAR(a.objective, 1, 1e-9);
+  EXPECT_NEAR(a.x[0][0], 0.5, 1e-6);
+  EXPECT_NEAR(a.x[1][0], 0, 1e-6);
+  EXPECT_NEAR(a.x[2][0], 0.5, 1e-6);
+  // Level 1: 1 + 2 probes (a1, b); level 2: 1 + 1 (a2).
+  EXPECT_EQ(a.lp_solves, 5);
+  p.entities[0].fifo = false;
+  a = Solve("max_min_fairness_water_filling_perf", p);
+  EXPECT_NEAR(a.x[0][0], 0.25, 1e-6);
+  EXPECT_NEAR(a.x[1][0], 0.25, 1e-6);
+  EXPECT_NEAR(a.x[2][0], 0.5, 1e-6);
+  // The command's form: name=weight:fifo.
+  Result<std::vector<Entity>> e = ParseEntityWeights("A=2:fifo,B=0.5");
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  ASSERT_EQ(e->size(), 2u);
+  EXPECT_TRUE((*e)[0].fifo);
+  EXPECT_EQ((*e)[0].weight, 2);
+  EXPECT_FALSE((*e)[1].fifo);
+  EXPECT_FALSE(ParseEntityWeights("A=:fifo").ok());
+  EXPECT_FALSE(ParseEntityWeights("A=1:lifo").ok());
+}
+
 TEST(GavelWaterFilling, EntitiesAreReadByWaterFillingOnly) {
   const AllocationProblem p = TwoEntities();
   Result<Allocation> a = Allocate("max_min_fairness_perf", p);
