@@ -347,6 +347,7 @@ TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
   EXPECT_EQ(j.max_gpus, 0);  // Rigid, as every job was before elastic jobs.
   EXPECT_EQ(j.gpu_milli, kMilliPerGpu);  // Whole GPUs, as every job was before GPU shares.
   EXPECT_EQ(j.grown_gpu_s, 0);  // Never grown.
+  EXPECT_TRUE(j.type_speeds.empty());  // The same speed on every type, as before GPU types.
   EXPECT_EQ(j.time_limit_s, 0);
   JobRecord again = j;
   again.group = 3;
