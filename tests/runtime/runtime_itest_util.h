@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -208,6 +209,15 @@ inline void ExpectInvalidSubmits(Server& server, const std::vector<BadSubmit>& c
     EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.message;
     EXPECT_NE(s.error_message().find(c.message), std::string::npos) << s.error_message();
   }
+}
+
+// `schedkit submit --state-dir STATE ARGS` fails, printing one line that holds `message`.
+inline void ExpectCliSubmitRefused(const std::string& state, const std::string& args,
+                                   const std::string& message) {
+  auto [rc, out] = RunCli("submit --state-dir '" + state + "' " + args);
+  EXPECT_NE(rc, 0) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find(message), std::string::npos) << out;
 }
 
 }  // namespace schedkit::runtime::testing

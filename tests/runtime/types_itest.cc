@@ -4,7 +4,6 @@
 // for, the placement keeps a job within the fastest type it fits on, the job sees its type
 // in SCHEDKIT_GPU_TYPE, and its progress is booked at its speed there (StartRate, the
 // simulator's rule). Real `schedkit serve`, real processes, the real CLI.
-#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -172,12 +171,8 @@ TEST(RuntimeTypes, BadTypeSpeedsAreRefusedWithOneLineNamingTheField) {
   const std::string dir = FreshDir("typesbad");
   const std::string state = dir + "/state";
   Server server(state, {"--gpus", "2"});
-  auto [rc, out] = RunCli("submit --state-dir '" + state + "' --type-speeds 'k80=-1' -- true");
-  EXPECT_NE(rc, 0);
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
-  EXPECT_NE(out.find("--type-speeds 'k80=-1': gives GPU type 'k80' a speed that is not > 0"),
-            std::string::npos)
-      << out;
+  ExpectCliSubmitRefused(state, "--type-speeds 'k80=-1' -- true",
+                         "--type-speeds 'k80=-1': gives GPU type 'k80' a speed that is not > 0");
   auto speed = [](std::string type, double v) {
     return [type, v](pb::SubmitRequest* r) {
       pb::TypeSpeed* s = r->add_type_speeds();
