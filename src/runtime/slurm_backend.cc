@@ -133,9 +133,7 @@ class SlurmBackend final : public Backend {
                                                   PlacementGpuTypes(placement, cluster_))) {
         const size_t eq = var.find('=');
         const std::string name = var.substr(0, eq);
-        if (name == "SCHEDKIT_TIME_LEFT_S" || name == "SCHEDKIT_GPU_TYPE") {
-          // Read at each run: a requeued job may resume with less time, on another type.
-          const char* file = name == "SCHEDKIT_GPU_TYPE" ? "/gpu_type" : "/time_left_s";
+        if (const char* file = RunFileOf(name)) {
           out << "export " << name << "=\"$(cat " << ShellQuote(dir + file)
               << " 2>/dev/null)\"\n";
         } else {
@@ -250,6 +248,15 @@ class SlurmBackend final : public Backend {
     return std::to_string(std::max(1L, static_cast<long>(std::ceil(left / 60))));
   }
 
+  // The variables job.sh reads at each run from a file that every start writes (a requeued
+  // job may resume with less time left, on another GPU type): that file, in the job's
+  // directory; null for the others, which are fixed at submission.
+  static const char* RunFileOf(const std::string& var) {
+    if (var == "SCHEDKIT_TIME_LEFT_S") return "/time_left_s";
+    if (var == "SCHEDKIT_GPU_TYPE") return "/gpu_type";
+    return nullptr;
+  }
+
   // jobs/<id>/time_left_s and jobs/<id>/gpu_type: SCHEDKIT_TIME_LEFT_S and
   // SCHEDKIT_GPU_TYPE of the run about to start on `placement` (job.sh reads them).
   Status WriteRunFiles(const JobRecord& job, const Placement& placement) {
@@ -257,9 +264,9 @@ class SlurmBackend final : public Backend {
     for (const std::string& var : AllocationEnv(options_.state_dir, job, 0,
                                                 PlacementGpuTypes(placement, cluster_))) {
       const size_t eq = var.find('=');
-      const std::string name = var.substr(0, eq);
-      if (name != "SCHEDKIT_TIME_LEFT_S" && name != "SCHEDKIT_GPU_TYPE") continue;
-      const std::string path = dir + (name == "SCHEDKIT_GPU_TYPE" ? "/gpu_type" : "/time_left_s");
+      const char* file = RunFileOf(var.substr(0, eq));
+      if (file == nullptr) continue;
+      const std::string path = dir + file;
       std::ofstream out(path, std::ios::trunc);
       out << var.substr(eq + 1) << "\n";
       if (!out) return Status::IoError(path + ": cannot write");
