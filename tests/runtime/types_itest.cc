@@ -167,6 +167,53 @@ TEST(RuntimeTypes, GavelRunsEachJobAtItsSpeedOnTheTypeItGivesIt) {
   }
 }
 
+// A buggy policy: starts every pending job on the first GPU of node n0 (the k80s).
+class FirstGpuPolicy final : public Policy {
+ public:
+  std::string_view Name() const override { return "first-gpu"; }
+  void Decide(const ClusterView& view, const EventBatch&, Decisions* out) override {
+    for (JobId id : view.PendingJobs()) {
+      StartDecision s;
+      s.job = id;
+      s.placement.shares.push_back(NodeShare{.node = 0, .gpu_mask = 1});
+      out->start.push_back(s);
+      return;  // One a decision: the GPU is free for the next job once this one ends.
+    }
+  }
+};
+
+// The engine passes each job's spec to the shared applier: a start on a type the job lists
+// no speed for is refused, as in the simulator, and nothing of that decision applies; a job
+// that runs there starts at its speed.
+TEST(RuntimeTypes, TheEngineRefusesAStartOnATypeTheJobHasNoSpeedFor) {
+  const std::string dir = FreshDir("typesengine");
+  RuntimeOptions options;
+  options.cluster = WriteTwoTypeCluster(dir);
+  std::unique_ptr<Engine> engine =
+      StartEngineWith("types_refused", options, std::make_unique<FirstGpuPolicy>());
+  ASSERT_NE(engine, nullptr);
+  JobRecord v100_only;
+  v100_only.command = {"sleep", "30"};
+  v100_only.gpus = 1;
+  v100_only.working_dir = dir;
+  v100_only.type_speeds = {{"v100", 1}};
+  Result<JobId> refused = engine->Submit(v100_only);
+  ASSERT_TRUE(refused.ok()) << refused.status().message();
+  // Several decisions pass (the loop retries a refused one at each poll); it never starts.
+  EXPECT_FALSE(WaitFor([&] { return engine->Get(*refused)->state != RunState::kPending; }, 1));
+  EXPECT_EQ(engine->Get(*refused)->state, RunState::kPending);
+  ASSERT_TRUE(engine->Cancel(*refused).ok());
+
+  JobRecord both = v100_only;
+  both.type_speeds = {{"k80", 0.25}, {"v100", 1}};
+  Result<JobId> ran = engine->Submit(both);
+  ASSERT_TRUE(ran.ok()) << ran.status().message();
+  ASSERT_TRUE(WaitFor([&] { return engine->Get(*ran)->state == RunState::kRunning; }, 20));
+  EXPECT_EQ(engine->Get(*ran)->placement, "n0:0");
+  EXPECT_EQ(engine->Get(*ran)->rate, 0.25);
+  ASSERT_TRUE(engine->Cancel(*ran).ok());
+}
+
 TEST(RuntimeTypes, BadTypeSpeedsAreRefusedWithOneLineNamingTheField) {
   const std::string dir = FreshDir("typesbad");
   const std::string state = dir + "/state";
