@@ -4,9 +4,11 @@
 // for, the placement keeps a job within the fastest type it fits on, the job sees its type
 // in SCHEDKIT_GPU_TYPE, and its progress is booked at its speed there (StartRate, the
 // simulator's rule). Real `schedkit serve`, real processes, the real CLI.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include "runtime_itest_util.h"
 
@@ -240,6 +242,23 @@ TEST(RuntimeTypes, BadTypeSpeedsAreRefusedWithOneLineNamingTheField) {
           speed("v100", 2)(r);
         },
         "type_speeds: names GPU type 'v100' twice"}});
+}
+
+// `serve --cluster` with a bad file, or with --gpus too, stops at once with one line.
+TEST(RuntimeTypes, ABadClusterFileStopsServeWithOneLineNamingFileLineAndField) {
+  const std::string dir = FreshDir("typescluster");
+  std::ofstream(dir + "/bad.csv")
+      << "switch,nodes,gpus_per_node,cpus_per_node,mem_gb_per_node,gpu_type\n0,x,1,0,0,k80\n";
+  for (const auto& [args, message] :
+       {std::pair{"--cluster '" + dir + "/bad.csv'",
+                  "schedkit: --cluster: " + dir + "/bad.csv:2: field 'nodes': 'x' is not an integer"},
+        std::pair{"--gpus 2 --cluster '" + WriteTwoTypeCluster(dir) + "'",
+                  std::string("schedkit: --gpus and --cluster: give one")}}) {
+    auto [rc, out] = RunCli("serve --state-dir '" + dir + "/state' " + args);
+    EXPECT_EQ(rc, 1) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_EQ(out.rfind(message, 0), 0u) << out;
+  }
 }
 
 // The store keeps a job's speeds exactly (the trace's text, shortest round trip).
