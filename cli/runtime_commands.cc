@@ -19,6 +19,7 @@
 #include "runtime/auth.h"
 #include "runtime/client.h"
 #include "schedkit/runtime.h"
+#include "workload/trace_formats.h"
 
 namespace schedkit::cli {
 namespace {
@@ -35,7 +36,7 @@ struct ServeArgs {
   RuntimeOptions options;
   std::string policy = "fifo", placement, admission, state_dir = DefaultStateDir();
   std::vector<std::string> opts;
-  bool poll_given = false;
+  bool poll_given = false, gpus_given = false;
 };
 
 int Serve(ServeArgs& a) {
@@ -46,6 +47,8 @@ int Serve(ServeArgs& a) {
   a.options.policy.admission = a.admission;
   a.options.policy.options = *opts;
   a.options.state_dir = a.state_dir;
+  if (!a.options.cluster.empty() && a.gpus_given)
+    return Fail("--gpus and --cluster: give one (the cluster file's nodes say how many GPUs)");
   if (!a.poll_given && a.options.backend == "slurm")
     a.options.poll_s = 1.0;  // One squeue a second.
   // SIGINT/SIGTERM are taken by sigwait below, not by whichever thread they land on.
@@ -117,6 +120,7 @@ struct SubmitArgs {
   int gpus = 1, max_gpus = 0, gpu_milli = 0, cpus = 0, priority = 0;
   double mem_gb = 0, duration_s = 0, iteration_time_s = 0;
   std::string time_limit;  // "90", "90s", "15m", "2h".
+  std::string type_speeds;  // "k80=0.5;v100=1".
   std::vector<double> stage_times_s;
   bool shell = false;
   std::string user, vc, name, checkpoint_dir, working_dir, idempotency_key;
@@ -144,6 +148,14 @@ int Submit(SubmitArgs& a) {
     if (!ParseSeconds(a.time_limit, &limit))
       return Fail("--time-limit '" + a.time_limit + "': expected seconds >= 0, e.g. 90, 90s, 15m or 2h");
     r.set_time_limit_s(limit);
+  }
+  std::vector<TypeSpeed> speeds;
+  if (Status st = workload::ParseTypeSpeeds(a.type_speeds, &speeds); !st.ok())
+    return Fail("--type-speeds '" + a.type_speeds + "': " + st.message());
+  for (const TypeSpeed& t : speeds) {
+    pb::TypeSpeed* speed = r.add_type_speeds();
+    speed->set_gpu_type(t.gpu_type);
+    speed->set_speed(t.speed);
   }
   for (const std::string& c : a.command) r.add_command(c);
   r.set_shell(a.shell);
@@ -315,8 +327,8 @@ int StatusCmd(const ClientArgs& c) {
                 static_cast<long long>(resp.pending()), static_cast<long long>(resp.running()),
                 static_cast<long long>(resp.finished()));
     for (const pb::Node& n : resp.nodes()) {
-      std::printf("  node %-10s %d/%d GPUs free%s\n", n.name().c_str(), n.free_gpus(), n.gpus(),
-                  n.drained() ? " (drained)" : "");
+      std::printf("  node %-10s %d/%d GPUs free, type %s%s\n", n.name().c_str(), n.free_gpus(),
+                  n.gpus(), n.gpu_type().c_str(), n.drained() ? " (drained)" : "");
     }
     return st;
   });
@@ -354,7 +366,11 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
       "serve", "Run the scheduler service (gRPC) on real jobs (docs/runtime.md)");
   s->add_option("--backend", serve->options.backend, "local (default) or slurm");
   s->add_option("--gpus", serve->options.gpus,
-                "local backend: GPU slots (default 1; fake ones are fine)");
+                "local backend: GPU slots (default 1; fake ones are fine)")
+      ->each([serve](const std::string&) { serve->gpus_given = true; });
+  s->add_option("--cluster", serve->options.cluster,
+                "local backend: cluster spec file whose nodes group this host's GPU slots, each "
+                "with its GPU type (schedkit CSV gpu_type column; instead of --gpus)");
   s->add_option("--policy", serve->policy, "any registered policy (default fifo)");
   AddPluginOption(s);
   s->add_option("--placement", serve->placement, "placement module (default: the policy's)");
@@ -382,6 +398,10 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   su->add_option("--gpu-milli", sub->gpu_milli,
                  "share of one GPU in milli-GPU, 1-999 (with --gpus 1); other fractional jobs "
                  "may share that GPU; 0 or 1000 = whole GPUs (default)");
+  su->add_option("--type-speeds", sub->type_speeds,
+                 "speed per GPU type, TYPE=SPEED joined by ';' ('k80=0.5;v100=1'): work seconds "
+                 "per wall second alone there; never placed on a type not listed (default: the "
+                 "same on every type)");
   su->add_option("--cpus", sub->cpus, "CPUs (0 = no limit)");
   su->add_option("--mem", sub->mem_gb, "memory limit in GB (0 = none)");
   su->add_option("--duration", sub->duration_s,

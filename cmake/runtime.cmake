@@ -51,7 +51,8 @@ if(SCHEDKIT_BUILD_TESTS)
                                         ${PROJECT_SOURCE_DIR}/tests/runtime/reliability_itest.cc
                                         ${PROJECT_SOURCE_DIR}/tests/runtime/adaptive_itest.cc
                                         ${PROJECT_SOURCE_DIR}/tests/runtime/elastic_itest.cc
-                                        ${PROJECT_SOURCE_DIR}/tests/runtime/sharing_itest.cc)
+                                        ${PROJECT_SOURCE_DIR}/tests/runtime/sharing_itest.cc
+                                        ${PROJECT_SOURCE_DIR}/tests/runtime/types_itest.cc)
   target_link_libraries(schedkit_runtime_tests PRIVATE schedkit_runtime GTest::gtest GTest::gtest_main)
   target_include_directories(schedkit_runtime_tests PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(schedkit_runtime_tests PRIVATE

@@ -19,6 +19,11 @@ struct RuntimeOptions {
   std::string backend = "local";  // "local" or "slurm".
   // local: the number of GPU slots (fake or real; CUDA_VISIBLE_DEVICES gets slot numbers).
   int gpus = 1;
+  // local: a cluster spec file (any format LoadClusterSpec reads, e.g. the schedkit CSV
+  // with its gpu_type column) whose nodes group this host's GPU slots, in file order, each
+  // with its GPU type (docs/runtime.md, "GPU types"); `gpus` is then not used. Empty: one
+  // node "local" of `gpus` slots.
+  std::string cluster;
   PolicyRequest policy;  // policy.policy empty = "fifo".
   // host:port; port 0 picks a free one (written to <state_dir>/address). Loopback by
   // default; any other address is reachable by whoever can reach the host.

@@ -22,6 +22,7 @@
 #include <string>
 #include <utility>
 
+#include "schedkit/cluster.h"
 #include "schedkit/job.h"
 #include "schedkit/status.h"
 
@@ -61,6 +62,15 @@ class ScalingModel {
   StepTimeCurve default_;
   std::map<std::string, StepTimeCurve> curves_;
 };
+
+// The rate every engine (the simulator, the runtime) books a start's progress at: seconds
+// of `job`'s solo work per wall second on `placement` of `cluster` = the start's policy
+// `rate` (StartDecision::rate: 1 alone, below 1 co-located) x PlacementSpeed (the speed
+// of its GPU type, schedkit/throughput.h) x, on more GPUs than it asks for,
+// scaling->Speedup. Exactly `rate` for a type-agnostic job on its own GPU count.
+// REQUIRES: `scaling` non-null when placement.gpus() != job.gpus.
+double StartRate(const JobSpec& job, double rate, const Placement& placement,
+                 const ClusterSpec& cluster, const ScalingModel* scaling);
 
 // The shipped table, relative to DataDir() (schedkit/trace.h).
 inline constexpr char kShippedScalingTable[] = "optimus/speedup.csv";

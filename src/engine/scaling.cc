@@ -1,5 +1,6 @@
 #include "schedkit/scaling.h"
 
+#include "schedkit/throughput.h"
 #include "workload/csv.h"
 
 namespace schedkit {
@@ -50,6 +51,14 @@ double ScalingModel::Speedup(const JobSpec& job, int gpus) const {
   if (gpus == job.gpus) return 1.0;
   const StepTimeCurve& c = CurveFor(job.profile.model);
   return c.Throughput(gpus) / c.Throughput(job.gpus);
+}
+
+double StartRate(const JobSpec& job, double rate, const Placement& placement,
+                 const ClusterSpec& cluster, const ScalingModel* scaling) {
+  double r = rate * PlacementSpeed(job, placement, cluster);
+  const int gpus = placement.gpus();
+  if (gpus != job.gpus) r *= scaling->Speedup(job, gpus);
+  return r;
 }
 
 }  // namespace schedkit

@@ -543,12 +543,10 @@ class Simulator::Impl final : public ClusterView {
     for (const StartAction& a : plan.start) {
       const StartDecision& s = *a.decision;
       JobRun& j = jobs_[index_.At(s.job)];
-      // The one throughput model: the policy's rate (co-location) times the speed of the
-      // GPU type it runs on (1 on one-type clusters of type-agnostic jobs, exactly).
-      j.rate = s.rate * PlacementSpeed(*j.spec, s.placement, *cluster_);
-      // Elastic jobs on more GPUs than they ask for: the run's one scaling model.
+      // The one throughput model (co-location, GPU type, elastic speed-up), shared with
+      // the runtime: exactly the policy's rate on one-type clusters of rigid jobs.
+      j.rate = StartRate(*j.spec, s.rate, s.placement, *cluster_, options_.scaling.get());
       j.run_gpus = s.placement.gpus();
-      if (j.run_gpus != j.spec->gpus) j.rate *= options_.scaling->Speedup(*j.spec, j.run_gpus);
       j.max_rate = std::max(j.max_rate, j.rate);
       j.overhead_s = j.own_overhead_s;
       if (a.group >= 0) {

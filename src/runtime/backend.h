@@ -83,12 +83,20 @@ class Backend {
 };
 
 // The job's allocation as its environment tells it at start (docs/runtime.md): "NAME=VALUE"
-// for SCHEDKIT_GPUS (`gpus`), SCHEDKIT_GPU_MILLI (the job's share of each GPU, 1000 =
-// whole), SCHEDKIT_TIME_LIMIT_S and SCHEDKIT_TIME_LEFT_S (seconds; empty without a limit)
-// and SCHEDKIT_EVENTS (EventsPath); for a share of one GPU also
-// CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (the share in percent, rounded up).
+// for SCHEDKIT_GPUS (`gpus`), SCHEDKIT_GPU_TYPE (`gpu_type`: PlacementGpuTypes),
+// SCHEDKIT_GPU_MILLI (the job's share of each GPU, 1000 = whole), SCHEDKIT_TIME_LIMIT_S and
+// SCHEDKIT_TIME_LEFT_S (seconds; empty without a limit) and SCHEDKIT_EVENTS (EventsPath);
+// for a share of one GPU also CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (the share in percent,
+// rounded up).
 std::vector<std::string> AllocationEnv(const std::string& state_dir, const JobRecord& job,
-                                       int gpus);
+                                       int gpus, const std::string& gpu_type);
+// The GPU type of `placement`'s nodes ("v100"); a placement across types lists each once,
+// in placement order, joined by ',' ("k80,v100"); "" for no GPUs.
+std::string PlacementGpuTypes(const Placement& placement, const ClusterSpec& cluster);
+// The local backend's GPU slots of `placement`, "0,1,3" (CUDA_VISIBLE_DEVICES, the events
+// file's gpu_ids): the host's GPUs numbered across `cluster`'s nodes in order, node i's
+// GPU g being slot g + the GPUs of nodes 0..i-1 (on one node, the GPU indices themselves).
+std::string GpuSlots(const Placement& placement, const ClusterSpec& cluster);
 // <state_dir>/jobs/<id>/events.jsonl: one JSON object per line, appended while the job runs.
 std::string EventsPath(const std::string& state_dir, JobId id);
 // Run time the job has left at `now_unix` (its current run counted if it is running), at
@@ -98,7 +106,7 @@ double TimeLeft(const JobRecord& job, double now_unix);
 // job's events file in one write (readers never see half a line).
 Status AppendAllocationEvent(const std::string& state_dir, const JobRecord& job,
                              const std::string& event, const Placement& placement,
-                             double now_unix);
+                             const ClusterSpec& cluster, double now_unix);
 
 // Per-job files: <state_dir>/jobs/<id>/{stdout.log,stderr.log,checkpoint/}.
 std::string JobDir(const std::string& state_dir, JobId id);

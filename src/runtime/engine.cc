@@ -35,6 +35,7 @@ JobSpec SpecOf(const JobRecord& r, double origin_unix) {
   spec.profile.stage_times_s = r.stage_times_s;
   spec.max_gpus = r.max_gpus;
   spec.gpu_milli = r.gpu_milli;
+  spec.profile.type_speeds = r.type_speeds;
   return spec;
 }
 
@@ -345,7 +346,7 @@ ClusterSummary Engine::Summary() const {
   for (size_t i = 0; i < spec.nodes.size(); ++i) {
     s.nodes.push_back(NodeStatus{backend_->NodeNames()[i], spec.nodes[i].gpus,
                                  applier_.free().free_gpus(static_cast<int>(i)),
-                                 applier_.held_back(static_cast<int>(i))});
+                                 applier_.held_back(static_cast<int>(i)), spec.nodes[i].gpu_type});
   }
   for (const auto& [id, live] : jobs_) {
     if (live->rec.state == RunState::kPending)
@@ -500,7 +501,8 @@ Status Engine::Resize(JobId id, int gpus, int* previous, std::string* refused) {
   dirty_ = true;  // Freed GPUs may start a pending job.
   wake_.notify_one();
   SCHEDKIT_RETURN_IF_ERROR(Transition(l, "resized", now));
-  return AppendAllocationEvent(options_.state_dir, l.rec, up ? "up" : "down", to, now);
+  return AppendAllocationEvent(options_.state_dir, l.rec, up ? "up" : "down", to,
+                               backend_->Cluster(), now);
 }
 
 void Engine::RejectUnfittable(double now_unix) {
@@ -566,6 +568,8 @@ bool Engine::Facts(JobId id, JobFacts* facts) const {
                                            : JobState::kFinished;
   facts->gpus = it->second->rec.gpus;
   facts->max_gpus = it->second->rec.max_gpus;
+  // The applier's type check: a start where the job has no speed is a policy bug.
+  facts->spec = &it->second->spec;
   return true;
 }
 
@@ -596,9 +600,10 @@ void Engine::StartJob(Live& l, const StartAction& start, double now_unix) {
   const StartDecision& s = *start.decision;
   l.rec.group = applier_.BookingOf(l.rec.id);
   l.rec.group_size = start.group_size;
-  // Solo work per wall second: the policy's rate, times the scaling model's speed-up on
-  // the GPUs it got (exactly 1 on the GPUs it asked for; above for a grown elastic job).
-  l.rec.rate = s.rate * scaling_->Speedup(l.spec, s.placement.gpus());
+  // Solo work per wall second, the simulator's rule: the policy's rate, times the job's
+  // speed on the GPU type it got, times the scaling model's speed-up on more GPUs than it
+  // asked for (a grown elastic job).
+  l.rec.rate = StartRate(l.spec, s.rate, s.placement, backend_->Cluster(), scaling_.get());
   l.rec.guest = s.guest;
   Result<std::string> id = backend_->Start(l.rec, s.placement);
   if (!id.ok()) {

@@ -35,6 +35,7 @@ struct NodeStatus {
   std::string name;
   int gpus = 0, free_gpus = 0;
   bool drained = false;
+  std::string gpu_type;
 };
 
 struct ClusterSummary {

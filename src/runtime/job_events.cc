@@ -25,18 +25,30 @@ std::string SecondsText(double s) {
   return std::string(buf, r.ptr);
 }
 
-// "0,1,3": the GPU indices of the placement's shares, node by node.
-std::string GpuIds(const Placement& placement) {
+}  // namespace
+
+std::string GpuSlots(const Placement& placement, const ClusterSpec& cluster) {
   std::string ids;
   for (const NodeShare& s : placement.shares) {
+    int first = 0;  // The node's first slot: the GPUs of the nodes before it.
+    for (int n = 0; n < s.node; ++n) first += cluster.nodes[n].gpus;
     for (int g = 0; g < kMaxGpusPerNode; ++g) {
-      if (s.gpu_mask >> g & 1) ids += (ids.empty() ? "" : ",") + std::to_string(g);
+      if (s.gpu_mask >> g & 1) ids += (ids.empty() ? "" : ",") + std::to_string(first + g);
     }
   }
   return ids;
 }
 
-}  // namespace
+std::string PlacementGpuTypes(const Placement& placement, const ClusterSpec& cluster) {
+  std::vector<std::string> types;
+  for (const NodeShare& s : placement.shares) {
+    const std::string& type = cluster.nodes[s.node].gpu_type;
+    if (std::find(types.begin(), types.end(), type) == types.end()) types.push_back(type);
+  }
+  std::string out;
+  for (const std::string& t : types) out += (out.empty() ? "" : ",") + t;
+  return out;
+}
 
 std::string EventsPath(const std::string& state_dir, JobId id) {
   return JobDir(state_dir, id) + "/events.jsonl";
@@ -50,12 +62,13 @@ double TimeLeft(const JobRecord& job, double now_unix) {
 }
 
 std::vector<std::string> AllocationEnv(const std::string& state_dir, const JobRecord& job,
-                                       int gpus) {
+                                       int gpus, const std::string& gpu_type) {
   const bool limited = job.time_limit_s > 0;
   // At a start the current run has not begun: what is left is the limit minus past runs.
   const double left = std::max(0.0, job.time_limit_s - job.executed_s);
   std::vector<std::string> env = {
       "SCHEDKIT_GPUS=" + std::to_string(gpus),
+      "SCHEDKIT_GPU_TYPE=" + gpu_type,
       "SCHEDKIT_GPU_MILLI=" + std::to_string(job.gpu_milli),
       "SCHEDKIT_TIME_LIMIT_S=" + (limited ? SecondsText(job.time_limit_s) : ""),
       "SCHEDKIT_TIME_LEFT_S=" + (limited ? SecondsText(left) : ""),
@@ -70,12 +83,12 @@ std::vector<std::string> AllocationEnv(const std::string& state_dir, const JobRe
 
 Status AppendAllocationEvent(const std::string& state_dir, const JobRecord& job,
                              const std::string& event, const Placement& placement,
-                             double now_unix) {
+                             const ClusterSpec& cluster, double now_unix) {
   const double left = TimeLeft(job, now_unix);
   const nlohmann::json line = {
       {"event", event},
       {"gpus", placement.gpus()},
-      {"gpu_ids", GpuIds(placement)},
+      {"gpu_ids", GpuSlots(placement, cluster)},
       {"time_left_s", std::isnan(left) ? nlohmann::json() : nlohmann::json(Millis(left))},
       {"time", Millis(now_unix)}};
   const std::string text = line.dump() + "\n";

@@ -41,6 +41,9 @@ struct JobRecord {
   // Share of each of its GPUs, milli-GPU (JobSpec::gpu_milli): kMilliPerGpu = whole GPUs;
   // 1-999 = a share of one GPU (docs/runtime.md, "GPU shares").
   int gpu_milli = kMilliPerGpu;
+  // Speed per GPU type (JobSpec::profile.type_speeds: sorted, each > 0); empty = the same on
+  // every type (docs/runtime.md, "GPU types").
+  std::vector<TypeSpeed> type_speeds;
   double submit_time = 0;  // Unix seconds.
   // Progress.
   RunState state = RunState::kPending;

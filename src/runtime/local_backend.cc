@@ -372,15 +372,24 @@ void CloseAllBut(int keep_a, int keep_b) {
 
 class LocalBackend final : public Backend {
  public:
-  explicit LocalBackend(const RuntimeOptions& o) : options_(o) {
-    NodeSpec node;
-    node.gpus = o.gpus;
-    node.cpus = 0;  // Not packed by policies; enforced per job.
-    node.mem_gb = 0;
-    node.gpu_type = "local";
-    cluster_.source = "local";
-    cluster_.nodes.push_back(node);
-    names_.push_back("local");
+  // `cluster`: the nodes that this host's GPU slots are grouped into (--cluster), or none
+  // for one node "local" of o.gpus slots.
+  LocalBackend(const RuntimeOptions& o, ClusterSpec cluster) : options_(o) {
+    if (cluster.nodes.empty()) {
+      NodeSpec node;
+      node.gpus = o.gpus;
+      node.gpu_type = "local";
+      cluster.source = "local";
+      cluster.nodes.push_back(node);
+      names_.push_back("local");
+    } else {
+      for (size_t i = 0; i < cluster.nodes.size(); ++i) names_.push_back("n" + std::to_string(i));
+    }
+    for (NodeSpec& node : cluster.nodes) {
+      node.cpus = 0;  // Not packed by policies; enforced per job.
+      node.mem_gb = 0;
+    }
+    cluster_ = std::move(cluster);
     // Jobs are pinned within the cores the service itself may use.
     cpu_set_t allowed;
     CPU_ZERO(&allowed);
@@ -520,12 +529,7 @@ class LocalBackend final : public Backend {
       plan.args[0] = *program;
     }
     plan.program = job.command.at(0);
-    std::string gpus;
-    for (const NodeShare& s : placement.shares) {
-      for (int g = 0; g < kMaxGpusPerNode; ++g) {
-        if (s.gpu_mask >> g & 1) gpus += (gpus.empty() ? "" : ",") + std::to_string(g);
-      }
-    }
+    const std::string gpus = GpuSlots(placement, cluster_);
     std::vector<std::string> ours = {
         "SCHEDKIT_JOB_ID=" + std::to_string(job.id),
         "SCHEDKIT_JOB_TOKEN=" + plan.token,
@@ -536,7 +540,8 @@ class LocalBackend final : public Backend {
         "SCHEDKIT_GROUP_SIZE=" + std::to_string(job.group_size),
         "SCHEDKIT_RATE=" + ShortestText(job.rate),
         std::string("SCHEDKIT_GUEST=") + (job.guest ? "1" : "0")};
-    for (std::string& e : AllocationEnv(options_.state_dir, job, placement.gpus()))
+    for (std::string& e : AllocationEnv(options_.state_dir, job, placement.gpus(),
+                                        PlacementGpuTypes(placement, cluster_)))
       ours.push_back(std::move(e));
     std::ofstream(EventsPath(options_.state_dir, job.id), std::ios::app).flush();  // Readable at once.
     for (char** e = environ; *e != nullptr; ++e) {
@@ -696,7 +701,13 @@ Result<std::unique_ptr<Backend>> MakeLocalBackend(const RuntimeOptions& options)
     return Status::InvalidArgument("--gpus " + std::to_string(options.gpus) + ": expected 0.." +
                                    std::to_string(kMaxGpusPerNode));
   }
-  return std::unique_ptr<Backend>(std::make_unique<LocalBackend>(options));
+  ClusterSpec cluster;
+  if (!options.cluster.empty()) {
+    Result<ClusterSpec> loaded = LoadClusterSpec(options.cluster);
+    if (!loaded.ok()) return Status::InvalidArgument("--cluster: " + loaded.status().message());
+    cluster = std::move(loaded).value();
+  }
+  return std::unique_ptr<Backend>(std::make_unique<LocalBackend>(options, std::move(cluster)));
 }
 
 }  // namespace schedkit::runtime

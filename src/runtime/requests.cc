@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "workload/trace_formats.h"
+
 namespace schedkit::runtime {
 namespace {
 
@@ -32,6 +34,25 @@ std::string QuotedUtf8(const std::string& value) {
 }
 
 bool FiniteNonNegative(double v) { return std::isfinite(v) && v >= 0; }
+
+// The request's type_speeds, checked by the trace's rule (workload::CheckTypeSpeeds) and
+// sorted by type.
+Result<std::vector<TypeSpeed>> TypeSpeedsOf(const v1::SubmitRequest& r) {
+  if (r.type_speeds().size() > kMaxTypeSpeeds) {
+    return Status::InvalidArgument("type_speeds: " + std::to_string(r.type_speeds().size()) +
+                                   " entries; at most " + std::to_string(kMaxTypeSpeeds));
+  }
+  std::vector<TypeSpeed> speeds;
+  for (int i = 0; i < r.type_speeds().size(); ++i) {
+    const v1::TypeSpeed& t = r.type_speeds(i);
+    SCHEDKIT_RETURN_IF_ERROR(CheckText("type_speeds[" + std::to_string(i) + "].gpu_type",
+                                       t.gpu_type(), kMaxLabelBytes));
+    speeds.push_back({t.gpu_type(), t.speed()});
+  }
+  Status st = workload::CheckTypeSpeeds(&speeds);
+  if (!st.ok()) return Status::InvalidArgument("type_speeds: " + st.message());
+  return speeds;
+}
 
 }  // namespace
 
@@ -138,7 +159,8 @@ Status ValidateSubmitRequest(const v1::SubmitRequest& r, int total_gpus) {
       return S::InvalidArgument("stage_times_s[" + std::to_string(i) +
                                 "]: must be a finite number >= 0");
   }
-  return S::Ok();
+  Result<std::vector<TypeSpeed>> speeds = TypeSpeedsOf(r);
+  return speeds.ok() ? S::Ok() : speeds.status();
 }
 
 Status ValidateResizeRequest(const v1::ResizeRequest& r, int total_gpus) {
@@ -169,6 +191,7 @@ Result<JobRecord> JobFromSubmitRequest(const v1::SubmitRequest& r, int total_gpu
   job.time_limit_s = r.time_limit_s();
   job.max_gpus = r.max_gpus();
   job.gpu_milli = r.gpu_milli() == 0 ? kMilliPerGpu : r.gpu_milli();
+  job.type_speeds = *TypeSpeedsOf(r);  // Validated above.
   job.idempotency_key = r.idempotency_key();
   std::copy(r.stage_times_s().begin(), r.stage_times_s().end(), job.stage_times_s.begin());
   return job;

@@ -21,6 +21,7 @@ inline constexpr int kMaxCommandArgs = 4096;
 inline constexpr size_t kMaxLabelBytes = 256;  // user, vc, name, node.
 inline constexpr size_t kMaxPathBytes = 4096;  // checkpoint_dir, working_dir (PATH_MAX).
 inline constexpr size_t kMaxKeyBytes = 128;    // idempotency_key.
+inline constexpr int kMaxTypeSpeeds = 64;      // type_speeds entries (GPU types).
 inline constexpr double kMaxMemGb = 1 << 20;   // 1 PiB: far past any machine, far below overflow.
 // ListJobs pages.
 inline constexpr int kDefaultPageSize = 500;

@@ -151,6 +151,7 @@ class SchedulerImpl final : public pb::Scheduler::Service {
       node->set_gpus(n.gpus);
       node->set_free_gpus(n.free_gpus);
       node->set_drained(n.drained);
+      node->set_gpu_type(n.gpu_type);
     }
     resp->set_pending(s.pending);
     resp->set_running(s.running);
@@ -238,6 +239,11 @@ class SchedulerImpl final : public pb::Scheduler::Service {
     out->set_time_limit_s(j.time_limit_s);
     out->set_max_gpus(j.max_gpus);
     out->set_gpu_milli(j.gpu_milli);
+    for (const TypeSpeed& t : j.type_speeds) {
+      pb::TypeSpeed* speed = out->add_type_speeds();
+      speed->set_gpu_type(t.gpu_type);
+      speed->set_speed(t.speed);
+    }
   }
 
   Engine* engine_;

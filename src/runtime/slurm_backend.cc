@@ -106,7 +106,7 @@ class SlurmBackend final : public Backend {
                                   "timelimit=" + SlurmMinutes(job)}),
                       "scontrol update timelimit");
       }
-      if (moved.ok()) moved = WriteTimeLeft(job);
+      if (moved.ok()) moved = WriteRunFiles(job, placement);
       if (!moved.ok()) {
         RunCommand({"scancel", id});  // The engine fails the job: nothing of it stays queued.
         return moved;
@@ -118,7 +118,7 @@ class SlurmBackend final : public Backend {
     fs::create_directories(dir, ec);
     if (!ec && !job.checkpoint_dir.empty()) fs::create_directories(job.checkpoint_dir, ec);
     if (ec) return Status::IoError(dir + ": " + ec.message());
-    SCHEDKIT_RETURN_IF_ERROR(WriteTimeLeft(job));
+    SCHEDKIT_RETURN_IF_ERROR(WriteRunFiles(job, placement));
     std::ofstream(EventsPath(options_.state_dir, job.id), std::ios::app).flush();
     // The batch script sets the restart count and the allocation's variables (the time left
     // is read at each run from the file the last start wrote) and execs the argv, quoted
@@ -129,11 +129,12 @@ class SlurmBackend final : public Backend {
       out << "#!/bin/sh\n"
           << "export SCHEDKIT_RESTART_COUNT=$((${SLURM_RESTART_COUNT:-0} + " << job.restart_count
           << "))\n";
-      for (const std::string& var : AllocationEnv(options_.state_dir, job, placement.gpus())) {
+      for (const std::string& var : AllocationEnv(options_.state_dir, job, placement.gpus(),
+                                                  PlacementGpuTypes(placement, cluster_))) {
         const size_t eq = var.find('=');
         const std::string name = var.substr(0, eq);
-        if (name == "SCHEDKIT_TIME_LEFT_S") {
-          out << "export SCHEDKIT_TIME_LEFT_S=\"$(cat " << ShellQuote(dir + "/time_left_s")
+        if (const char* file = RunFileOf(name)) {
+          out << "export " << name << "=\"$(cat " << ShellQuote(dir + file)
               << " 2>/dev/null)\"\n";
         } else {
           out << "export " << name << "=" << ShellQuote(var.substr(eq + 1)) << "\n";
@@ -247,16 +248,30 @@ class SlurmBackend final : public Backend {
     return std::to_string(std::max(1L, static_cast<long>(std::ceil(left / 60))));
   }
 
-  // jobs/<id>/time_left_s: SCHEDKIT_TIME_LEFT_S of the run about to start (job.sh reads it).
-  Status WriteTimeLeft(const JobRecord& job) {
-    const std::string path = JobDir(options_.state_dir, job.id) + "/time_left_s";
-    std::string left;
-    for (const std::string& var : AllocationEnv(options_.state_dir, job, 0)) {
-      if (var.rfind("SCHEDKIT_TIME_LEFT_S=", 0) == 0) left = var.substr(var.find('=') + 1);
+  // The variables job.sh reads at each run from a file that every start writes (a requeued
+  // job may resume with less time left, on another GPU type): that file, in the job's
+  // directory; null for the others, which are fixed at submission.
+  static const char* RunFileOf(const std::string& var) {
+    if (var == "SCHEDKIT_TIME_LEFT_S") return "/time_left_s";
+    if (var == "SCHEDKIT_GPU_TYPE") return "/gpu_type";
+    return nullptr;
+  }
+
+  // jobs/<id>/time_left_s and jobs/<id>/gpu_type: SCHEDKIT_TIME_LEFT_S and
+  // SCHEDKIT_GPU_TYPE of the run about to start on `placement` (job.sh reads them).
+  Status WriteRunFiles(const JobRecord& job, const Placement& placement) {
+    const std::string dir = JobDir(options_.state_dir, job.id);
+    for (const std::string& var : AllocationEnv(options_.state_dir, job, 0,
+                                                PlacementGpuTypes(placement, cluster_))) {
+      const size_t eq = var.find('=');
+      const char* file = RunFileOf(var.substr(0, eq));
+      if (file == nullptr) continue;
+      const std::string path = dir + file;
+      std::ofstream out(path, std::ios::trunc);
+      out << var.substr(eq + 1) << "\n";
+      if (!out) return Status::IoError(path + ": cannot write");
     }
-    std::ofstream out(path, std::ios::trunc);
-    out << left << "\n";
-    return out ? Status::Ok() : Status::IoError(path + ": cannot write");
+    return Status::Ok();
   }
 
   // True iff Slurm says the job has ended; fills `e`.
@@ -295,9 +310,15 @@ class SlurmBackend final : public Backend {
 }  // namespace
 
 Result<std::unique_ptr<Backend>> MakeSlurmBackend(const RuntimeOptions& options) {
+  if (!options.cluster.empty()) {
+    return Status::InvalidArgument(
+        "--cluster: only the local backend reads a cluster file; the slurm backend takes its "
+        "nodes and their GPU types from sinfo (gres gpu:TYPE:N)");
+  }
   Result<CommandOutput> r = RunCommand({"sinfo", "-h", "-N", "-o", "%N|%G"});
   SCHEDKIT_RETURN_IF_ERROR(Check(r, "sinfo (is SLURM_CONF set and slurmctld up?)"));
-  std::map<std::string, int> gpus_of;  // Sorted by name; a node in two partitions is listed twice.
+  // Node -> (GPUs, GPU type), sorted by name; a node in two partitions is listed twice.
+  std::map<std::string, std::pair<int, std::string>> gpus_of;
   std::istringstream lines(r->out);
   std::string line;
   while (std::getline(lines, line)) {
@@ -305,24 +326,27 @@ Result<std::unique_ptr<Backend>> MakeSlurmBackend(const RuntimeOptions& options)
     if (bar == std::string::npos) continue;
     const std::string gres = line.substr(bar + 1);
     int gpus = 0;
+    std::string type = kGenericGpuType;
     const size_t at = gres.find("gpu:");
     if (at != std::string::npos) {
       std::string count = gres.substr(at + 4);
       const size_t colon = count.find(':');  // gpu:TYPE:N
       if (colon != std::string::npos && !std::isdigit(static_cast<unsigned char>(count[0]))) {
+        type = count.substr(0, colon);
         count = count.substr(colon + 1);
       }
       gpus = std::atoi(count.c_str());
     }
-    gpus_of[line.substr(0, bar)] = std::min(gpus, kMaxGpusPerNode);
+    gpus_of[line.substr(0, bar)] = {std::min(gpus, kMaxGpusPerNode), type};
   }
   if (gpus_of.empty()) return Status::InvalidArgument("sinfo lists no nodes");
   ClusterSpec cluster;
   cluster.source = "slurm";
   std::vector<std::string> names;
-  for (const auto& [name, gpus] : gpus_of) {
+  for (const auto& [name, gpus_type] : gpus_of) {
     NodeSpec node;
-    node.gpus = gpus;
+    node.gpus = gpus_type.first;
+    node.gpu_type = gpus_type.second;
     node.cpus = 0;
     node.mem_gb = 0;
     cluster.nodes.push_back(node);

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "schedkit/cluster.h"
+#include "workload/trace_formats.h"
 
 namespace schedkit::runtime {
 namespace {
@@ -43,7 +44,9 @@ constexpr std::pair<const char*, const char*> kAddedColumns[] = {
     {"time_limit_s", "REAL NOT NULL DEFAULT 0"},
     {"max_gpus", "INTEGER NOT NULL DEFAULT 0"},  // 0 = rigid.
     {"gpu_milli", "INTEGER NOT NULL DEFAULT 1000"},  // Whole GPUs.
-    {"grown_gpu_s", "REAL NOT NULL DEFAULT 0"}};
+    {"grown_gpu_s", "REAL NOT NULL DEFAULT 0"},
+    // The native trace's text ("k80=0.5;v100=1"); '' = the same speed on every type.
+    {"type_speeds", "TEXT NOT NULL DEFAULT ''"}};
 
 // After AddMissingColumns: at most one job per idempotency key, whatever the service does.
 constexpr const char* kIndexes = R"(
@@ -222,8 +225,8 @@ Status Store::Insert(JobRecord* j) {
       "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
       "backend_id, exit_code, message, run_group, group_size, rate, guest, work_done_s, "
       "grown_gpu_s, iteration_time_s, stage_data_s, stage_gpu_s, stage_net_s, idempotency_key, "
-      "time_limit_s, max_gpus, gpu_milli) "
-      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "time_limit_s, max_gpus, gpu_milli, type_speeds) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok()) {
     Exec("ROLLBACK");
     return Error("prepare insert");
@@ -252,6 +255,7 @@ Status Store::Insert(JobRecord* j) {
   s.Bind(next++, j->time_limit_s);
   s.Bind(next++, j->max_gpus);
   s.Bind(next++, j->gpu_milli);
+  s.Bind(next++, workload::TypeSpeedsText(j->type_speeds));
   if (sqlite3_step(s.get()) != SQLITE_DONE) {
     Status st = Error("insert job");
     Exec("ROLLBACK");
@@ -302,7 +306,7 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
          "last_start_time, finish_time, executed_s, restart_count, preemptions, placement, "
          "backend_id, exit_code, message, run_group, group_size, rate, guest, iteration_time_s, "
          "stage_data_s, stage_gpu_s, stage_net_s, work_done_s, idempotency_key, time_limit_s, "
-         "max_gpus, gpu_milli, grown_gpu_s FROM jobs "
+         "max_gpus, gpu_milli, grown_gpu_s, type_speeds FROM jobs "
          "ORDER BY id");
   if (!s.ok()) return Error("prepare load");
   std::vector<JobRecord> jobs;
@@ -360,6 +364,10 @@ Result<std::vector<JobRecord>> Store::LoadAll() {
     j.max_gpus = sqlite3_column_int(q, 36);
     j.gpu_milli = sqlite3_column_int(q, 37);
     j.grown_gpu_s = sqlite3_column_double(q, 38);
+    if (Status st = workload::ParseTypeSpeeds(s.Text(39), &j.type_speeds); !st.ok()) {
+      return Status::IoError(path_ + ": job " + std::to_string(j.id) +
+                             ": field 'type_speeds': " + st.message());
+    }
     jobs.push_back(std::move(j));
   }
   if (rc != SQLITE_DONE) return Error("load jobs");

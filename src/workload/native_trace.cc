@@ -13,35 +13,57 @@ namespace schedkit {
 namespace workload {
 namespace {
 
-// "k80=0.25;v100=1" -> speeds sorted by type; empty text -> none.
 Status ReadTypeSpeeds(const CsvReader& in, int col, std::vector<TypeSpeed>* out) {
   out->clear();
-  if (col < 0 || in.field(col).empty()) return Status::Ok();
-  const std::string& text = in.field(col);
+  if (col < 0) return Status::Ok();
+  Status st = ParseTypeSpeeds(in.field(col), out);
+  return st.ok() ? st : in.FieldError(col, st.message());
+}
+
+}  // namespace
+
+bool IsGpuTypeName(std::string_view name) {
+  return !name.empty() && name.find_first_of(",;=\"\r\n") == std::string_view::npos;
+}
+
+Status CheckTypeSpeeds(std::vector<TypeSpeed>* speeds) {
+  for (const TypeSpeed& s : *speeds) {
+    if (!IsGpuTypeName(s.gpu_type)) {
+      return Status::InvalidArgument("GPU type '" + s.gpu_type +
+                                     "' is empty or holds , ; = \" or a line break");
+    }
+    if (!(s.speed > 0) || !std::isfinite(s.speed)) {
+      return Status::InvalidArgument("gives GPU type '" + s.gpu_type +
+                                     "' a speed that is not > 0");
+    }
+  }
+  std::sort(speeds->begin(), speeds->end(),
+            [](const TypeSpeed& a, const TypeSpeed& b) { return a.gpu_type < b.gpu_type; });
+  for (size_t i = 1; i < speeds->size(); ++i) {
+    if ((*speeds)[i].gpu_type == (*speeds)[i - 1].gpu_type) {
+      return Status::InvalidArgument("names GPU type '" + (*speeds)[i].gpu_type + "' twice");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseTypeSpeeds(std::string_view text, std::vector<TypeSpeed>* out) {
+  out->clear();
+  if (text.empty()) return Status::Ok();
   size_t begin = 0;
   while (begin <= text.size()) {
     size_t end = text.find(';', begin);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(begin, end - begin);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string item(text.substr(begin, end - begin));
     const size_t eq = item.find('=');
     double speed = 0;
     if (eq == std::string::npos || eq == 0 || !ParseFiniteDouble(item.substr(eq + 1), &speed)) {
-      return in.FieldError(col, "has entry '" + item + "', not GPU_TYPE=SPEED");
-    }
-    if (!(speed > 0)) {
-      return in.FieldError(col, "gives GPU type '" + item.substr(0, eq) + "' a speed that is not > 0");
+      return Status::InvalidArgument("has entry '" + item + "', not GPU_TYPE=SPEED");
     }
     out->push_back({item.substr(0, eq), speed});
     begin = end + 1;
   }
-  std::sort(out->begin(), out->end(),
-            [](const TypeSpeed& a, const TypeSpeed& b) { return a.gpu_type < b.gpu_type; });
-  for (size_t i = 1; i < out->size(); ++i) {
-    if ((*out)[i].gpu_type == (*out)[i - 1].gpu_type) {
-      return in.FieldError(col, "names GPU type '" + (*out)[i].gpu_type + "' twice");
-    }
-  }
-  return Status::Ok();
+  return CheckTypeSpeeds(out);
 }
 
 std::string TypeSpeedsText(const std::vector<TypeSpeed>& speeds) {
@@ -51,8 +73,6 @@ std::string TypeSpeedsText(const std::vector<TypeSpeed>& speeds) {
   }
   return out;
 }
-
-}  // namespace
 
 Result<TraceRows> OpenNativeRows(const std::string& path) {
   auto opened = CsvReader::Open(path);
@@ -200,7 +220,7 @@ Status WriteNativeTrace(const Trace& trace, const std::string& path) {
     }
     if (speeds) {
       for (const TypeSpeed& s : j.profile.type_speeds) {
-        if (s.gpu_type.find_first_of(",;=\"\r\n") != std::string::npos || s.gpu_type.empty()) {
+        if (!workload::IsGpuTypeName(s.gpu_type)) {
           return Status::InvalidArgument(path + ": job " + std::to_string(j.id) +
                                          ": GPU type '" + s.gpu_type +
                                          "' cannot be written (empty, or holds , ; = \" or a "

@@ -5,7 +5,9 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "schedkit/job.h"
 #include "schedkit/status.h"
@@ -80,6 +82,18 @@ inline constexpr const char* kNativeLucidColumns[] = {"name", "dataset", "amp", 
 // Optional, last: the job's speed per GPU type ("k80=0.25;v100=1", JobSpec::profile.
 // type_speeds). The writer adds it only when a job has speeds.
 inline constexpr const char* kNativeSpeedColumn = "type_speeds";
+// The type_speeds text, shared by the trace and the runtime (`schedkit submit --type-speeds`,
+// its store): "k80=0.25;v100=1" -> speeds sorted by type; empty text -> none. Errors
+// (InvalidArgument) say what is wrong, without a location, for the caller to prefix.
+Status ParseTypeSpeeds(std::string_view text, std::vector<TypeSpeed>* out);
+// Sorts `speeds` by type and checks them: every type a name the text can hold
+// (IsGpuTypeName), named once, and every speed finite and > 0 (a type the job cannot run on
+// is left out).
+Status CheckTypeSpeeds(std::vector<TypeSpeed>* speeds);
+// Non-empty, and none of , ; = " or a line break.
+bool IsGpuTypeName(std::string_view name);
+// The inverse of ParseTypeSpeeds, for sorted, checked speeds; "" for none.
+std::string TypeSpeedsText(const std::vector<TypeSpeed>& speeds);
 // Optional, after type_speeds: the most GPUs an elastic job may run on (JobSpec::max_gpus;
 // 0 or empty = rigid). The writer adds it only when a job is elastic.
 inline constexpr const char* kNativeMaxGpusColumn = "max_gpus";

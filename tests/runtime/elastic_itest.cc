@@ -94,12 +94,8 @@ TEST(RuntimeElastic, ABadMaxGpusIsRefusedWithOneLineNamingTheField) {
   const std::string dir = FreshDir("elasticbad");
   const std::string state = dir + "/state";
   Server server(state, {"--gpus", "4", "--policy", "optimus"});
-  auto [rc, out] = RunCli("submit --state-dir '" + state + "' --gpus 2 --max-gpus 1 -- true");
-  EXPECT_NE(rc, 0);
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
-  EXPECT_NE(out.find("INVALID_ARGUMENT: max_gpus: 1 must be 0 (rigid) or from gpus (2)"),
-            std::string::npos)
-      << out;
+  ExpectCliSubmitRefused(state, "--gpus 2 --max-gpus 1 -- true",
+                         "INVALID_ARGUMENT: max_gpus: 1 must be 0 (rigid) or from gpus (2)");
   ExpectInvalidSubmits(server, {{[](pb::SubmitRequest* r) { r->set_max_gpus(5); },
                                  "max_gpus: 5 must be 0 (rigid) or from gpus (1) to the cluster's 4"},
                                 {[](pb::SubmitRequest* r) { r->set_max_gpus(-1); }, "max_gpus: -1"}});

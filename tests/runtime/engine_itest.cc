@@ -22,6 +22,7 @@
 #include "runtime/engine.h"
 #include "runtime/policy_support.h"
 #include "runtime/store.h"
+#include "runtime_itest_util.h"
 #include "schedkit/registry.h"
 
 namespace schedkit::runtime {
@@ -67,23 +68,9 @@ class ContractCheckingPolicy : public Policy {
 // An engine on a fresh state directory with `gpus` local slots.
 std::unique_ptr<Engine> StartEngine(const std::string& name, int gpus,
                                     std::unique_ptr<Policy> policy) {
-  const std::string dir = ::testing::TempDir() + "/runtime_engine_" + name;
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
   RuntimeOptions options;
-  options.state_dir = dir;
   options.gpus = gpus;
-  options.poll_s = 0.01;
-  options.grace_s = 1;
-  Result<std::unique_ptr<Backend>> backend = MakeLocalBackend(options);
-  EXPECT_TRUE(backend.ok()) << backend.status().message();
-  Result<std::unique_ptr<Store>> store = Store::Open(dir + "/schedkit.db");
-  EXPECT_TRUE(store.ok()) << store.status().message();
-  if (!backend.ok() || !store.ok()) return nullptr;
-  Result<std::unique_ptr<Engine>> engine = Engine::Start(
-      options, std::move(store).value(), std::move(backend).value(), std::move(policy));
-  EXPECT_TRUE(engine.ok()) << engine.status().message();
-  return engine.ok() ? std::move(engine).value() : nullptr;
+  return testing::StartEngineWith(name, options, std::move(policy));
 }
 
 std::unique_ptr<Policy> Builtin(const std::string& name) {
@@ -347,6 +334,7 @@ TEST(RuntimeStore, AddsTheColumnsAnOlderStoreLacks) {
   EXPECT_EQ(j.max_gpus, 0);  // Rigid, as every job was before elastic jobs.
   EXPECT_EQ(j.gpu_milli, kMilliPerGpu);  // Whole GPUs, as every job was before GPU shares.
   EXPECT_EQ(j.grown_gpu_s, 0);  // Never grown.
+  EXPECT_TRUE(j.type_speeds.empty());  // The same speed on every type, as before GPU types.
   EXPECT_EQ(j.time_limit_s, 0);
   JobRecord again = j;
   again.group = 3;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -19,8 +20,11 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/backend.h"
 #include "runtime/client.h"
+#include "runtime/engine.h"
 #include "runtime/store.h"
+#include "schedkit/policy.h"
 
 namespace schedkit::runtime::testing {
 
@@ -208,6 +212,36 @@ inline void ExpectInvalidSubmits(Server& server, const std::vector<BadSubmit>& c
     EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << c.message;
     EXPECT_NE(s.error_message().find(c.message), std::string::npos) << s.error_message();
   }
+}
+
+// An engine in-process (no gRPC) on a fresh state directory `name` under the test temp dir,
+// with `options` (its state_dir, poll_s 0.01 and grace_s 1 are set here) and `policy`.
+inline std::unique_ptr<Engine> StartEngineWith(const std::string& name, RuntimeOptions options,
+                                               std::unique_ptr<Policy> policy) {
+  const std::string dir = ::testing::TempDir() + "/runtime_engine_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  options.state_dir = dir;
+  options.poll_s = 0.01;
+  options.grace_s = 1;
+  Result<std::unique_ptr<Backend>> backend = MakeLocalBackend(options);
+  EXPECT_TRUE(backend.ok()) << backend.status().message();
+  Result<std::unique_ptr<Store>> store = Store::Open(dir + "/schedkit.db");
+  EXPECT_TRUE(store.ok()) << store.status().message();
+  if (!backend.ok() || !store.ok()) return nullptr;
+  Result<std::unique_ptr<Engine>> engine = Engine::Start(
+      options, std::move(store).value(), std::move(backend).value(), std::move(policy));
+  EXPECT_TRUE(engine.ok()) << engine.status().message();
+  return engine.ok() ? std::move(engine).value() : nullptr;
+}
+
+// `schedkit submit --state-dir STATE ARGS` fails, printing one line that holds `message`.
+inline void ExpectCliSubmitRefused(const std::string& state, const std::string& args,
+                                   const std::string& message) {
+  auto [rc, out] = RunCli("submit --state-dir '" + state + "' " + args);
+  EXPECT_NE(rc, 0) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find(message), std::string::npos) << out;
 }
 
 }  // namespace schedkit::runtime::testing

@@ -98,13 +98,9 @@ TEST(RuntimeSharing, ABadShareIsRefusedWithOneLineNamingTheField) {
   const std::string dir = FreshDir("sharingbad");
   const std::string state = dir + "/state";
   Server server(state, {"--gpus", "4"});
-  auto [rc, out] = RunCli("submit --state-dir '" + state + "' --gpus 2 --gpu-milli 300 -- true");
-  EXPECT_NE(rc, 0);
-  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
-  EXPECT_NE(out.find("INVALID_ARGUMENT: gpu_milli: a share of 300 milli-GPU is of one GPU: "
-                     "gpus must be 1 (got 2)"),
-            std::string::npos)
-      << out;
+  ExpectCliSubmitRefused(state, "--gpus 2 --gpu-milli 300 -- true",
+                         "INVALID_ARGUMENT: gpu_milli: a share of 300 milli-GPU is of one GPU: "
+                         "gpus must be 1 (got 2)");
   ExpectInvalidSubmits(
       server, {{[](pb::SubmitRequest* r) { r->set_gpu_milli(1001); }, "gpu_milli: 1001 must be 0"},
                {[](pb::SubmitRequest* r) { r->set_gpu_milli(-5); }, "gpu_milli: -5 must be 0"},

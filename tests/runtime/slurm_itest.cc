@@ -131,8 +131,8 @@ TEST(RuntimeSlurm, TimeLimitEndsTheJobAndSlurmHoldsItAsABackstop) {
   ASSERT_TRUE(cluster.ok()) << cluster.log();
   Server server(dir + "/state", {"--backend", "slurm", "--poll-s", "0.5"});
   pb::SubmitRequest req;
-  req.add_command("echo gpus=$SCHEDKIT_GPUS limit=$SCHEDKIT_TIME_LIMIT_S left=$SCHEDKIT_TIME_LEFT_S; "
-                  "sleep 120");
+  req.add_command("echo gpus=$SCHEDKIT_GPUS limit=$SCHEDKIT_TIME_LIMIT_S left=$SCHEDKIT_TIME_LEFT_S "
+                  "type=$SCHEDKIT_GPU_TYPE; sleep 120");
   req.set_shell(true);
   req.set_gpus(2);
   // Run time counts from the release; Slurm may take a few seconds to start the job.
@@ -161,7 +161,8 @@ TEST(RuntimeSlurm, TimeLimitEndsTheJobAndSlurmHoldsItAsABackstop) {
         return s == "CANCELLED" || s.empty();
       },
       20));
-  EXPECT_EQ(ReadFile(out), "gpus=2 limit=8 left=8\n");
+  // The nodes' gres is gpu:4, of no type: `generic`, read from jobs/<id>/gpu_type.
+  EXPECT_EQ(ReadFile(out), "gpus=2 limit=8 left=8 type=generic\n");
 }
 
 // A job submitted held (sbatch --hold) never stays queued in Slurm when its start does
