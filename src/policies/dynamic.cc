@@ -7,7 +7,8 @@
 // min() over its ordered candidates (tie=order), or first to the candidate that ends jobs
 // earlier (tie=earlier-ends, struct Score). With forecast=recent the look-ahead also sees arrivals:
 // the jobs that arrived in the last forecast_window_s seconds, replayed that much later
-// (forecast_windows times), and the average is over them too. A switch creates the new candidate fresh; it adopts
+// (forecast_windows times), and the average is over them too; with forecast=horizon,
+// replayed until the no-arrival look-ahead's jobs have ended. A switch creates the new candidate fresh; it adopts
 // the running jobs and hears of the pending ones as arrivals. docs/policies.md
 // ("dynamic") has the definitions.
 #include <algorithm>
@@ -72,6 +73,7 @@ struct Score {
   double avg_jct_s = std::numeric_limits<double>::infinity();
   std::vector<Time> ends;
   double tolerance_s = 0;
+  Time last_end_s = kNever;  // The latest of the ends; kNever if a job does not finish.
 };
 
 Score ScoreOf(const std::vector<PredictedFinish>& finish, double round_s, bool keep_ends) {
@@ -87,6 +89,7 @@ Score ScoreOf(const std::vector<PredictedFinish>& finish, double round_s, bool k
     if (keep_ends) score.ends.push_back(end);
   }
   std::sort(score.ends.begin(), score.ends.end());
+  score.last_end_s = largest;
   score.avg_jct_s = sum / static_cast<double>(finish.size());
   score.tolerance_s = static_cast<double>(finish.size() + 4) * DBL_EPSILON * largest;
   return score;
@@ -112,9 +115,13 @@ bool EndsEarlier(const Score& a, const Score& b) {
 // The arrivals the look-ahead sees (option `forecast`). kRecent: the jobs that arrived in
 // the last `window_s` seconds, (now - window_s, now], each replayed at its submit time +
 // k x window_s for k = 1..windows (the window's arrivals repeat with period window_s),
-// with its own size and solo runtime.
+// with its own size and solo runtime. kHorizon: the same window's arrivals, replayed for
+// every k with submit time + k x window_s before the horizon: the earliest time at which
+// some candidate's no-arrival look-ahead has ended every job now in the system (set by the
+// state, the same for every candidate, computed once per round; none if no candidate ends
+// them all); `windows` is not used.
 struct Forecast {
-  enum class Kind { kNone, kRecent };
+  enum class Kind { kNone, kRecent, kHorizon };
   Kind kind = Kind::kNone;
   double window_s = 0;
   int windows = 1;
@@ -160,7 +167,7 @@ class DynamicPolicy final : public Policy {
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     const Time now = view.Now();
     in_system_ += static_cast<int64_t>(events.arrived.size()) - static_cast<int64_t>(events.finished.size());
-    if (forecast_.kind == Forecast::Kind::kRecent) {
+    if (forecast_.kind != Forecast::Kind::kNone) {
       // Finished jobs leave the view: the window's arrivals are kept here.
       for (JobId id : events.arrived) recent_.push_back(view.Spec(id));
     }
@@ -212,26 +219,15 @@ class DynamicPolicy final : public Policy {
     const size_t jobs = view.RunningJobs().size() + view.PendingJobs().size();
     size_t best = current_index_;
     if (jobs > 0) {
-      const std::vector<JobSpec> arrivals = ForecastArrivals(view);
-      std::vector<Score> score(candidates_.size());
-      std::vector<Status> error(candidates_.size());
-      std::atomic<size_t> next{0};
-      auto work = [&] {
-        for (size_t i = next++; i < candidates_.size(); i = next++) {
-          Result<Score> r = Predict(view, candidates_[i], arrivals);
-          if (r.ok()) {
-            score[i] = std::move(r).value();
-          } else {
-            error[i] = r.status();
-          }
-        }
-      };
-      const size_t n = std::min<size_t>(threads_, candidates_.size());
-      std::vector<std::thread> pool;
-      for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
-      work();
-      for (std::thread& t : pool) t.join();
-      for (const Status& st : error) SCHEDKIT_RETURN_IF_ERROR(st);
+      Time horizon = kNever;
+      if (forecast_.kind == Forecast::Kind::kHorizon) {
+        Result<std::vector<Score>> blind = PredictAll(view, {});
+        if (!blind.ok()) return blind.status();
+        for (const Score& s : *blind) horizon = std::min(horizon, s.last_end_s);
+      }
+      Result<std::vector<Score>> predicted = PredictAll(view, ForecastArrivals(view, horizon));
+      if (!predicted.ok()) return predicted.status();
+      const std::vector<Score>& score = *predicted;
       // The lowest wins; of equal ones (tie=order) the earliest in option order (Blox:
       // min() over its candidates in order), whichever is current.
       best = 0;
@@ -252,10 +248,35 @@ class DynamicPolicy final : public Policy {
     return true;
   }
 
-  // The forecast jobs for a look-ahead from view.Now() (struct Forecast), with ids above
-  // every job id of the view and of the window, in (submit, id) order; drops the arrivals
-  // that fell out of the window.
-  std::vector<JobSpec> ForecastArrivals(const ClusterView& view) {
+  // Every candidate's look-ahead with `arrivals`, `threads_` at a time.
+  Result<std::vector<Score>> PredictAll(const ClusterView& view,
+                                        const std::vector<JobSpec>& arrivals) const {
+    std::vector<Score> score(candidates_.size());
+    std::vector<Status> error(candidates_.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < candidates_.size(); i = next++) {
+        Result<Score> r = Predict(view, candidates_[i], arrivals);
+        if (r.ok()) {
+          score[i] = std::move(r).value();
+        } else {
+          error[i] = r.status();
+        }
+      }
+    };
+    const size_t n = std::min<size_t>(threads_, candidates_.size());
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    for (const Status& st : error) SCHEDKIT_RETURN_IF_ERROR(st);
+    return score;
+  }
+
+  // The forecast jobs for a look-ahead from view.Now() (struct Forecast; `horizon` is
+  // kHorizon's), with ids above every job id of the view and of the window, in (submit, id)
+  // order; drops the arrivals that fell out of the window.
+  std::vector<JobSpec> ForecastArrivals(const ClusterView& view, Time horizon) {
     std::vector<JobSpec> out;
     if (forecast_.kind == Forecast::Kind::kNone) return out;
     const Time from = view.Now() - forecast_.window_s;  // The window is (from, now].
@@ -264,14 +285,24 @@ class DynamicPolicy final : public Policy {
     for (JobId id : view.RunningJobs()) next_id = std::max(next_id, id + 1);
     for (JobId id : view.PendingJobs()) next_id = std::max(next_id, id + 1);
     for (const JobSpec& j : recent_) next_id = std::max(next_id, j.id + 1);
-    out.reserve(recent_.size() * forecast_.windows);
-    for (int k = 1; k <= forecast_.windows; ++k) {
+    if (forecast_.kind == Forecast::Kind::kHorizon) {
+      if (horizon == kNever) return out;
+    } else {
+      out.reserve(recent_.size() * forecast_.windows);
+    }
+    for (int64_t k = 1; forecast_.kind == Forecast::Kind::kHorizon || k <= forecast_.windows; ++k) {
+      const size_t before = out.size();
       for (const JobSpec& j : recent_) {
+        if (forecast_.kind == Forecast::Kind::kHorizon &&
+            !(j.submit_s + static_cast<double>(k) * forecast_.window_s < horizon)) {
+          continue;
+        }
         JobSpec copy = j;
         copy.id = next_id++;
-        copy.submit_s = j.submit_s + k * forecast_.window_s;
+        copy.submit_s = j.submit_s + static_cast<double>(k) * forecast_.window_s;
         out.push_back(std::move(copy));
       }
+      if (out.size() == before) break;  // Every replay of this k is past the horizon.
     }
     return out;
   }
@@ -368,11 +399,12 @@ Status RegisterDynamic(Registries* r) {
        "candidate whose sorted predicted job ends are earlier at the first difference, then "
        "the order)"},
       {"forecast", OptionSpec::Type::kString, "none",
-       "arrivals the look-ahead sees: none (Blox's) or recent (the last forecast_window_s "
-       "seconds' arrivals replayed forecast_windows times, every forecast_window_s; the "
-       "average JCT is then over them too)"},
+       "arrivals the look-ahead sees: none (Blox's), recent (the last forecast_window_s "
+       "seconds' arrivals replayed forecast_windows times, every forecast_window_s) or horizon "
+       "(the same replays until the earliest time a candidate's no-arrival look-ahead ends "
+       "every job in the system); the average JCT is then over them too"},
       {"forecast_window_s", OptionSpec::Type::kDouble, "-1",
-       "forecast=recent: the window, seconds (> 0; -1: round_s)"},
+       "forecast=recent or horizon: the window, seconds (> 0; -1: round_s)"},
       {"forecast_windows", OptionSpec::Type::kInt, "1",
        "forecast=recent: how many times the window's arrivals are replayed (>= 1)"},
       {"overhead_s", OptionSpec::Type::kDouble, "-1",
@@ -408,9 +440,11 @@ Status RegisterDynamic(Registries* r) {
     const std::string forecast_kind = ctx.options.String("forecast");
     if (forecast_kind == "recent") {
       forecast.kind = Forecast::Kind::kRecent;
+    } else if (forecast_kind == "horizon") {
+      forecast.kind = Forecast::Kind::kHorizon;
     } else if (forecast_kind != "none") {
-      return Status::InvalidArgument("dynamic: option 'forecast' must be none or recent, got '" +
-                                     forecast_kind + "'");
+      return Status::InvalidArgument(
+          "dynamic: option 'forecast' must be none, recent or horizon, got '" + forecast_kind + "'");
     }
     TieRule tie = TieRule::kOrder;
     const std::string tie_kind = ctx.options.String("tie");

@@ -246,6 +246,43 @@ TEST(DynamicPolicy, EarlierEndsNeverOverridesAStrictlyLowerAverage) {
   }
 }
 
+// forecast=horizon replays the window's arrivals until the no-arrival look-ahead has ended
+// every job in the system, not a fixed number of times. One GPU, one round (round_s =
+// 1,000 s), forecast_window_s = 100 s, candidates fifo then srtf. Job 0 (300 s) arrives at
+// 0, the only job of the run.
+//  t = 0, the round. With no arrivals both candidates end job 0 at 300: the horizon is 300.
+//    The window (-100, 0] holds job 0; its replays at 0 + k x 100 before 300 are k = 1, 2:
+//    forecast jobs at 100 and 200, 300 s each (k = 3 would arrive at 300, not before it).
+//    Both candidates run job 0 to 300 (srtf preempts for neither: 300 s > the 200 and 100 s
+//    left), then the two replays: JCTs 300, 500, 700, average 500. A tie: fifo.
+//  forecast=recent with one replay sees the one at 100 (JCTs 300, 500: 400), with three the
+//    ones at 100, 200 and 300 (300, 500, 700, 900: 600); horizon is recent with two here.
+//  Job 0 ends at 300 and the system is empty: no more rounds.
+TEST(DynamicPolicy, AHorizonForecastReplaysUntilTheNoArrivalLookAheadEnds) {
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(300).Build()};
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
+  auto first_round = [&](const std::string& forecast, const std::string& windows) {
+    const DynamicRun r = RunDynamic(trace, cluster,
+                                    {{"schedulings", "fifo,srtf"},
+                                     {"admissions", "accept-all"},
+                                     {"overhead_s", "0"},
+                                     {"round_s", "1000"},
+                                     {"forecast", forecast},
+                                     {"forecast_window_s", "100"},
+                                     {"forecast_windows", windows}},
+                                    "horizon_" + forecast + windows);
+    const std::vector<std::string> lines = Lines(r.switches_csv);
+    EXPECT_EQ(lines.size(), 2u) << r.switches_csv;
+    EXPECT_EQ(r.jobs.at(0).jct_s(), 300);
+    return lines.size() < 2 ? std::string() : lines[1];
+  };
+  EXPECT_EQ(first_round("horizon", "1"), "0,1,fifo,accept-all,best-fit,500,0");
+  EXPECT_EQ(first_round("recent", "1"), "0,1,fifo,accept-all,best-fit,400,0");
+  EXPECT_EQ(first_round("recent", "2"), "0,1,fifo,accept-all,best-fit,500,0");
+  EXPECT_EQ(first_round("recent", "3"), "0,1,fifo,accept-all,best-fit,600,0");
+}
+
 // The candidates are simulated in parallel, each alone: results do not depend on how many
 // threads run them.
 TEST(DynamicPolicy, ResultsDoNotDependOnTheThreadCount) {
@@ -281,7 +318,7 @@ TEST(DynamicPolicy, RefusesBadOptionsNamingThem) {
   EXPECT_NE(error({{"admissions", "load-based:threshold=-1"}}).find("threshold"), std::string::npos);
   EXPECT_NE(error({{"schedulings", "dynamic"}}).find("cannot be 'dynamic'"), std::string::npos);
   EXPECT_NE(error({{"schedulings", "themis"}}).find("themis"), std::string::npos);  // Takes no admission.
-  EXPECT_NE(error({{"forecast", "oracle"}}).find("'forecast' must be none or recent"), std::string::npos);
+  EXPECT_NE(error({{"forecast", "oracle"}}).find("'forecast' must be none, recent or horizon"), std::string::npos);
   EXPECT_NE(error({{"tie", "first"}}).find("'tie' must be order or earlier-ends"), std::string::npos);
   EXPECT_NE(error({{"forecast_window_s", "0"}}).find("'forecast_window_s'"), std::string::npos);
   EXPECT_NE(error({{"forecast_windows", "0"}}).find("'forecast_windows'"), std::string::npos);
