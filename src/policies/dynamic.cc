@@ -4,13 +4,16 @@
 // view (SimulateFrom: the jobs now in the system, the arrivals of this point included,
 // the candidate fresh, no new arrivals), and the one with the lowest predicted average JCT
 // runs until the next round; ties go to the earliest candidate in option order, as Blox's
-// min() over its ordered candidates. With forecast=recent the look-ahead also sees arrivals:
+// min() over its ordered candidates (tie=order), or first to the candidate that ends jobs
+// earlier (tie=earlier-ends, struct Score). With forecast=recent the look-ahead also sees arrivals:
 // the jobs that arrived in the last forecast_window_s seconds, replayed that much later
-// (forecast_windows times), and the average is over them too. A switch creates the new candidate fresh; it adopts
+// (forecast_windows times), and the average is over them too; with forecast=horizon,
+// replayed until the no-arrival look-ahead's jobs have ended. A switch creates the new candidate fresh; it adopts
 // the running jobs and hears of the pending ones as arrivals. docs/policies.md
 // ("dynamic") has the definitions.
 #include <algorithm>
 #include <atomic>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <deque>
@@ -54,48 +57,98 @@ std::vector<std::string> SplitList(const std::string& text, char sep) {
   return out;
 }
 
-// The average over `finish` (the jobs in the system and the forecast arrivals) of end -
-// submit; +inf if a job does not finish. With rounds
-// (`round_s` > 0, the look-ahead engine's decision rounds) a job's end is the end of the
-// round it finishes in, where the engine learns of it, as Blox's look-ahead counts it.
-double AverageJct(const std::vector<PredictedFinish>& finish, double round_s) {
+// What a look-ahead predicts for one candidate. `avg_jct_s`: the average over the jobs
+// in it (the jobs in the system and the forecast arrivals) of end - submit; +inf if a job
+// does not finish. With rounds (the look-ahead engine's decision rounds) a job's end is
+// the end of the round it finishes in, where the engine learns of it, as Blox's look-ahead
+// counts it. `ends`: those ends in increasing order (tie=earlier-ends only). `tolerance_s`:
+// how far apart two averages (or two ends) whose exact values are equal can come out in
+// floating point: each end carries a few roundings of its magnitude from the engine's
+// arithmetic, each end - submit one more, the running sum one per job, the division one:
+// at most (jobs + 4) roundings of the largest end, each half an ulp, counted here as a
+// whole DBL_EPSILON (twice that) so that two scores' errors fit in it together. A real
+// difference between schedules is a job ending at least a round (or an event) apart, many
+// orders of magnitude above it (about 1e-7 s for 1,000 jobs ending near 1e6 s).
+struct Score {
+  double avg_jct_s = std::numeric_limits<double>::infinity();
+  std::vector<Time> ends;
+  double tolerance_s = 0;
+  Time last_end_s = kNever;  // The latest of the ends; kNever if a job does not finish.
+};
+
+Score ScoreOf(const std::vector<PredictedFinish>& finish, double round_s, bool keep_ends) {
+  Score score;
   double sum = 0;
+  double largest = 0;
+  if (keep_ends) score.ends.reserve(finish.size());
   for (const PredictedFinish& f : finish) {
-    if (f.finish_s == kNever) return std::numeric_limits<double>::infinity();
+    if (f.finish_s == kNever) return score;
     const Time end = round_s > 0 ? std::ceil(f.finish_s / round_s) * round_s : f.finish_s;
     sum += end - f.submit_s;
+    largest = std::max(largest, std::fabs(end));
+    if (keep_ends) score.ends.push_back(end);
   }
-  return sum / static_cast<double>(finish.size());
+  std::sort(score.ends.begin(), score.ends.end());
+  score.last_end_s = largest;
+  score.avg_jct_s = sum / static_cast<double>(finish.size());
+  score.tolerance_s = static_cast<double>(finish.size() + 4) * DBL_EPSILON * largest;
+  return score;
+}
+
+// Whether `a` is a better prediction than `b` under tie=earlier-ends: a lower average, or
+// an average equal within the rounding tolerance and, at the first place where the sorted
+// ends differ (beyond the tolerance), an earlier end; that is, at the first time the
+// number of jobs still in the look-ahead differs, fewer jobs left. Equal averages mean equal
+// sums of JCTs, the area under that count: the rule only decides how the same area is laid
+// out, and prefers it early, where the next (unmodelled) arrival is likeliest to meet it
+// (docs/blox.md, "Breaking the ties"). Neither better: a tie, left to the candidate order.
+bool EndsEarlier(const Score& a, const Score& b) {
+  const double tolerance = std::max(a.tolerance_s, b.tolerance_s);
+  if (!(std::fabs(a.avg_jct_s - b.avg_jct_s) <= tolerance)) return a.avg_jct_s < b.avg_jct_s;
+  const size_t n = std::min(a.ends.size(), b.ends.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (std::fabs(a.ends[i] - b.ends[i]) > tolerance) return a.ends[i] < b.ends[i];
+  }
+  return false;
 }
 
 // The arrivals the look-ahead sees (option `forecast`). kRecent: the jobs that arrived in
 // the last `window_s` seconds, (now - window_s, now], each replayed at its submit time +
 // k x window_s for k = 1..windows (the window's arrivals repeat with period window_s),
-// with its own size and solo runtime.
+// with its own size and solo runtime. kHorizon: the same window's arrivals, replayed for
+// every k with submit time + k x window_s before the horizon: the earliest time at which
+// some candidate's no-arrival look-ahead has ended every job now in the system (set by the
+// state, the same for every candidate, computed once per round; none if no candidate ends
+// them all); `windows` is not used.
 struct Forecast {
-  enum class Kind { kNone, kRecent };
+  enum class Kind { kNone, kRecent, kHorizon };
   Kind kind = Kind::kNone;
   double window_s = 0;
   int windows = 1;
 };
 
+// How equal predicted averages are decided (option `tie`). kOrder: the earliest candidate
+// in option order (Blox's). kEarlierEnds: EndsEarlier, then the order.
+enum class TieRule { kOrder, kEarlierEnds };
+
 class DynamicPolicy final : public Policy {
  public:
   DynamicPolicy(std::vector<Candidate> candidates, PolicyKnobs knobs, double round_s,
-                int threads, SimulatorOptions lookahead, Forecast forecast)
+                int threads, SimulatorOptions lookahead, Forecast forecast, TieRule tie)
       : candidates_(std::move(candidates)),
         knobs_(knobs),
         round_s_(round_s),
         threads_(threads),
         lookahead_(std::move(lookahead)),
-        forecast_(forecast) {}
+        forecast_(forecast),
+        tie_(tie) {}
 
   std::string_view Name() const override { return "dynamic"; }
 
   // A copy with its own clone of the current candidate (ModularPolicy's are clonable).
   Result<std::unique_ptr<Policy>> Clone() const override {
     auto copy = std::make_unique<DynamicPolicy>(candidates_, knobs_, round_s_, threads_,
-                                                lookahead_, forecast_);
+                                                lookahead_, forecast_, tie_);
     if (current_ != nullptr) {
       Result<std::unique_ptr<Policy>> current = current_->Clone();
       if (!current.ok()) {
@@ -114,7 +167,7 @@ class DynamicPolicy final : public Policy {
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     const Time now = view.Now();
     in_system_ += static_cast<int64_t>(events.arrived.size()) - static_cast<int64_t>(events.finished.size());
-    if (forecast_.kind == Forecast::Kind::kRecent) {
+    if (forecast_.kind != Forecast::Kind::kNone) {
       // Finished jobs leave the view: the window's arrivals are kept here.
       for (JobId id : events.arrived) recent_.push_back(view.Spec(id));
     }
@@ -166,33 +219,26 @@ class DynamicPolicy final : public Policy {
     const size_t jobs = view.RunningJobs().size() + view.PendingJobs().size();
     size_t best = current_index_;
     if (jobs > 0) {
-      const std::vector<JobSpec> arrivals = ForecastArrivals(view);
-      std::vector<double> avg(candidates_.size());
-      std::vector<Status> error(candidates_.size());
-      std::atomic<size_t> next{0};
-      auto work = [&] {
-        for (size_t i = next++; i < candidates_.size(); i = next++) {
-          Result<double> r = Predict(view, candidates_[i], arrivals);
-          if (r.ok()) {
-            avg[i] = *r;
-          } else {
-            error[i] = r.status();
-          }
-        }
-      };
-      const size_t n = std::min<size_t>(threads_, candidates_.size());
-      std::vector<std::thread> pool;
-      for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
-      work();
-      for (std::thread& t : pool) t.join();
-      for (const Status& st : error) SCHEDKIT_RETURN_IF_ERROR(st);
-      // The lowest wins; of equal ones the earliest in option order (Blox: min() over its
-      // candidates in order), whichever is current.
-      best = 0;
-      for (size_t i = 1; i < avg.size(); ++i) {
-        if (avg[i] < avg[best]) best = i;
+      Time horizon = kNever;
+      if (forecast_.kind == Forecast::Kind::kHorizon) {
+        Result<std::vector<Score>> blind = PredictAll(view, {});
+        if (!blind.ok()) return blind.status();
+        for (const Score& s : *blind) horizon = std::min(horizon, s.last_end_s);
       }
-      rounds_.push_back(Round{view.Now(), jobs, best, avg[best], !none_yet && best != current_index_});
+      Result<std::vector<Score>> predicted = PredictAll(view, ForecastArrivals(view, horizon));
+      if (!predicted.ok()) return predicted.status();
+      const std::vector<Score>& score = *predicted;
+      // The lowest wins; of equal ones (tie=order) the earliest in option order (Blox:
+      // min() over its candidates in order), whichever is current.
+      best = 0;
+      for (size_t i = 1; i < score.size(); ++i) {
+        const bool better = tie_ == TieRule::kEarlierEnds
+                                ? EndsEarlier(score[i], score[best])
+                                : score[i].avg_jct_s < score[best].avg_jct_s;
+        if (better) best = i;
+      }
+      rounds_.push_back(Round{view.Now(), jobs, best, score[best].avg_jct_s,
+                              !none_yet && best != current_index_});
     }
     if (!none_yet && best == current_index_) return false;
     Result<std::unique_ptr<Policy>> p = MakePolicy(candidates_[best].request, knobs_);
@@ -202,10 +248,35 @@ class DynamicPolicy final : public Policy {
     return true;
   }
 
-  // The forecast jobs for a look-ahead from view.Now() (struct Forecast), with ids above
-  // every job id of the view and of the window, in (submit, id) order; drops the arrivals
-  // that fell out of the window.
-  std::vector<JobSpec> ForecastArrivals(const ClusterView& view) {
+  // Every candidate's look-ahead with `arrivals`, `threads_` at a time.
+  Result<std::vector<Score>> PredictAll(const ClusterView& view,
+                                        const std::vector<JobSpec>& arrivals) const {
+    std::vector<Score> score(candidates_.size());
+    std::vector<Status> error(candidates_.size());
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t i = next++; i < candidates_.size(); i = next++) {
+        Result<Score> r = Predict(view, candidates_[i], arrivals);
+        if (r.ok()) {
+          score[i] = std::move(r).value();
+        } else {
+          error[i] = r.status();
+        }
+      }
+    };
+    const size_t n = std::min<size_t>(threads_, candidates_.size());
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    for (const Status& st : error) SCHEDKIT_RETURN_IF_ERROR(st);
+    return score;
+  }
+
+  // The forecast jobs for a look-ahead from view.Now() (struct Forecast; `horizon` is
+  // kHorizon's), with ids above every job id of the view and of the window, in (submit, id)
+  // order; drops the arrivals that fell out of the window.
+  std::vector<JobSpec> ForecastArrivals(const ClusterView& view, Time horizon) {
     std::vector<JobSpec> out;
     if (forecast_.kind == Forecast::Kind::kNone) return out;
     const Time from = view.Now() - forecast_.window_s;  // The window is (from, now].
@@ -214,19 +285,29 @@ class DynamicPolicy final : public Policy {
     for (JobId id : view.RunningJobs()) next_id = std::max(next_id, id + 1);
     for (JobId id : view.PendingJobs()) next_id = std::max(next_id, id + 1);
     for (const JobSpec& j : recent_) next_id = std::max(next_id, j.id + 1);
-    out.reserve(recent_.size() * forecast_.windows);
-    for (int k = 1; k <= forecast_.windows; ++k) {
+    if (forecast_.kind == Forecast::Kind::kHorizon) {
+      if (horizon == kNever) return out;
+    } else {
+      out.reserve(recent_.size() * forecast_.windows);
+    }
+    for (int64_t k = 1; forecast_.kind == Forecast::Kind::kHorizon || k <= forecast_.windows; ++k) {
+      const size_t before = out.size();
       for (const JobSpec& j : recent_) {
+        if (forecast_.kind == Forecast::Kind::kHorizon &&
+            !(j.submit_s + static_cast<double>(k) * forecast_.window_s < horizon)) {
+          continue;
+        }
         JobSpec copy = j;
         copy.id = next_id++;
-        copy.submit_s = j.submit_s + k * forecast_.window_s;
+        copy.submit_s = j.submit_s + static_cast<double>(k) * forecast_.window_s;
         out.push_back(std::move(copy));
       }
+      if (out.size() == before) break;  // Every replay of this k is past the horizon.
     }
     return out;
   }
 
-  Result<double> Predict(const ClusterView& view, const Candidate& c,
+  Result<Score> Predict(const ClusterView& view, const Candidate& c,
                          const std::vector<JobSpec>& arrivals) const {
     Result<std::unique_ptr<Policy>> policy = MakePolicy(c.request, knobs_);
     if (!policy.ok()) return policy.status();
@@ -237,7 +318,7 @@ class DynamicPolicy final : public Policy {
     Result<std::vector<PredictedFinish>> finish =
         SimulateFrom(view, policy->get(), options, arrivals);
     if (!finish.ok()) return finish.status();
-    return AverageJct(*finish, options.decision_round_s);
+    return ScoreOf(*finish, options.decision_round_s, tie_ == TieRule::kEarlierEnds);
   }
 
   const std::vector<Candidate> candidates_;
@@ -246,6 +327,7 @@ class DynamicPolicy final : public Policy {
   const int threads_;
   const SimulatorOptions lookahead_;
   const Forecast forecast_;
+  const TieRule tie_;
   // forecast=recent: the arrivals heard of since the window's start, in arrival order.
   std::deque<JobSpec> recent_;
   std::unique_ptr<Policy> current_;
@@ -306,18 +388,23 @@ Status RegisterDynamic(Registries* r) {
       {"round_s", OptionSpec::Type::kDouble, "300", "seconds between look-aheads (> 0)"},
       {"schedulings", OptionSpec::Type::kString, "las,fifo,srtf",
        "candidate scheduling policies (registered policies that take admission and placement); "
-       "ties go to the earliest candidate, the order is Blox's"},
+       "the order is Blox's, and ties go to the earliest candidate (see tie)"},
       {"admissions", OptionSpec::Type::kString,
        "accept-all,load-based:threshold=1.2,load-based:threshold=1.4",
        "candidate admission modules: NAME or NAME:KEY=VALUE[:KEY=VALUE...]"},
       {"placements", OptionSpec::Type::kString, "best-fit", "candidate placement modules"},
       {"threads", OptionSpec::Type::kInt, "4", "candidates simulated at a time (>= 1)"},
+      {"tie", OptionSpec::Type::kString, "order",
+       "equal predicted averages: order (Blox's: the earliest candidate) or earlier-ends (the "
+       "candidate whose sorted predicted job ends are earlier at the first difference, then "
+       "the order)"},
       {"forecast", OptionSpec::Type::kString, "none",
-       "arrivals the look-ahead sees: none (Blox's) or recent (the last forecast_window_s "
-       "seconds' arrivals replayed forecast_windows times, every forecast_window_s; the "
-       "average JCT is then over them too)"},
+       "arrivals the look-ahead sees: none (Blox's), recent (the last forecast_window_s "
+       "seconds' arrivals replayed forecast_windows times, every forecast_window_s) or horizon "
+       "(the same replays until the earliest time a candidate's no-arrival look-ahead ends "
+       "every job in the system); the average JCT is then over them too"},
       {"forecast_window_s", OptionSpec::Type::kDouble, "-1",
-       "forecast=recent: the window, seconds (> 0; -1: round_s)"},
+       "forecast=recent or horizon: the window, seconds (> 0; -1: round_s)"},
       {"forecast_windows", OptionSpec::Type::kInt, "1",
        "forecast=recent: how many times the window's arrivals are replayed (>= 1)"},
       {"overhead_s", OptionSpec::Type::kDouble, "-1",
@@ -353,9 +440,19 @@ Status RegisterDynamic(Registries* r) {
     const std::string forecast_kind = ctx.options.String("forecast");
     if (forecast_kind == "recent") {
       forecast.kind = Forecast::Kind::kRecent;
+    } else if (forecast_kind == "horizon") {
+      forecast.kind = Forecast::Kind::kHorizon;
     } else if (forecast_kind != "none") {
-      return Status::InvalidArgument("dynamic: option 'forecast' must be none or recent, got '" +
-                                     forecast_kind + "'");
+      return Status::InvalidArgument(
+          "dynamic: option 'forecast' must be none, recent or horizon, got '" + forecast_kind + "'");
+    }
+    TieRule tie = TieRule::kOrder;
+    const std::string tie_kind = ctx.options.String("tie");
+    if (tie_kind == "earlier-ends") {
+      tie = TieRule::kEarlierEnds;
+    } else if (tie_kind != "order") {
+      return Status::InvalidArgument("dynamic: option 'tie' must be order or earlier-ends, got '" +
+                                     tie_kind + "'");
     }
     forecast.window_s = ctx.options.Double("forecast_window_s");
     if (forecast.window_s == -1) forecast.window_s = round_s;
@@ -386,7 +483,7 @@ Status RegisterDynamic(Registries* r) {
     if (!candidates.ok()) return candidates.status();
     return std::unique_ptr<Policy>(std::make_unique<DynamicPolicy>(
         std::move(candidates).value(), ctx.knobs, round_s, static_cast<int>(threads),
-        std::move(lookahead), forecast));
+        std::move(lookahead), forecast, tie));
   };
   return r->policies.Register(std::move(e));
 }

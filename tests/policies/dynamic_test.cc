@@ -162,6 +162,127 @@ TEST(DynamicPolicy, AForecastOfArrivalsBreaksATieTheNoArrivalLookAheadCannotSee)
   EXPECT_EQ(recent.jobs.size(), 4u);
 }
 
+// tie=earlier-ends breaks an exact tie that Blox's order gives to fifo, one wave of
+// waiting jobs. Two GPUs (one node), no restart overheads, rounds of 300 s, candidates
+// fifo then srtf. Jobs 0 (1,000 s) and 1 (1,500 s) arrive at 0 and start; job 2 (3,000 s)
+// arrives at 100, job 3 (2,000 s) at 200, and wait.
+//  t = 0: jobs 0 and 1 run, nothing else to decide: ends 1,000 and 1,500, average 1,250
+//    for both; identical ends, so a tie under either rule: fifo, the first.
+//  t = 300 (4 jobs). The GPUs free up at 1,000 and 1,500, and jobs 2 and 3 take them
+//    whatever the order (srtf preempts nobody: 2,000 s > the 700 and 1,200 s left).
+//    fifo: 2 (older) at 1,000, ends 4,000; 3 at 1,500, ends 3,500.
+//    srtf: 3 (shorter) at 1,000, ends 3,000; 2 at 1,500, ends 4,500.
+//    Ends sum to 10,000 either way: JCTs 1,000 + 1,500 + 3,900 + 3,300 = 1,000 + 1,500 +
+//    4,400 + 2,800 = 9,700, average 2,425 both (the one-wave tie, docs/blox.md).
+//    tie=order: fifo, the first. tie=earlier-ends: sorted ends fifo {1,000, 1,500, 3,500,
+//    4,000}, srtf {1,000, 1,500, 3,000, 4,500}: srtf ends a job earlier at the first
+//    difference (3,000 < 3,500): srtf. Rounds at 600 and 900 see the same: no change.
+//  t = 1,000, not a round: the current candidate starts 2 (fifo) or 3 (srtf).
+//  t = 1,200 (3 jobs), every candidate predicts the same: tie=order, fifo: job 1 ends 1,500,
+//    2 at 4,000, 3 starts 1,500 and ends 3,500: JCTs 1,500, 3,900, 3,300, average 2,900.
+//    tie=earlier-ends, after srtf: 1 at 1,500, 3 at 3,000, 2 from 1,500 to 4,500: JCTs
+//    1,500, 2,800, 4,400, average 2,900, identical ends: back to fifo, which adopts 1 and 3.
+//  Either run's average JCT is 2,425 (the tie was exact); earlier-ends ends job 3 at 3,000.
+TEST(DynamicPolicy, EarlierEndsBreaksTheOneWaveTieThatOrderGivesToFifo) {
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(1000).Build(),
+                JobBuilder(1).Submit(0).Duration(1500).Build(),
+                JobBuilder(2).Submit(100).Duration(3000).Build(),
+                JobBuilder(3).Submit(200).Duration(2000).Build()};
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 2, 0, 0);
+  std::map<std::string, std::string> options = {
+      {"schedulings", "fifo,srtf"}, {"admissions", "accept-all"}, {"overhead_s", "0"}};
+  const DynamicRun order = RunDynamic(trace, cluster, options, "tie_order");
+  const std::vector<std::string> blox = Lines(order.switches_csv);
+  ASSERT_GE(blox.size(), 6u);
+  EXPECT_EQ(blox[1], "0,2,fifo,accept-all,best-fit,1250,0");
+  EXPECT_EQ(blox[2], "300,4,fifo,accept-all,best-fit,2425,0");
+  EXPECT_EQ(blox[5], "1200,3,fifo,accept-all,best-fit,2900,0");
+  EXPECT_EQ(order.jobs.at(2).first_start_s, 1000);
+  EXPECT_EQ(order.jobs.at(3).first_start_s, 1500);
+
+  options["tie"] = "earlier-ends";
+  const DynamicRun ends = RunDynamic(trace, cluster, options, "tie_earlier_ends");
+  const std::vector<std::string> lines = Lines(ends.switches_csv);
+  ASSERT_GE(lines.size(), 6u);
+  EXPECT_EQ(lines[1], "0,2,fifo,accept-all,best-fit,1250,0");
+  EXPECT_EQ(lines[2], "300,4,srtf,accept-all,best-fit,2425,1");
+  EXPECT_EQ(lines[3], "600,4,srtf,accept-all,best-fit,2425,0");
+  EXPECT_EQ(lines[4], "900,4,srtf,accept-all,best-fit,2425,0");
+  EXPECT_EQ(lines[5], "1200,3,fifo,accept-all,best-fit,2900,1");
+  EXPECT_EQ(ends.jobs.at(3).first_start_s, 1000);
+  EXPECT_EQ(ends.jobs.at(2).first_start_s, 1500);
+  EXPECT_EQ(ends.jobs.at(3).jct_s(), 2800);
+  EXPECT_EQ(ends.jobs.at(2).jct_s(), 4400);
+}
+
+// tie=earlier-ends acts on equal averages only: a strictly lower average wins even when
+// another candidate ends a job earlier. Two GPUs (one node), candidates srtf then fifo (so
+// the order, too, would favour srtf). At 0: jobs 0 and 1 (1 GPU, 150 s each) and job 2
+// (2 GPUs, 100 s) arrive, the first round.
+//  srtf: 2 (100 s left) first, on both GPUs, ends 100; 0 and 1 run 100-250. Ends {100, 250,
+//    250}: average JCT 600 / 3 = 200.
+//  fifo: 0 and 1 first, end 150; 2 runs 150-250. Ends {150, 150, 250}: 550 / 3 = 183.33.
+//  srtf ends a job first (100 < 150) but fifo's average is lower: fifo, under both rules.
+TEST(DynamicPolicy, EarlierEndsNeverOverridesAStrictlyLowerAverage) {
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(150).Build(),
+                JobBuilder(1).Submit(0).Duration(150).Build(),
+                JobBuilder(2).Submit(0).Duration(100).Gpus(2).Build()};
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 2, 0, 0);
+  for (const char* tie : {"order", "earlier-ends"}) {
+    SCOPED_TRACE(tie);
+    const DynamicRun r = RunDynamic(trace, cluster,
+                                    {{"schedulings", "srtf,fifo"},
+                                     {"admissions", "accept-all"},
+                                     {"overhead_s", "0"},
+                                     {"tie", tie}},
+                                    std::string("strict_") + tie);
+    const std::vector<std::string> lines = Lines(r.switches_csv);
+    ASSERT_EQ(lines.size(), 2u);  // One round: every job has ended by 300.
+    EXPECT_EQ(lines[1], "0,3,fifo,accept-all,best-fit,183.33333333333334,0");
+    EXPECT_EQ(r.jobs.at(2).first_start_s, 150);
+    EXPECT_EQ(r.jobs.at(2).jct_s(), 250);
+  }
+}
+
+// forecast=horizon replays the window's arrivals until the no-arrival look-ahead has ended
+// every job in the system, not a fixed number of times. One GPU, one round (round_s =
+// 1,000 s), forecast_window_s = 100 s, candidates fifo then srtf. Job 0 (300 s) arrives at
+// 0, the only job of the run.
+//  t = 0, the round. With no arrivals both candidates end job 0 at 300: the horizon is 300.
+//    The window (-100, 0] holds job 0; its replays at 0 + k x 100 before 300 are k = 1, 2:
+//    forecast jobs at 100 and 200, 300 s each (k = 3 would arrive at 300, not before it).
+//    Both candidates run job 0 to 300 (srtf preempts for neither: 300 s > the 200 and 100 s
+//    left), then the two replays: JCTs 300, 500, 700, average 500. A tie: fifo.
+//  forecast=recent with one replay sees the one at 100 (JCTs 300, 500: 400), with three the
+//    ones at 100, 200 and 300 (300, 500, 700, 900: 600); horizon is recent with two here.
+//  Job 0 ends at 300 and the system is empty: no more rounds.
+TEST(DynamicPolicy, AHorizonForecastReplaysUntilTheNoArrivalLookAheadEnds) {
+  Trace trace;
+  trace.jobs = {JobBuilder(0).Submit(0).Duration(300).Build()};
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 1, 0, 0);
+  auto first_round = [&](const std::string& forecast, const std::string& windows) {
+    const DynamicRun r = RunDynamic(trace, cluster,
+                                    {{"schedulings", "fifo,srtf"},
+                                     {"admissions", "accept-all"},
+                                     {"overhead_s", "0"},
+                                     {"round_s", "1000"},
+                                     {"forecast", forecast},
+                                     {"forecast_window_s", "100"},
+                                     {"forecast_windows", windows}},
+                                    "horizon_" + forecast + windows);
+    const std::vector<std::string> lines = Lines(r.switches_csv);
+    EXPECT_EQ(lines.size(), 2u) << r.switches_csv;
+    EXPECT_EQ(r.jobs.at(0).jct_s(), 300);
+    return lines.size() < 2 ? std::string() : lines[1];
+  };
+  EXPECT_EQ(first_round("horizon", "1"), "0,1,fifo,accept-all,best-fit,500,0");
+  EXPECT_EQ(first_round("recent", "1"), "0,1,fifo,accept-all,best-fit,400,0");
+  EXPECT_EQ(first_round("recent", "2"), "0,1,fifo,accept-all,best-fit,500,0");
+  EXPECT_EQ(first_round("recent", "3"), "0,1,fifo,accept-all,best-fit,600,0");
+}
+
 // The candidates are simulated in parallel, each alone: results do not depend on how many
 // threads run them.
 TEST(DynamicPolicy, ResultsDoNotDependOnTheThreadCount) {
@@ -197,7 +318,8 @@ TEST(DynamicPolicy, RefusesBadOptionsNamingThem) {
   EXPECT_NE(error({{"admissions", "load-based:threshold=-1"}}).find("threshold"), std::string::npos);
   EXPECT_NE(error({{"schedulings", "dynamic"}}).find("cannot be 'dynamic'"), std::string::npos);
   EXPECT_NE(error({{"schedulings", "themis"}}).find("themis"), std::string::npos);  // Takes no admission.
-  EXPECT_NE(error({{"forecast", "oracle"}}).find("'forecast' must be none or recent"), std::string::npos);
+  EXPECT_NE(error({{"forecast", "oracle"}}).find("'forecast' must be none, recent or horizon"), std::string::npos);
+  EXPECT_NE(error({{"tie", "first"}}).find("'tie' must be order or earlier-ends"), std::string::npos);
   EXPECT_NE(error({{"forecast_window_s", "0"}}).find("'forecast_window_s'"), std::string::npos);
   EXPECT_NE(error({{"forecast_windows", "0"}}).find("'forecast_windows'"), std::string::npos);
   EXPECT_EQ(error({}), "ok");
