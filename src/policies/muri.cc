@@ -126,7 +126,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     for (int round = 0; round < kMaxGroupSize; ++round) {
       if (round > 0 && required <= total_gpus) break;
       for (size_t si = 0; si < sizes.size(); ++si) {
-        MatchOnce(view, sizes[si], total_gpus, &required, &groups[si]);
+        MatchOnce(sizes[si], total_gpus, &required, &groups[si]);
       }
     }
     // 4. Autopack: split groups slower than running their members one after another;
@@ -329,8 +329,12 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   // the clean model any maximum-weight matching will do, so the packs are matched in a
   // canonical order (stable by member-type set) and the key is the multiset of type sets:
   // the same candidates ranked differently are a memo hit.
-  std::vector<int> MatchPacks(const ClusterView& view, const std::vector<Group>& packs) {
+  // The answer is in scratch_, valid until the next call.
+  const std::vector<int>& MatchPacks(const std::vector<Group>& packs) {
     const int n = static_cast<int>(packs.size());
+    std::vector<int>& mate = scratch_.mate;
+    mate.assign(n, -1);
+    if (n < 2) return mate;  // Nothing to match (what every matcher answers).
     std::vector<Members>& types = scratch_.types;
     types.resize(n);
     for (int u = 0; u < n; ++u) {
@@ -347,7 +351,8 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     }
     std::vector<Members>& ordered = scratch_.ordered;
     ordered.resize(n);
-    std::vector<int> key;
+    std::vector<int>& key = scratch_.key;
+    key.clear();
     for (int i = 0; i < n; ++i) ordered[i] = types[order[i]];
     if (reference_matching_order_) {
       key.reserve(static_cast<size_t>(n) * kMaxGroupSize);
@@ -372,9 +377,8 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
         match_cache_.clear();
         match_cache_ints_ = key.size() + node_mate.size();
       }
-      it = match_cache_.emplace(std::move(key), std::move(node_mate)).first;
+      it = match_cache_.emplace(key, std::move(node_mate)).first;
     }
-    std::vector<int> mate(n, -1);
     for (int i = 0; i < n; ++i) {
       if (it->second[i] >= 0) mate[order[i]] = order[it->second[i]];
     }
@@ -416,10 +420,10 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     return MuriBlossomMatching(n, w);
   }
 
-  void MatchOnce(const ClusterView& view, int g, int total_gpus, int64_t* required,
+  void MatchOnce(int g, int total_gpus, int64_t* required,
                  std::vector<Group>* packs) {
     const int n = static_cast<int>(packs->size());
-    const std::vector<int> mate = MatchPacks(view, *packs);
+    const std::vector<int>& mate = MatchPacks(*packs);
     std::vector<Group>& next = scratch_.next_packs;
     next.clear();
     for (int u = 0; u < n; ++u) {
@@ -539,7 +543,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     std::vector<std::pair<size_t, size_t>> order;  // Decide: (position, group) per member.
     std::vector<Group> next_packs;               // MatchOnce.
     std::vector<Members> types, ordered;         // MatchPacks.
-    std::vector<int> node_order;                 // MatchPacks.
+    std::vector<int> node_order, key, mate;      // MatchPacks.
     std::vector<Group> split;                    // Autopack.
     std::vector<std::pair<double, size_t>> keyed;  // Autopack.
     std::vector<RunningGroup> next_groups;
