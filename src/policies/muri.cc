@@ -225,6 +225,9 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   // lets the memos below stay small (a trace has a few dozen types, and the candidate sets
   // of consecutive events share most of them) instead of growing with every job pair.
   using TypeKey = std::array<double, 4>;
+  // MatchPacks codes a sorted type list in kTypeBits per member while the ids fit.
+  static constexpr int kTypeBits = 64 / kMaxGroupSize;
+  static constexpr size_t kCodableTypes = (size_t{1} << kTypeBits) - 1;  // Ids + 1 fit.
   struct MembersHash {
     size_t operator()(const Members& m) const {
       uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -345,9 +348,23 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     order.resize(n);
     std::iota(order.begin(), order.end(), 0);
     if (!reference_matching_order_) {  // Stable by types: ties by pack index.
-      std::sort(order.begin(), order.end(), [&](int a, int b) {
-        return types[a] != types[b] ? types[a] < types[b] : a < b;
-      });
+      if (type_specs_.size() < kCodableTypes) {
+        // Each sorted type list as one integer in the same order (the -1 padding lowest):
+        // comparing arrays element by element was most of this function's time.
+        std::vector<std::pair<uint64_t, int>>& coded = scratch_.coded;
+        coded.resize(n);
+        for (int u = 0; u < n; ++u) {
+          uint64_t code = 0;
+          for (int t : types[u]) code = code << kTypeBits | static_cast<uint64_t>(t + 1);
+          coded[u] = {code, u};
+        }
+        std::sort(coded.begin(), coded.end());
+        for (int i = 0; i < n; ++i) order[i] = coded[i].second;
+      } else {
+        std::sort(order.begin(), order.end(), [&](int a, int b) {
+          return types[a] != types[b] ? types[a] < types[b] : a < b;
+        });
+      }
     }
     std::vector<Members>& ordered = scratch_.ordered;
     ordered.resize(n);
@@ -544,6 +561,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     std::vector<Group> next_packs;               // MatchOnce.
     std::vector<Members> types, ordered;         // MatchPacks.
     std::vector<int> node_order, key, mate;      // MatchPacks.
+    std::vector<std::pair<uint64_t, int>> coded;  // MatchPacks.
     std::vector<Group> split;                    // Autopack.
     std::vector<std::pair<double, size_t>> keyed;  // Autopack.
     std::vector<RunningGroup> next_groups;
