@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <unordered_set>
 
 #include "schedkit/throughput.h"
 
@@ -60,15 +59,18 @@ Status DecisionApplier::CheckDecisions(const Decisions& d, Time now, const JobLo
   // search of those named so far, a hash set past kLinear.
   constexpr size_t kLinear = 32;
   named_.clear();
-  std::unordered_set<JobId> named;
+  FlatMap<char>& named = scratch_named_;
+  named.Clear();
   auto first_naming = [&](JobId id) {
     if (named_.size() < kLinear) {
       if (std::find(named_.begin(), named_.end(), id) != named_.end()) return false;
       named_.push_back(id);
       return true;
     }
-    if (named.empty()) named.insert(named_.begin(), named_.end());
-    return named.insert(id).second;
+    if (named.size() == 0) {
+      for (JobId n : named_) named.Insert(n, 1);
+    }
+    return named.Insert(id, 1).second;
   };
   JobFacts facts;
   auto look_up = [&](JobId id) { return jobs(id, &facts) && first_naming(id); };
@@ -106,16 +108,21 @@ Status DecisionApplier::CheckDecisions(const Decisions& d, Time now, const JobLo
     after_ = free_;  // Assignment: the scratch keeps its storage.
     after = &after_;
   }
-  std::unordered_map<int64_t, int> holders_left;
+  // Per-decision maps in the applier's scratch (cleared, not freed: a decision that
+  // restarts dozens of co-located groups allocated a node per entry before).
+  FlatMap<int>& holders_left = scratch_holders_left_;
+  holders_left.Clear();
   for (JobId id : plan->stop) {
     const int64_t booking = *holds_.Find(id);
     if (booking == 0) continue;  // A guest.
     const Booking& b = *bookings_.Find(booking);
-    auto [it, first] = holders_left.emplace(booking, b.holders);
-    if (--it->second == 0) after->Release(b.placement);
+    int* left = holders_left.Insert(booking, b.holders).first;
+    if (--*left == 0) after->Release(b.placement);
   }
-  std::unordered_map<int64_t, const Placement*> group_placement;
-  std::unordered_map<int64_t, int> group_index;
+  FlatMap<const Placement*>& group_placement = scratch_group_placement_;
+  FlatMap<int>& group_index = scratch_group_index_;
+  group_placement.Clear();
+  group_index.Clear();
   for (size_t i = 0; i < d.start.size(); ++i) {
     const StartDecision& s = d.start[i];
     const JobSpec* spec = start_facts_[i].spec;
@@ -138,10 +145,10 @@ Status DecisionApplier::CheckDecisions(const Decisions& d, Time now, const JobLo
     }
     StartAction action{&s, -1, 1};
     if (s.group != 0 && !s.guest) {
-      auto [it, first] = group_index.emplace(s.group, static_cast<int>(plan->groups.size()));
+      auto [index, first] = group_index.Insert(s.group, static_cast<int>(plan->groups.size()));
       if (first) plan->groups.emplace_back();
-      action.group = it->second;
-      plan->groups[it->second].push_back(s.job);
+      action.group = *index;
+      plan->groups[*index].push_back(s.job);
     }
     plan->start.push_back(action);
   }
@@ -153,7 +160,7 @@ Status DecisionApplier::CheckDecisions(const Decisions& d, Time now, const JobLo
 
 Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, int max_gpus,
                                    ClusterState* after,
-                                   std::unordered_map<int64_t, const Placement*>* group_placement) const {
+                                   FlatMap<const Placement*>* group_placement) const {
   auto fail = [&](const std::string& what) {
     return Status::InvalidArgument(what + " job " + std::to_string(s.job));
   };
@@ -170,9 +177,9 @@ Status DecisionApplier::CheckStart(const StartDecision& s, int gpus, int max_gpu
     return Status::Ok();  // Books nothing.
   }
   if (s.group != 0) {
-    auto [it, first] = group_placement->emplace(s.group, &s.placement);
+    auto [known, first] = group_placement->Insert(s.group, &s.placement);
     if (!first) {
-      if (!(*it->second == s.placement))
+      if (!(**known == s.placement))
         return fail("starts with a placement other than its group's:");
       if (s.placement.gpus() != gpus) return fail("starts on a group placement of another size:");
       return Status::Ok();  // Booked with the group's first member.

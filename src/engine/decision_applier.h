@@ -122,7 +122,7 @@ class DecisionApplier {
   // `after` null: check against free() alone, booking nothing (a decision's only start,
   // with nothing stopped before it).
   Status CheckStart(const StartDecision& s, int gpus, int max_gpus, ClusterState* after,
-                    std::unordered_map<int64_t, const Placement*>* group_placement) const;
+                    FlatMap<const Placement*>* group_placement) const;
   // True iff every share names an existing node, in ascending order, and GPUs it has.
   bool NamesExistingGpus(const Placement& p) const;
   void Hold(JobId job, int64_t booking, const Placement& placement);
@@ -143,6 +143,10 @@ class DecisionApplier {
   mutable ClusterState after_;
   mutable std::vector<StartFacts> start_facts_;
   mutable std::vector<JobId> named_;
+  mutable FlatMap<char> scratch_named_;  // Past the first kLinear names.
+  mutable FlatMap<int> scratch_holders_left_;                // Booking -> holders not stopped.
+  mutable FlatMap<const Placement*> scratch_group_placement_;  // Group -> its placement.
+  mutable FlatMap<int> scratch_group_index_;                 // Group -> DecisionPlan::groups.
   int64_t next_booking_ = 1;
   int64_t next_unnamed_booking_ = -1;  // For Adopt without a booking id.
 };

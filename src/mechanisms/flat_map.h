@@ -41,6 +41,13 @@ class FlatMap {
     return {&slots_[i].value, true};
   }
 
+  // Removes every key, keeping the storage (for per-decision scratch maps).
+  void Clear() {
+    if (size_ == 0) return;
+    for (Slot& s : slots_) s = Slot();
+    size_ = 0;
+  }
+
   // Removes `key`; false if it was absent.
   bool Erase(int64_t key) {
     if (size_ == 0) return false;

@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mechanisms/flat_map.h"
 #include "mechanisms/interleaving.h"
 #include "mechanisms/kind_matching.h"
 #include "mechanisms/muri_matching.h"
@@ -47,8 +48,8 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     const int total_gpus = view.Cluster().TotalGpus();
     for (JobId id : events.arrived) list_.Append(id, {Key(view.Status(id)), 0, 0});
     list_.Remove(events.finished);
-    for (JobId id : events.finished) current_.erase(id);
-    for (JobId id : events.interrupted) current_.erase(id);  // Restarted like any other.
+    for (JobId id : events.finished) current_.Erase(id);
+    for (JobId id : events.interrupted) current_.Erase(id);  // Restarted like any other.
     // 1. Stable sort of the persistent list by key (ties keep their previous order).
     list_.Sort(
         view.RunningJobs(),
@@ -63,23 +64,28 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
 
     // 2. Candidates: each job that fits on what earlier ones leave reserves itself and
     //    the next jobs of its size, up to kMaxGroupSize per fitting job. Jobs are named by
-    //    their position in the list.
-    std::vector<int>& gpus = scratch_.gpus;
-    gpus.resize(num_entries);
+    //    their position in the list. The list is read only as far as the walk and those
+    //    reservations need (`scanned`): on trace2 it holds thousands of jobs behind the
+    //    candidates, and reading each one's spec was most of the walk's time.
+    std::vector<int>& gpus = scratch_.gpus;     // Per scanned position.
+    gpus.clear();
     std::vector<int> sizes;                     // GPU counts, in order of first appearance.
-    std::map<int, std::vector<size_t>> by_size;  // Sorted jobs of each GPU count.
-    for (size_t i = 0; i < num_entries; ++i) {
-      const int g = gpus[i] = view.Spec(entries[i].first).gpus;
+    std::map<int, std::vector<size_t>> by_size;  // Scanned jobs of each GPU count, in order.
+    auto scan_next = [&] {
+      const size_t i = gpus.size();
+      const int g = view.Spec(entries[i].first).gpus;
+      gpus.push_back(g);
       auto [it, fresh] = by_size.try_emplace(g);
       if (fresh) sizes.push_back(g);
       it->second.push_back(i);
-    }
+    };
     std::map<int, size_t> chosen;
     std::vector<char>& used = scratch_.used;
     used.assign(num_entries, 0);
     {
       ClusterState free = view.Capacity();
       for (size_t i = 0; i < num_entries; ++i) {
+        if (i == gpus.size()) scan_next();
         if (used[i]) continue;
         if (!free.MayFit(1, 1)) break;  // Nothing more fits (ClusterState::MayFit).
         const JobSpec& spec = view.Spec(entries[i].first);
@@ -87,8 +93,9 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
         const Placement p = placement_->Place(spec, free);
         if (p.empty()) continue;
         free.Allocate(p);
-        std::vector<size_t>& same = by_size[spec.gpus];
         size_t& c = chosen[spec.gpus];
+        std::vector<size_t>& same = by_size[spec.gpus];
+        while (same.size() < c + kMaxGroupSize && gpus.size() < num_entries) scan_next();
         const size_t end = std::min(c + kMaxGroupSize, same.size());
         for (size_t k = c; k < end; ++k) used[same[k]] = 1;
         c = end;
@@ -96,42 +103,53 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     }
     // 3. Matching rounds: groups of each size become nodes; matched pairs merge while
     //    the chosen jobs need more GPUs than the cluster has.
+    // The per-decision containers below are kept in scratch_ (cleared, not freed): a
+    // decision's hundreds of small allocations and the sorts' temporary buffers were a
+    // sixth of the run.
     int64_t required = 0;
-    std::unordered_map<JobId, size_t> position;  // Candidate -> its place in the list.
-    std::vector<std::pair<int, std::vector<Group>>> groups;  // Per size, in `sizes` order.
-    for (int g : sizes) {
+    FlatMap<size_t>& position = scratch_.position;  // Candidate -> its place in the list.
+    position.Clear();
+    std::vector<std::vector<Group>>& groups = scratch_.groups;  // Per size, in `sizes` order.
+    if (groups.size() < sizes.size()) groups.resize(sizes.size());
+    for (size_t si = 0; si < sizes.size(); ++si) {
+      const int g = sizes[si];
       const std::vector<size_t>& same = by_size[g];
       const size_t c = chosen[g];
       required += static_cast<int64_t>(c) * g;
-      std::vector<Group> singles;
-      singles.reserve(c);
+      std::vector<Group>& singles = groups[si];
+      singles.clear();
       for (size_t k = 0; k < c; ++k) {
-        singles.push_back(Group{MemberList(entries[same[k]].first)});
-        position.emplace(entries[same[k]].first, same[k]);
+        singles.push_back(Single(view, entries[same[k]].first));
+        position.Insert(entries[same[k]].first, same[k]);
       }
-      groups.emplace_back(g, std::move(singles));
     }
     for (int round = 0; round < kMaxGroupSize; ++round) {
       if (round > 0 && required <= total_gpus) break;
-      for (auto& [g, packs] : groups) MatchOnce(view, g, total_gpus, &required, &packs);
+      for (size_t si = 0; si < sizes.size(); ++si) {
+        MatchOnce(sizes[si], total_gpus, &required, &groups[si]);
+      }
     }
     // 4. Autopack: split groups slower than running their members one after another;
     //    then keep the groups whose first member fits, best key first.
-    std::vector<Group> final_groups;
-    for (auto& [g, packs] : groups) {
-      for (Group& p : packs) final_groups.push_back(std::move(p));
+    std::vector<Group>& final_groups = scratch_.final_groups;
+    final_groups.clear();
+    for (size_t si = 0; si < sizes.size(); ++si) {
+      for (Group& p : groups[si]) final_groups.push_back(std::move(p));
     }
-    auto key = [&](JobId id) { return entries[position.at(id)].second[0]; };
-    if (autopack_) final_groups = Autopack(view, key, std::move(final_groups));
+    auto key = [&](JobId id) { return entries[*position.Find(id)].second[0]; };
+    if (autopack_) Autopack(view, key, &final_groups);
     // 5. Placement from an empty cluster, largest GPU count first (ties in list order); a
     //    group's members share the first placed member's placement.
-    std::vector<std::pair<size_t, size_t>> order;  // (position, group) of each member.
+    std::vector<std::pair<size_t, size_t>>& order = scratch_.order;  // (position, group).
+    order.clear();
     for (size_t gi = 0; gi < final_groups.size(); ++gi) {
-      for (JobId id : final_groups[gi].members) order.emplace_back(position.at(id), gi);
+      for (JobId id : final_groups[gi].members) order.emplace_back(*position.Find(id), gi);
     }
-    std::sort(order.begin(), order.end());  // List order (positions are distinct).
-    std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-      return gpus[a.first] > gpus[b.first];
+    // By GPU count, then list order: positions are distinct, so this total order is what
+    // a sort by position then a stable sort by GPU count gave, without their buffers.
+    std::sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
+      if (gpus[a.first] != gpus[b.first]) return gpus[a.first] > gpus[b.first];
+      return a.first < b.first;
     });
     std::vector<Placement> placed(final_groups.size());
     std::vector<MemberList> placed_members(final_groups.size());
@@ -176,8 +194,10 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     std::array<JobId, kMaxGroupSize> ids_{};
     int size_ = 0;
   };
+  using Members = std::array<int, kMaxGroupSize>;  // Type ids (TypeOf), -1 padded.
   struct Group {
     MemberList members;
+    Members types;  // The members' type ids, in member order: what the matchings weigh.
   };
   // What a running job was last given: its group (an index into running_groups_) and rate.
   struct Running {
@@ -205,7 +225,9 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   // lets the memos below stay small (a trace has a few dozen types, and the candidate sets
   // of consecutive events share most of them) instead of growing with every job pair.
   using TypeKey = std::array<double, 4>;
-  using Members = std::array<int, kMaxGroupSize>;  // Type ids, -1 padded.
+  // MatchPacks codes a sorted type list in kTypeBits per member while the ids fit.
+  static constexpr int kTypeBits = 64 / kMaxGroupSize;
+  static constexpr size_t kCodableTypes = (size_t{1} << kTypeBits) - 1;  // Ids + 1 fit.
   struct MembersHash {
     size_t operator()(const Members& m) const {
       uint64_t h = 0x9e3779b97f4a7c15ull;
@@ -215,8 +237,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   };
 
   int TypeOf(const ClusterView& view, JobId id) {
-    auto it = type_of_.find(id);
-    if (it != type_of_.end()) return it->second;
+    if (const int* known = type_of_.Find(id)) return *known;
     const JobSpec& spec = view.Spec(id);
     const TypeKey key{spec.profile.stage_times_s[0], spec.profile.stage_times_s[1],
                       spec.profile.stage_times_s[2], spec.iteration_time_s};
@@ -228,16 +249,23 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
       type_specs_.push_back(rep);
       type_totals_.push_back(StageTotal(rep));
     }
-    type_of_.emplace(id, t->second);
+    type_of_.Insert(id, t->second);
     return t->second;
   }
 
-  Members TypesOf(const ClusterView& view, const MemberList& ids) {
-    Members m;
-    m.fill(-1);
-    int i = 0;
-    for (JobId id : ids) m[i++] = TypeOf(view, id);
-    return m;
+  Group Single(const ClusterView& view, JobId id) {
+    Group g{MemberList(id), {}};
+    g.types.fill(-1);
+    g.types[0] = TypeOf(view, id);
+    return g;
+  }
+
+  // Appends `from`'s members (and their types) to `into`'s.
+  static void Join(Group* into, const Group& from) {
+    for (size_t i = 0; i < from.members.size(); ++i) {
+      into->types[into->members.size()] = from.types[i];
+      into->members.push_back(*(from.members.begin() + i));
+    }
   }
 
   // Sorts the type ids of one member list (the -1 padding stays at the end).
@@ -263,14 +291,25 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     return it->second;
   }
 
-  double CachedIterationTime(const ClusterView& view, const MemberList& members) {
-    return TypeIterationTime(TypesOf(view, members));
-  }
-
   // Edge weight of packs with member types `a` then `b` (Muri's directed weight: the
   // stage totals are added through a's members, then b's); 0 when the union would exceed
-  // kMaxGroupSize.
+  // kMaxGroupSize. Memoised by the two lists' ids (ListId): a candidate set's kinds recur
+  // across the matchings of consecutive events, and each weight hashed its union's types.
   double PairWeight(const Members& a, const Members& b) {
+    const int64_t key = static_cast<int64_t>(ListId(a)) << 32 | ListId(b);
+    if (const double* known = pair_weights_.Find(key)) return *known;
+    if (pair_weights_.size() >= kMaxPairWeights) pair_weights_ = FlatMap<double>();  // Bounded.
+    const double w = ComputePairWeight(a, b);
+    pair_weights_.Insert(key, w);
+    return w;
+  }
+
+  // An id per member-type list (in its order) seen.
+  int ListId(const Members& types) {
+    return list_ids_.try_emplace(types, static_cast<int>(list_ids_.size())).first->second;
+  }
+
+  double ComputePairWeight(const Members& a, const Members& b) {
     Members both;
     both.fill(-1);
     int size = 0;
@@ -293,21 +332,44 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   // the clean model any maximum-weight matching will do, so the packs are matched in a
   // canonical order (stable by member-type set) and the key is the multiset of type sets:
   // the same candidates ranked differently are a memo hit.
-  std::vector<int> MatchPacks(const ClusterView& view, const std::vector<Group>& packs) {
+  // The answer is in scratch_, valid until the next call.
+  const std::vector<int>& MatchPacks(const std::vector<Group>& packs) {
     const int n = static_cast<int>(packs.size());
-    std::vector<Members> types(n);
+    std::vector<int>& mate = scratch_.mate;
+    mate.assign(n, -1);
+    if (n < 2) return mate;  // Nothing to match (what every matcher answers).
+    std::vector<Members>& types = scratch_.types;
+    types.resize(n);
     for (int u = 0; u < n; ++u) {
-      types[u] = TypesOf(view, packs[u].members);
+      types[u] = packs[u].types;
       if (!reference_matching_order_) SortTypes(&types[u]);
     }
-    std::vector<int> order(n);  // order[i]: the pack matched as node i.
+    std::vector<int>& order = scratch_.node_order;  // order[i]: the pack matched as node i.
+    order.resize(n);
     std::iota(order.begin(), order.end(), 0);
-    if (!reference_matching_order_) {
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int a, int b) { return types[a] < types[b]; });
+    if (!reference_matching_order_) {  // Stable by types: ties by pack index.
+      if (type_specs_.size() < kCodableTypes) {
+        // Each sorted type list as one integer in the same order (the -1 padding lowest):
+        // comparing arrays element by element was most of this function's time.
+        std::vector<std::pair<uint64_t, int>>& coded = scratch_.coded;
+        coded.resize(n);
+        for (int u = 0; u < n; ++u) {
+          uint64_t code = 0;
+          for (int t : types[u]) code = code << kTypeBits | static_cast<uint64_t>(t + 1);
+          coded[u] = {code, u};
+        }
+        std::sort(coded.begin(), coded.end());
+        for (int i = 0; i < n; ++i) order[i] = coded[i].second;
+      } else {
+        std::sort(order.begin(), order.end(), [&](int a, int b) {
+          return types[a] != types[b] ? types[a] < types[b] : a < b;
+        });
+      }
     }
-    std::vector<Members> ordered(n);
-    std::vector<int> key;
+    std::vector<Members>& ordered = scratch_.ordered;
+    ordered.resize(n);
+    std::vector<int>& key = scratch_.key;
+    key.clear();
     for (int i = 0; i < n; ++i) ordered[i] = types[order[i]];
     if (reference_matching_order_) {
       key.reserve(static_cast<size_t>(n) * kMaxGroupSize);
@@ -332,9 +394,8 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
         match_cache_.clear();
         match_cache_ints_ = key.size() + node_mate.size();
       }
-      it = match_cache_.emplace(std::move(key), std::move(node_mate)).first;
+      it = match_cache_.emplace(key, std::move(node_mate)).first;
     }
-    std::vector<int> mate(n, -1);
     for (int i = 0; i < n; ++i) {
       if (it->second[i] >= 0) mate[order[i]] = order[it->second[i]];
     }
@@ -376,11 +437,12 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     return MuriBlossomMatching(n, w);
   }
 
-  void MatchOnce(const ClusterView& view, int g, int total_gpus, int64_t* required,
+  void MatchOnce(int g, int total_gpus, int64_t* required,
                  std::vector<Group>* packs) {
     const int n = static_cast<int>(packs->size());
-    const std::vector<int> mate = MatchPacks(view, *packs);
-    std::vector<Group> next;
+    const std::vector<int>& mate = MatchPacks(*packs);
+    std::vector<Group>& next = scratch_.next_packs;
+    next.clear();
     for (int u = 0; u < n; ++u) {
       const int v = mate[u];
       if (v > u) continue;  // A pair is listed at its larger endpoint.
@@ -391,40 +453,47 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
         next.push_back(std::move((*packs)[u]));
       } else {
         Group merged = std::move((*packs)[v]);
-        for (JobId id : (*packs)[u].members) merged.members.push_back(id);
+        Join(&merged, (*packs)[u]);
         next.push_back(std::move(merged));
         *required -= g;
       }
     }
-    *packs = std::move(next);
+    packs->swap(next);  // The old list's storage serves the next call.
   }
 
+  // Replaces `packs` by the groups kept (see Decide, step 4).
   template <typename KeyOf>
-  std::vector<Group> Autopack(const ClusterView& view, const KeyOf& key, std::vector<Group> packs) {
-    std::vector<std::pair<double, Group>> keyed;
-    keyed.reserve(packs.size() * kMaxGroupSize);
-    for (Group& p : packs) {
+  void Autopack(const ClusterView& view, const KeyOf& key, std::vector<Group>* packs) {
+    std::vector<Group>& split = scratch_.split;  // The groups to rank, in order.
+    std::vector<std::pair<double, size_t>>& keyed = scratch_.keyed;  // (key, index in split).
+    split.clear();
+    keyed.clear();
+    for (Group& p : *packs) {
       double solo_sum = 0;
       for (JobId id : p.members) solo_sum += view.Spec(id).iteration_time_s * GroupSizeFactor(1);
-      if (p.members.size() > 1 && CachedIterationTime(view, p.members) / solo_sum > 1) {
-        for (JobId id : p.members) keyed.emplace_back(key(id), Group{MemberList(id)});
+      if (p.members.size() > 1 && TypeIterationTime(p.types) / solo_sum > 1) {
+        for (JobId id : p.members) {
+          keyed.emplace_back(key(id), split.size());
+          split.push_back(Single(view, id));
+        }
       } else {
         double k = INFINITY;
         for (JobId id : p.members) k = std::min(k, key(id));
-        keyed.emplace_back(k, std::move(p));
+        keyed.emplace_back(k, split.size());
+        split.push_back(std::move(p));
       }
     }
-    std::stable_sort(keyed.begin(), keyed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<Group> kept;
+    // Stable by key (ties in this order): keys are never NaN, so (key, index) is a total order.
+    std::sort(keyed.begin(), keyed.end());
+    packs->clear();
     ClusterState free = view.Capacity();
-    for (auto& [k, p] : keyed) {
+    for (const auto& [k, i] : keyed) {
+      Group& p = split[i];
       const Placement pl = placement_->Place(view.Spec(p.members.front()), free);
       if (pl.empty()) continue;
       free.Allocate(pl);
-      kept.push_back(std::move(p));
+      packs->push_back(std::move(p));
     }
-    return kept;
   }
 
   // Turns the planned groups into decisions: a group whose members, placement and rates
@@ -433,42 +502,42 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   void Emit(const ClusterView& view, const std::vector<Group>& groups,
             std::vector<Placement>& placed, const std::vector<MemberList>& members,
             Decisions* out) {
-    std::unordered_map<JobId, Running>& next = scratch_.next;
+    FlatMap<Running>& next = scratch_.next;
     std::vector<RunningGroup>& next_groups = scratch_.next_groups;
-    next.clear();
+    next.Clear();
     next_groups.clear();
     for (size_t gi = 0; gi < groups.size(); ++gi) {
       if (members[gi].empty()) continue;
-      const double tt = CachedIterationTime(view, groups[gi].members);
+      const double tt = TypeIterationTime(groups[gi].types);
       MemberList sorted = members[gi];
       std::sort(sorted.begin(), sorted.end());
       const int slot = static_cast<int>(next_groups.size());
       bool unchanged = true;
       for (JobId id : sorted) {
         const double rate = GroupRate(view.Spec(id), tt);
-        auto it = current_.find(id);
+        const Running* was = current_.Find(id);
         if (unchanged &&
-            (it == current_.end() || it->second.rate != rate ||
-             !(running_groups_[it->second.group].members == sorted) ||
-             !(running_groups_[it->second.group].placement == placed[gi]) ||
+            (was == nullptr || was->rate != rate ||
+             !(running_groups_[was->group].members == sorted) ||
+             !(running_groups_[was->group].placement == placed[gi]) ||
              view.Status(id).state != JobState::kRunning)) {
           unchanged = false;
         }
-        next[id] = Running{slot, rate};
+        *next.Insert(id, Running()).first = Running{slot, rate};
       }
       if (!unchanged) {
         const int64_t group = members[gi].size() > 1 ? next_group_++ : 0;
         for (JobId id : members[gi]) {
-          out->start.push_back(StartDecision{id, placed[gi], next[id].rate, group});
+          out->start.push_back(StartDecision{id, placed[gi], next.Find(id)->rate, group});
         }
       }
       next_groups.push_back(RunningGroup{sorted, std::move(placed[gi])});
     }
     for (JobId id : view.RunningJobs()) {
-      if (!next.count(id)) out->preempt.push_back(id);
+      if (next.Find(id) == nullptr) out->preempt.push_back(id);
     }
     std::sort(out->preempt.begin(), out->preempt.end());  // Deterministic order.
-    current_.swap(next);
+    std::swap(current_, next);
     running_groups_.swap(next_groups);
   }
 
@@ -479,19 +548,32 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   bool reference_matching_order_;
   ModulePtr<PlacementModule> placement_;
   PersistentOrder list_;  // Admitted unfinished jobs, in the persistent sorted order.
-  std::unordered_map<JobId, Running> current_;  // What each running job was last given.
+  FlatMap<Running> current_;                 // What each running job was last given.
   std::vector<RunningGroup> running_groups_;      // The groups current_ names.
   struct Scratch {  // Per-decision buffers, kept to reuse their memory.
     std::vector<int> gpus;   // Per list position.
     std::vector<char> used;  // Per list position: a candidate.
-    std::unordered_map<JobId, Running> next;
+    FlatMap<Running> next;
+    FlatMap<size_t> position;                   // Decide: candidate -> list position.
+    std::vector<std::vector<Group>> groups;      // Decide: the packs of each GPU count.
+    std::vector<Group> final_groups;             // Decide.
+    std::vector<std::pair<size_t, size_t>> order;  // Decide: (position, group) per member.
+    std::vector<Group> next_packs;               // MatchOnce.
+    std::vector<Members> types, ordered;         // MatchPacks.
+    std::vector<int> node_order, key, mate;      // MatchPacks.
+    std::vector<std::pair<uint64_t, int>> coded;  // MatchPacks.
+    std::vector<Group> split;                    // Autopack.
+    std::vector<std::pair<double, size_t>> keyed;  // Autopack.
     std::vector<RunningGroup> next_groups;
   } scratch_;
-  std::unordered_map<JobId, int> type_of_;      // Job -> type id (TypeOf).
+  FlatMap<int> type_of_;                         // Job -> type id (TypeOf).
   std::map<TypeKey, int> type_ids_;
   std::vector<JobSpec> type_specs_;                            // One representative per type id.
   std::vector<double> type_totals_;                            // StageTotal per type id.
   std::unordered_map<Members, double, MembersHash> tt_cache_;  // Sorted types -> TT.
+  std::unordered_map<Members, int, MembersHash> list_ids_;     // ListId.
+  static constexpr size_t kMaxPairWeights = size_t{1} << 20;   // 24 MiB at most.
+  FlatMap<double> pair_weights_;  // ListId(a) << 32 | ListId(b) -> PairWeight(a, b).
   struct KeyHash {
     size_t operator()(const std::vector<int>& k) const {
       uint64_t h = 0x9e3779b97f4a7c15ull ^ k.size();

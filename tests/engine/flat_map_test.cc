@@ -26,6 +26,21 @@ TEST(FlatMap, InsertFindErase) {
   EXPECT_EQ(m.size(), 0u);
 }
 
+// Clear empties the map and it works as new afterwards (keys that were there are gone,
+// inserting them again gives the new values).
+TEST(FlatMap, ClearForgetsEveryKey) {
+  FlatMap<int> m;
+  m.Clear();  // Empty: nothing to do.
+  for (int round = 0; round < 3; ++round) {
+    for (int64_t k = 0; k < 100; ++k) EXPECT_TRUE(m.Insert(k * 37 - 500, round).second);
+    EXPECT_EQ(m.size(), 100u);
+    EXPECT_EQ(*m.Find(37 * 5 - 500), round);
+    m.Clear();
+    EXPECT_EQ(m.size(), 0u);
+    for (int64_t k = 0; k < 100; ++k) EXPECT_EQ(m.Find(k * 37 - 500), nullptr);
+  }
+}
+
 // Random inserts and erases (negative keys, keys that collide in the low bits, growth)
 // against std::unordered_map: the backward-shift deletion must keep every key findable.
 TEST(FlatMap, AgreesWithUnorderedMapOnRandomOperations) {
