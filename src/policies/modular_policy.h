@@ -82,8 +82,8 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // one is found that the pending jobs ahead of it cannot push out.
   // O(frontier log running).
   Frontier TopFrontier(const ClusterView& view);
-  // With running_key_rate and a running index: `lo`, running, ahead of `hi` (rate 0:
-  // pending). KeepsAhead's bound from the exact keys the walk read.
+  // kLinear: `lo`, running, ahead of `hi` (rate 0: pending). KeepsAhead's bound from the
+  // exact keys the walk read.
   void TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now);
   // With a running index only. The greatest running job below `cursor` in exact key
   // order at Now(), re-reading stale keys on the way (kUpperBounds); end() if none.
@@ -165,7 +165,8 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void QueueRemove(JobId id, const JobSpec& spec);
   // replace_all only: every admitted unfinished job, in the persistent list order.
   PersistentOrder list_;
-  // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first.
+  // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first
+  // (kLinear: a wake-up of each job's chain, maybe past, stepped on by NextWake).
   std::set<std::pair<Time, JobId>> wakes_;
   std::unordered_map<JobId, Time> wake_of_;
   // kLinear: the wake-ups in wakes_ by phase, their time modulo the period (each job's
