@@ -269,6 +269,7 @@ bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
   if (queue_.empty()) return true;
   const QueueEntry& best_pending = *queue_.begin();
   if (running_index_ == RunningIndex::kLinear) {
+    KeepLinear(view);  // TopFrontier, called only after this, reads it too.
     // Each class's greatest job bounds the class: the others are further behind, and
     // AheadUntil's bound falls with the gap and grows with |key| (lo_abs).
     bool ahead = true;
@@ -423,6 +424,7 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
 }
 
 void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
+  if (running_index_ == RunningIndex::kLinear && !linear_kept_) return;
   if (running_key_.count(id)) return;  // Moved: its key read earlier still bounds it.
   QueueEntry e{config_.scheduling->Key(running, now), running.spec->submit_s, id};
   double rate = 0;
@@ -466,6 +468,7 @@ void ModularPolicy::RekeyWoken(const ClusterView& view) {
 }
 
 void ModularPolicy::SyncRunning(const ClusterView& view) {
+  if (running_index_ == RunningIndex::kLinear && !linear_kept_) return;
   const std::vector<JobId>& running = view.RunningJobs();
   if (running.size() == running_key_.size()) return;
   running_by_key_.clear();
@@ -473,6 +476,33 @@ void ModularPolicy::SyncRunning(const ClusterView& view) {
   running_key_.clear();
   running_gpus_ = 0;
   for (JobId id : running) TrackRunning(id, view.Status(id), view.Now());
+}
+
+void ModularPolicy::KeepLinear(const ClusterView& view) {
+  linear_idle_ = 0;
+  if (linear_kept_) return;
+  linear_kept_ = true;
+  SyncRunning(view);
+  for (const auto& [id, at] : wake_of_) wake_phase_.emplace(std::fmod(at, period_), id);
+}
+
+void ModularPolicy::UpkeepLinear(bool idle) {
+  if (!linear_kept_) return;
+  if (!idle) {
+    linear_idle_ = 0;
+    return;
+  }
+  // Rebuilding costs about one insertion per running job, and so does keeping the index
+  // through about as many idle decisions (a start or a finish each): dropped then, the
+  // upkeep while idle costs at most one rebuild more than dropping it at once, and a
+  // queue that empties and fills again at once does not rebuild it each time.
+  if (++linear_idle_ <= static_cast<int64_t>(running_key_.size())) return;
+  linear_kept_ = false;
+  linear_idle_ = 0;
+  running_by_rate_.clear();
+  running_key_.clear();
+  running_gpus_ = 0;
+  wake_phase_.clear();
 }
 
 void ModularPolicy::QueueInsert(const QueueEntry& e, const JobSpec& spec) {
@@ -782,6 +812,7 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
                     config_.placement->PlacesByShape() && view.Resources().one_gpu_type();
   const bool sleep = idle || (skip && order_holds_until_ == kNever);
   if (running_index_ == RunningIndex::kLinear) {
+    UpkeepLinear(idle);
     // The wake-ups that have come are not stepped here: NextWake steps only those that
     // may be the next one.
     out->wake_at = sleep ? kNever : NextWake(view, skip ? order_holds_until_ : now);
@@ -806,6 +837,7 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
   // kMaxPeriods periods ahead.
   constexpr double kMaxPeriods = 1024;
   if (wakes_.empty()) return kNever;
+  KeepLinear(view);
   const Time now = view.Now();
   const bool after_now = !(from > now);  // Wanted: the first after now.
   if (after_now) from = now;
@@ -873,7 +905,7 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
   wake_of_[id] = at;
   if (running_index_ == RunningIndex::kLinear) {
     if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
-    wake_phase_.emplace(std::fmod(at, period_), id);
+    if (linear_kept_) wake_phase_.emplace(std::fmod(at, period_), id);
   }
 }
 
@@ -881,9 +913,7 @@ void ModularPolicy::ForgetWake(JobId id) {
   auto it = wake_of_.find(id);
   if (it == wake_of_.end()) return;
   wakes_.erase({it->second, id});
-  if (running_index_ == RunningIndex::kLinear) {
-    wake_phase_.erase({std::fmod(it->second, period_), id});
-  }
+  if (linear_kept_) wake_phase_.erase({std::fmod(it->second, period_), id});
   wake_of_.erase(it);
 }
 

@@ -103,6 +103,12 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // Rebuilds the index of running jobs if the engine's set differs (a runtime may adopt
   // running jobs the policy never started).
   void SyncRunning(const ClusterView& view);
+  // kLinear: the running index and wake_phase_ serve only decisions where someone waits,
+  // so they are kept only then: KeepLinear builds them from the view's running jobs and
+  // wake_of_ when a decision first needs them; UpkeepLinear, after each decision, drops
+  // them once nobody has waited for more decisions than jobs run.
+  void KeepLinear(const ClusterView& view);
+  void UpkeepLinear(bool idle);
   void DecideKeepRunning(const ClusterView& view, Decisions* out);
   // Places every pending job beside the running ones; false (and `out` untouched) if
   // one does not fit.
@@ -171,8 +177,13 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::unordered_map<JobId, Time> wake_of_;
   // kLinear: the wake-ups in wakes_ by phase, their time modulo the period (each job's
   // later wake-ups keep its phase, up to rounding), and the period (NextKeyChange(s, 0)).
+  // Kept only while linear_kept_.
   std::set<std::pair<double, JobId>> wake_phase_;
   Time period_ = 0;
+  // kLinear: whether running_by_rate_, running_key_, running_gpus_ and wake_phase_ are
+  // kept, and for how many decisions in a row nobody has waited since.
+  bool linear_kept_ = false;
+  int64_t linear_idle_ = 0;
   // kLinear, during a decision of step 3 or 2: whether comparisons are watched
   // (KeepsAhead), and until when every comparison made so far comes out the same way
   // (kNever: for ever).
