@@ -483,7 +483,10 @@ void ModularPolicy::KeepLinear(const ClusterView& view) {
   if (linear_kept_) return;
   linear_kept_ = true;
   SyncRunning(view);
-  for (const auto& [id, at] : wake_of_) wake_phase_.emplace(std::fmod(at, period_), id);
+  for (const auto& [id, at] : wake_of_) {
+    wakes_.emplace(at, id);
+    wake_phase_.emplace(std::fmod(at, period_), id);
+  }
 }
 
 void ModularPolicy::UpkeepLinear(bool idle) {
@@ -502,6 +505,7 @@ void ModularPolicy::UpkeepLinear(bool idle) {
   running_by_rate_.clear();
   running_key_.clear();
   running_gpus_ = 0;
+  wakes_.clear();
   wake_phase_.clear();
 }
 
@@ -836,8 +840,8 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
   // skipped does nothing, so waking for one early is only slower), so `from` is capped at
   // kMaxPeriods periods ahead.
   constexpr double kMaxPeriods = 1024;
-  if (wakes_.empty()) return kNever;
   KeepLinear(view);
+  if (wakes_.empty()) return kNever;
   const Time now = view.Now();
   const bool after_now = !(from > now);  // Wanted: the first after now.
   if (after_now) from = now;
@@ -901,19 +905,20 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
   const JobId id = s.spec->id;
   ForgetWake(id);
   if (!(at > now) || at == kNever) return;  // Already seen, or never.
-  wakes_.emplace(at, id);
   wake_of_[id] = at;
   if (running_index_ == RunningIndex::kLinear) {
     if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
-    if (linear_kept_) wake_phase_.emplace(std::fmod(at, period_), id);
+    if (!linear_kept_) return;
+    wake_phase_.emplace(std::fmod(at, period_), id);
   }
+  wakes_.emplace(at, id);
 }
 
 void ModularPolicy::ForgetWake(JobId id) {
   auto it = wake_of_.find(id);
   if (it == wake_of_.end()) return;
-  wakes_.erase({it->second, id});
   if (linear_kept_) wake_phase_.erase({std::fmod(it->second, period_), id});
+  if (running_index_ != RunningIndex::kLinear || linear_kept_) wakes_.erase({it->second, id});
   wake_of_.erase(it);
 }
 

@@ -103,9 +103,9 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // Rebuilds the index of running jobs if the engine's set differs (a runtime may adopt
   // running jobs the policy never started).
   void SyncRunning(const ClusterView& view);
-  // kLinear: the running index and wake_phase_ serve only decisions where someone waits,
-  // so they are kept only then: KeepLinear builds them from the view's running jobs and
-  // wake_of_ when a decision first needs them; UpkeepLinear, after each decision, drops
+  // kLinear: the running index, wakes_ and wake_phase_ serve only decisions where
+  // someone waits, so they are kept only then: KeepLinear builds them from the view's
+  // running jobs and wake_of_ when a decision first needs them; UpkeepLinear, after each decision, drops
   // them once nobody has waited for more decisions than jobs run.
   void KeepLinear(const ClusterView& view);
   void UpkeepLinear(bool idle);
@@ -172,7 +172,8 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // replace_all only: every admitted unfinished job, in the persistent list order.
   PersistentOrder list_;
   // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first
-  // (kLinear: a wake-up of each job's chain, maybe past, stepped on by NextWake).
+  // (kLinear: a wake-up of each job's chain, maybe past, stepped on by NextWake; kept
+  // only while linear_kept_, from wake_of_).
   std::set<std::pair<Time, JobId>> wakes_;
   std::unordered_map<JobId, Time> wake_of_;
   // kLinear: the wake-ups in wakes_ by phase, their time modulo the period (each job's
@@ -180,8 +181,8 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // Kept only while linear_kept_.
   std::set<std::pair<double, JobId>> wake_phase_;
   Time period_ = 0;
-  // kLinear: whether running_by_rate_, running_key_, running_gpus_ and wake_phase_ are
-  // kept, and for how many decisions in a row nobody has waited since.
+  // kLinear: whether running_by_rate_, running_key_, running_gpus_, wakes_ and
+  // wake_phase_ are kept (wake_of_ always is), and for how many decisions in a row nobody has waited since.
   bool linear_kept_ = false;
   int64_t linear_idle_ = 0;
   // kLinear, during a decision of step 3 or 2: whether comparisons are watched
