@@ -34,20 +34,27 @@ bool FitsOn(const ClusterState& free, const JobSpec& job, int node, int gpus_her
 }
 
 Placement TakeInOrder(const ClusterState& free, const JobSpec& job, const std::vector<int>& nodes) {
-  Placement p;
-  int needed = job.gpus;
+  NodeTaker taker(free, job);
   for (int node : nodes) {
-    if (needed == 0) break;
-    int take = std::min(needed, free.free_gpus(node));
-    while (take > 0 && !FitsOn(free, job, node, take)) --take;
-    if (take == 0) continue;
-    p.shares.push_back(ShareOn(free, job, node, take));
-    needed -= take;
+    if (taker.done()) break;
+    taker.Take(node);
   }
-  if (needed > 0) return Placement();
-  std::sort(p.shares.begin(), p.shares.end(),
+  return taker.Finish();
+}
+
+void NodeTaker::Take(int node) {
+  int take = std::min(needed_, free_.free_gpus(node));
+  while (take > 0 && !FitsOn(free_, job_, node, take)) --take;
+  if (take == 0) return;
+  p_.shares.push_back(ShareOn(free_, job_, node, take));
+  needed_ -= take;
+}
+
+Placement NodeTaker::Finish() {
+  if (needed_ > 0) return Placement();
+  std::sort(p_.shares.begin(), p_.shares.end(),
             [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
-  return p;
+  return std::move(p_);
 }
 
 Placement PlaceWithinOneType(const JobSpec& job, const ClusterState& free,

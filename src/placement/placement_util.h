@@ -23,6 +23,25 @@ bool FitsOn(const ClusterState& free, const JobSpec& job, int node, int gpus_her
 // memory permitting), until the job's demand is met. Empty if it cannot be met.
 Placement TakeInOrder(const ClusterState& free, const JobSpec& job, const std::vector<int>& nodes);
 
+// TakeInOrder one node at a time, for callers that find the nodes in order as they go
+// and stop once done(): the same placement for the same order.
+class NodeTaker {
+ public:
+  NodeTaker(const ClusterState& free, const JobSpec& job)
+      : free_(free), job_(job), needed_(job.gpus) {}
+  bool done() const { return needed_ == 0; }
+  // Takes as many GPUs of `node` as it can hold of what is still needed.
+  void Take(int node);
+  // The placement, shares in node order; empty unless done().
+  Placement Finish();
+
+ private:
+  const ClusterState& free_;
+  const JobSpec& job_;
+  int needed_;
+  Placement p_;
+};
+
 // Heterogeneous clusters: places `job` with `place` on nodes of one GPU type only. On a
 // one-type cluster that is `place(free)` itself. Else `place` sees, for each type the job
 // can run on (SpeedOn > 0; the fastest for the job first, ties in the cluster's order), a

@@ -22,16 +22,19 @@ std::vector<int> AllNodes(const ClusterState& free) {
   return nodes;
 }
 
-// Nodes with free GPUs, most free first (ties: lower id first), from the state's index
-// of nodes by free GPUs: this runs for every placement.
-std::vector<int> EmptiestFirst(const ClusterState& free) {
-  std::vector<int> nodes;
-  for (int c = free.max_node_gpus(); c > 0; --c) {
-    for (int n = free.FirstNodeWithFree(c, 0); n >= 0; n = free.FirstNodeWithFree(c, n + 1)) {
-      nodes.push_back(n);
+// Takes GPUs from nodes with free GPUs, most free first (ties: lower id first), as
+// TakeInOrder would from the list of them all, but reads the state's index of nodes by
+// free GPUs only until the job is placed: this runs for every placement, and on a large
+// cluster most nodes have some GPU free.
+Placement TakeEmptiestFirst(const ClusterState& free, const JobSpec& job) {
+  NodeTaker taker(free, job);
+  for (int c = free.max_node_gpus(); c > 0 && !taker.done(); --c) {
+    for (int n = free.FirstNodeWithFree(c, 0); n >= 0 && !taker.done();
+         n = free.FirstNodeWithFree(c, n + 1)) {
+      taker.Take(n);
     }
   }
-  return nodes;
+  return taker.Finish();
 }
 
 class YarnPlacement final : public CopyableModule<YarnPlacement, PlacementModule> {
@@ -93,7 +96,7 @@ class GpuCountPlacement final : public CopyableModule<GpuCountPlacement, Placeme
   bool PlacesByShape() const override { return true; }  // FitsOn, ShareOn: the shape.
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
     if (free.total_free_gpus() < job.gpus) return Placement();
-    return TakeInOrder(free, job, EmptiestFirst(free));
+    return TakeEmptiestFirst(free, job);
   }
 };
 
@@ -109,7 +112,7 @@ class BestFitPlacement final : public CopyableModule<BestFitPlacement, Placement
         if (FitsOn(free, job, node, job.gpus)) return Placement{{ShareOn(free, job, node, job.gpus)}};
       }
     }
-    return TakeInOrder(free, job, EmptiestFirst(free));
+    return TakeEmptiestFirst(free, job);
   }
 };
 

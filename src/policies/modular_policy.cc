@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iterator>
+#include <limits>
 #include <map>
 
 namespace schedkit {
@@ -26,15 +27,24 @@ constexpr double kClockRelError = 1e-13;
 // (hi[0] - lo[0]) - (lo_rate - hi_rate)(t - now), is within the error bounds above at t
 // (they grow with the keys and the clock). now if it already is (a tie, or keys equal
 // to the rounding); kNever if it never is.
-Time AheadUntil(double lo, double lo_rate, double hi, double hi_rate, Time now) {
+// `lo_abs` >= |lo| stands for |lo| in the error bound (a bound for a whole rate class).
+Time AheadUntil(double lo, double lo_abs, double lo_rate, double hi, double hi_rate, Time now) {
   const double rates = lo_rate + hi_rate;
-  const double slack = kKeyRelError * (std::abs(lo) + std::abs(hi)) +
+  const double slack = kKeyRelError * (lo_abs + std::abs(hi)) +
                        kClockRelError * rates * std::abs(now);
   const double gap = hi - lo;
   if (!(gap > slack)) return now;
   const double closing = (lo_rate - hi_rate) + (kKeyRelError + kClockRelError) * rates;
   if (!(closing > 0)) return kNever;
   return now + (gap - slack) / closing;
+}
+
+// How far a running job's key[0] now may stray from its line read earlier, key[0] =
+// base + rate x now (base: the key read then, moved back to time 0): the bounds above,
+// with the rounding of base and of rate x now.
+double LineError(double base, double rate, Time now) {
+  const double line = std::abs(base) + rate * std::abs(now);
+  return (kKeyRelError + 8 * DBL_EPSILON) * line + kClockRelError * rate * std::abs(now);
 }
 
 }  // namespace
@@ -46,9 +56,101 @@ ModularPolicy::ModularPolicy(ModularPolicyConfig config)
                          ? RunningIndex::kNone
                      : config_.running_keys_never_grow      ? RunningIndex::kUpperBounds
                      : config_.running_keys_change_at_wakeups ? RunningIndex::kExact
-                                                              : RunningIndex::kNone) {
+                     : config_.running_key_rate && config_.periodic_key_changes
+                         ? RunningIndex::kLinear
+                         : RunningIndex::kNone) {
   assert(config_.admission && config_.scheduling && config_.placement);
 }
+
+// Running jobs, greatest exact key at Now() first. kUpperBounds and kExact: down
+// running_by_key_ (NextExactBelow). kLinear: jobs of one rate keep their order while they
+// run, so each rate class is read down its set and the classes' greatest are merged. Two
+// jobs of a class whose bases are within the lines' error of each other may compare
+// either way now: a class reads on down its set until the next job's base is below the
+// base of one it has read by more than that error, and gives its read jobs in exact order.
+class ModularPolicy::RunningWalk {
+ public:
+  RunningWalk(ModularPolicy* policy, const ClusterView& view)
+      : policy_(policy), view_(view), now_(view.Now()), cursor_(policy->running_by_key_.end()) {
+    if (policy->running_index_ != RunningIndex::kLinear) return;
+    classes_.reserve(policy->running_by_rate_.size());
+    for (const auto& [rate, jobs] : policy->running_by_rate_) {
+      classes_.push_back(Class{rate, jobs.rbegin(), jobs.rend(), jobs.begin()->key[0], {}});
+    }
+  }
+
+  // The greatest running job not yet given; false if none is left.
+  bool Next(RunningTop* out) {
+    if (policy_->running_index_ != RunningIndex::kLinear) {
+      cursor_ = policy_->NextExactBelow(view_, cursor_);
+      if (cursor_ == policy_->running_by_key_.end()) return false;
+      *out = RunningTop{*cursor_, 0};
+      return true;
+    }
+    Class* best = nullptr;
+    for (Class& c : classes_) {
+      Fill(&c);
+      if (c.read.empty()) continue;
+      if (best == nullptr || best->read.back().exact < c.read.back().exact) best = &c;
+    }
+    if (best == nullptr) return false;
+    *out = RunningTop{best->read.back().exact, best->rate};
+    best->read.pop_back();
+    return true;
+  }
+
+  // kLinear: f(top, abs) for each rate class with jobs not yet given: `top` its greatest,
+  // `abs` a bound on |key[0]| over them (AheadUntil's lo_abs).
+  template <class F>
+  void ForEachClassTop(F f) {
+    for (Class& c : classes_) {
+      Fill(&c);
+      if (c.read.empty()) continue;
+      const RunningTop top{c.read.back().exact, c.rate};
+      const double bottom = c.lowest_base + c.rate * now_;
+      f(top, std::max(std::abs(top.entry.key[0]),
+                      std::abs(bottom) + LineError(c.lowest_base, c.rate, now_)));
+    }
+  }
+
+ private:
+  struct Read {
+    QueueEntry exact;  // Its key now.
+    double base;
+  };
+  struct Class {
+    double rate;
+    std::set<QueueEntry>::const_reverse_iterator next, end;  // Not yet read.
+    double lowest_base;
+    std::vector<Read> read;  // Read, not yet given: ascending exact order.
+  };
+
+  // Reads until some job read is surely ahead of every job not read.
+  void Fill(Class* c) {
+    while (c->next != c->end) {
+      const double next_base = c->next->key[0];
+      if (!c->read.empty()) {
+        double top_base = c->read.front().base;
+        for (const Read& r : c->read) top_base = std::max(top_base, r.base);
+        const double error =
+            LineError(top_base, c->rate, now_) + LineError(next_base, c->rate, now_);
+        if (top_base - next_base > 2 * error) return;
+      }
+      const QueueEntry& e = *c->next++;
+      const JobStatus s = view_.Status(e.id);
+      const Read r{QueueEntry{policy_->config_.scheduling->Key(s, now_), e.submit, e.id}, e.key[0]};
+      auto at = std::upper_bound(c->read.begin(), c->read.end(), r,
+                                 [](const Read& a, const Read& b) { return a.exact < b.exact; });
+      c->read.insert(at, r);
+    }
+  }
+
+  ModularPolicy* policy_;
+  const ClusterView& view_;
+  const Time now_;
+  std::set<QueueEntry>::iterator cursor_;  // kUpperBounds, kExact: the last given.
+  std::vector<Class> classes_;  // kLinear.
+};
 ModularPolicy::~ModularPolicy() = default;
 
 Status ModularPolicy::ModulesCloned() const {
@@ -80,10 +182,7 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
   if (config_.replace_all) list_.Remove(events.finished);
   for (JobId id : events.interrupted) Requeue(view, id);
   AdmitArrivals(view, events, out);
-  watch_order_ = config_.running_key_rate && config_.periodic_key_changes &&
-                 running_index_ == RunningIndex::kNone &&
-                 !config_.tail_preemption && !config_.replace_all &&
-                 config_.preemption == PreemptionMode::kPriority;
+  watch_order_ = running_index_ == RunningIndex::kLinear;
   order_holds_until_ = kNever;
   if (running_index_ != RunningIndex::kNone) SyncRunning(view);
   if (running_index_ == RunningIndex::kExact) RekeyWoken(view);
@@ -116,7 +215,7 @@ void ModularPolicy::AdoptRunning(const ClusterView& view) {
     const JobStatus s = view.Status(id);
     admitted_gpu_demand_ += s.spec->gpus;
     adopted_ids_.insert(id);
-    SetWake(id, config_.scheduling->NextKeyChange(s, view.Now()), view.Now());
+    SetWake(s, config_.scheduling->NextKeyChange(s, view.Now()), view.Now());
   }
 }
 
@@ -169,16 +268,28 @@ void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
 bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
   if (queue_.empty()) return true;
   const QueueEntry& best_pending = *queue_.begin();
+  if (running_index_ == RunningIndex::kLinear) {
+    KeepLinear(view);  // TopFrontier, called only after this, reads it too.
+    // Each class's greatest job bounds the class: the others are further behind, and
+    // AheadUntil's bound falls with the gap and grows with |key| (lo_abs).
+    bool ahead = true;
+    RunningWalk(this, view).ForEachClassTop([&](const RunningTop& top, double abs) {
+      if (!(top.entry < best_pending)) ahead = false;
+      if (ahead && watch_order_) {
+        KeepsAhead(top.entry.key[0], abs, top.rate, best_pending.key[0], 0, view.Now());
+      }
+    });
+    return ahead;
+  }
   if (running_index_ != RunningIndex::kNone) {
-    auto top = NextExactBelow(view, running_by_key_.end());
-    return top == running_by_key_.end() || *top < best_pending;
+    RunningTop top;
+    return !RunningWalk(this, view).Next(&top) || top.entry < best_pending;
   }
   for (JobId id : view.RunningJobs()) {
     const JobStatus s = view.Status(id);
     const QueueEntry e{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id};
     // Behind stays behind: a running key only grows, a pending one stands.
     if (!(e < best_pending)) return false;
-    if (watch_order_) KeepsAhead(e, s, best_pending, nullptr, view.Now());
   }
   return true;
 }
@@ -187,8 +298,17 @@ void ModularPolicy::KeepsAhead(const QueueEntry& lo, const JobStatus& lo_status,
                                const QueueEntry& hi, const JobStatus* hi_status, Time now) {
   const double lo_rate = config_.running_key_rate(lo_status);
   const double hi_rate = hi_status == nullptr ? 0 : config_.running_key_rate(*hi_status);
+  KeepsAhead(lo.key[0], std::abs(lo.key[0]), lo_rate, hi.key[0], hi_rate, now);
+}
+
+void ModularPolicy::KeepsAhead(double lo, double lo_abs, double lo_rate, double hi,
+                               double hi_rate, Time now) {
   order_holds_until_ =
-      std::min(order_holds_until_, AheadUntil(lo.key[0], lo_rate, hi.key[0], hi_rate, now));
+      std::min(order_holds_until_, AheadUntil(lo, lo_abs, lo_rate, hi, hi_rate, now));
+}
+
+void ModularPolicy::TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now) {
+  KeepsAhead(lo.entry.key[0], std::abs(lo.entry.key[0]), lo.rate, hi.entry.key[0], hi.rate, now);
 }
 
 std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const ClusterView& view) const {
@@ -218,19 +338,24 @@ ModularPolicy::Frontier ModularPolicy::FullFrontier(const ClusterView& view) con
 // rest of the running jobs need neither a key nor a sort.
 ModularPolicy::Frontier ModularPolicy::TopFrontier(const ClusterView& view) {
   const int64_t total = view.Resources().total_gpus();
+  const Time now = view.Now();
   std::vector<std::pair<JobQueue::const_iterator, int>> before;  // Pending jobs before r.
   int64_t before_gpus = 0;
   auto q = queue_.begin();
-  std::vector<QueueEntry> top;  // r_1, r_2, ...: exact keys, descending.
+  std::vector<RunningTop> top;  // r_1, r_2, ...: exact keys, descending.
   int64_t top_gpus = 0;
   Frontier f;
-  auto cursor = running_by_key_.end();
+  RunningWalk walk(this, view);
+  RunningTop r;
   bool found = false;
+  // With watch_order_, every comparison below that running time could reverse is bounded
+  // (KeepsAhead): r_1 > r_2 > ... > r_m, r_m > every other running job, and each running
+  // job found ahead of a pending one. Then a later decision builds the same frontier.
   while (!found) {
-    cursor = NextExactBelow(view, cursor);
-    if (cursor == running_by_key_.end()) break;  // No running job is chosen for sure.
-    const QueueEntry r = *cursor;
-    while (!before.empty() && r < *before.back().first) {
+    if (!walk.Next(&r)) break;  // No running job is chosen for sure.
+    if (watch_order_ && !top.empty()) TopKeepsAhead(r, top.back(), now);
+    while (!before.empty() && r.entry < *before.back().first) {
+      if (watch_order_) TopKeepsAhead(r, RunningTop{*before.back().first, 0}, now);
       before_gpus -= before.back().second;
       q = before.back().first;
       before.pop_back();
@@ -238,7 +363,7 @@ ModularPolicy::Frontier ModularPolicy::TopFrontier(const ClusterView& view) {
     // Up to r: the running jobs not in `top` (r included) and the pending jobs before r.
     const int64_t room = total - (running_gpus_ - top_gpus);
     found = before_gpus <= room;
-    for (; found && q != queue_.end() && *q < r; ++q) {
+    for (; found && q != queue_.end() && *q < r.entry; ++q) {
       const int gpus = view.Spec(q->id).gpus;
       if (before_gpus + gpus > room) found = false;
       if (!found) break;
@@ -246,12 +371,18 @@ ModularPolicy::Frontier ModularPolicy::TopFrontier(const ClusterView& view) {
       before.emplace_back(q, gpus);
     }
     if (found) {
+      if (watch_order_ && q != queue_.end()) TopKeepsAhead(r, RunningTop{*q, 0}, now);
       f.budget = room - before_gpus;
       for (const auto& b : before) f.chosen_pending.push_back(b.first->id);
       f.next_pending = q;
+      if (watch_order_) {
+        walk.ForEachClassTop([&](const RunningTop& rest, double abs) {
+          KeepsAhead(rest.entry.key[0], abs, rest.rate, r.entry.key[0], r.rate, now);
+        });
+      }
     } else {
       top.push_back(r);
-      top_gpus += view.Spec(r.id).gpus;
+      top_gpus += view.Spec(r.entry.id).gpus;
     }
   }
   if (!found) {
@@ -260,7 +391,7 @@ ModularPolicy::Frontier ModularPolicy::TopFrontier(const ClusterView& view) {
   }
   f.running.reserve(top.size());
   for (auto it = top.rbegin(); it != top.rend(); ++it) {
-    f.running.push_back(Candidate{*it, view.Status(it->id)});
+    f.running.push_back(Candidate{it->entry, view.Status(it->entry.id)});
   }
   return f;
 }
@@ -293,17 +424,31 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
 }
 
 void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
+  if (running_index_ == RunningIndex::kLinear && !linear_kept_) return;
   if (running_key_.count(id)) return;  // Moved: its key read earlier still bounds it.
-  const QueueEntry e{config_.scheduling->Key(running, now), running.spec->submit_s, id};
-  running_by_key_.insert(e);
-  running_key_.emplace(id, ReadKey{e, now, running.spec->gpus});
+  QueueEntry e{config_.scheduling->Key(running, now), running.spec->submit_s, id};
+  double rate = 0;
+  if (running_index_ == RunningIndex::kLinear) {
+    rate = config_.running_key_rate(running);
+    e.key[0] -= rate * now;
+    running_by_rate_[rate].insert(e);
+  } else {
+    running_by_key_.insert(e);
+  }
+  running_key_.emplace(id, ReadKey{e, now, running.spec->gpus, rate});
   running_gpus_ += running.spec->gpus;
 }
 
 void ModularPolicy::UntrackRunning(JobId id) {
   auto it = running_key_.find(id);
   if (it == running_key_.end()) return;
-  running_by_key_.erase(it->second.entry);
+  if (running_index_ == RunningIndex::kLinear) {
+    auto rate_class = running_by_rate_.find(it->second.rate);
+    rate_class->second.erase(it->second.entry);
+    if (rate_class->second.empty()) running_by_rate_.erase(rate_class);
+  } else {
+    running_by_key_.erase(it->second.entry);
+  }
   running_gpus_ -= it->second.gpus;
   running_key_.erase(it);
 }
@@ -323,12 +468,45 @@ void ModularPolicy::RekeyWoken(const ClusterView& view) {
 }
 
 void ModularPolicy::SyncRunning(const ClusterView& view) {
+  if (running_index_ == RunningIndex::kLinear && !linear_kept_) return;
   const std::vector<JobId>& running = view.RunningJobs();
   if (running.size() == running_key_.size()) return;
   running_by_key_.clear();
+  running_by_rate_.clear();
   running_key_.clear();
   running_gpus_ = 0;
   for (JobId id : running) TrackRunning(id, view.Status(id), view.Now());
+}
+
+void ModularPolicy::KeepLinear(const ClusterView& view) {
+  linear_idle_ = 0;
+  if (linear_kept_) return;
+  linear_kept_ = true;
+  SyncRunning(view);
+  for (const auto& [id, at] : wake_of_) {
+    wakes_.emplace(at, id);
+    wake_phase_.emplace(std::fmod(at, period_), id);
+  }
+}
+
+void ModularPolicy::UpkeepLinear(bool idle) {
+  if (!linear_kept_) return;
+  if (!idle) {
+    linear_idle_ = 0;
+    return;
+  }
+  // Rebuilding costs about one insertion per running job, and so does keeping the index
+  // through about as many idle decisions (a start or a finish each): dropped then, the
+  // upkeep while idle costs at most one rebuild more than dropping it at once, and a
+  // queue that empties and fills again at once does not rebuild it each time.
+  if (++linear_idle_ <= static_cast<int64_t>(running_key_.size())) return;
+  linear_kept_ = false;
+  linear_idle_ = 0;
+  running_by_rate_.clear();
+  running_key_.clear();
+  running_gpus_ = 0;
+  wakes_.clear();
+  wake_phase_.clear();
 }
 
 void ModularPolicy::QueueInsert(const QueueEntry& e, const JobSpec& spec) {
@@ -588,7 +766,9 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
     JobStatus st = view.Status(s.job);
     st.state = JobState::kRunning;
     st.placement = &s.placement;
-    SetWake(s.job, config_.scheduling->NextKeyChange(st, now), now);
+    SetWake(st, config_.scheduling->NextKeyChange(st, now), now);
+    // kLinear: a job that moves is read again (an elastic job's rate may change).
+    if (running_index_ == RunningIndex::kLinear) UntrackRunning(s.job);
     if (running_index_ != RunningIndex::kNone) TrackRunning(s.job, st, now);
   }
   // With nobody waiting, a periodic key change reorders nothing: the policy sleeps until
@@ -615,11 +795,14 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   //    comparisons this decision made, and each of those comes out the same way before
   //    order_holds_until_: KeepsAhead bounded every "running job ahead of pending job" and
   //    "running job ahead of running job" outcome that the growth could reverse (step 2's
-  //    test of every running job against the best pending one; step 3's sort, which
-  //    depends on the order of neighbours only, and its merge with the queue), with the
-  //    rounding of the engine's keys and of the clock accounted for (AheadUntil); a
-  //    pending job ahead of a running one stays ahead. So it takes the same path to the
-  //    same empty result.
+  //    test of each rate class's greatest running job against the best pending one, which
+  //    bounds its class; step 3's walk down the running index, TopFrontier: the order of
+  //    the jobs it reads and of the last one against every other class, and its
+  //    comparisons with pending jobs; the order of the frontier's running jobs, and their
+  //    merge with the queue), with the rounding of the engine's keys and of the clock
+  //    accounted for (AheadUntil); a pending job ahead of a running one stays ahead. So it
+  //    takes the same path to the same empty result. (The frontier's decisions are the
+  //    whole walk's, so those are the same too.)
   //  - A quantum does not change a key (LAS's key is attained service, read whenever
   //    compared, not rounded to the quantum); the quantum only sets the times at which
   //    the policy looks. The skipped wake-ups are caught up from the times they were due
@@ -632,6 +815,13 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   const bool skip = watch_order_ && did_nothing && waiting_.empty() &&
                     config_.placement->PlacesByShape() && view.Resources().one_gpu_type();
   const bool sleep = idle || (skip && order_holds_until_ == kNever);
+  if (running_index_ == RunningIndex::kLinear) {
+    UpkeepLinear(idle);
+    // The wake-ups that have come are not stepped here: NextWake steps only those that
+    // may be the next one.
+    out->wake_at = sleep ? kNever : NextWake(view, skip ? order_holds_until_ : now);
+    return;
+  }
   // Wake-ups that have come: ask the running job for its next key change. A periodic one
   // slept through is caught up from the time it was due, so its times are the ones it
   // would have had: each is the previous one plus the period.
@@ -640,45 +830,63 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
     const JobStatus s = view.Status(id);
     Time next = config_.scheduling->NextKeyChange(s, periodic ? due : now);
     while (periodic && !(next > now)) next = config_.scheduling->NextKeyChange(s, next);
-    SetWake(id, next, now);
+    SetWake(s, next, now);
   }
   out->wake_at = wakes_.empty() || sleep ? kNever : wakes_.begin()->first;
-  if (skip && !sleep) out->wake_at = FirstWakeFrom(view, order_holds_until_);
 }
 
-Time ModularPolicy::FirstWakeFrom(const ClusterView& view, Time from) const {
-  // Each running job's wake-ups follow each other by the period: the next one is in
-  // wakes_, the later ones are NextKeyChange of the one before (not the next one plus a
-  // multiple of the period: rounding). Any of them after now and up to the first at or
-  // after `from` will do (a decision skipped does nothing, so waking for one early is
-  // only slower), so `from` is capped at kMaxPeriods periods ahead. Each job's first
-  // one at or after `from` is estimated with a multiple of the period, and only those
-  // whose estimate is within the estimates' error of the least are stepped exactly.
+Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
+  // Any wake-up after now and up to the first at or after `from` will do (a decision
+  // skipped does nothing, so waking for one early is only slower), so `from` is capped at
+  // kMaxPeriods periods ahead.
   constexpr double kMaxPeriods = 1024;
+  KeepLinear(view);
   if (wakes_.empty()) return kNever;
-  const auto [first_due, first_id] = *wakes_.begin();
-  const JobStatus first = view.Status(first_id);
-  const double period = config_.scheduling->NextKeyChange(first, first_due) - first_due;
-  if (!(period > 0) || period == kNever) return first_due;
-  from = std::min(from, view.Now() + kMaxPeriods * period);
-  if (!(first_due < from)) return first_due;
-  auto estimate = [&](Time due) {
-    return due < from ? due + std::ceil((from - due) / period) * period : due;
+  const Time now = view.Now();
+  const bool after_now = !(from > now);  // Wanted: the first after now.
+  if (after_now) from = now;
+  from = std::min(from, now + kMaxPeriods * period_);
+  auto wanted = [&](Time t) { return after_now ? t > from : !(t < from); };
+  const Time oldest = wakes_.begin()->first;
+  if (wanted(oldest)) return oldest;
+  // A job's first wake-up wanted is `from` plus its phase's distance past from's phase
+  // (`ahead`), but for the rounding of its steps since the one kept (~1 ulp each: the
+  // oldest kept has the most) and of the phases: within `width`. So the jobs are taken by
+  // that distance (those within `width` of 0 either side first: they may be at `from` or
+  // a period later) and stepped exactly until the distance of the next, less `width`,
+  // exceeds the earliest found.
+  const double width =
+      ((from - oldest) / period_ + 8) * 8 * DBL_EPSILON * (std::abs(from) + period_);
+  const double from_phase = std::fmod(from, period_);
+  auto ahead = [&](double phase) {
+    double d = phase - from_phase;
+    if (d < -width) d += period_;
+    if (d >= period_ - width) d -= period_;
+    return d;
   };
-  Time least = kNever;
-  for (const auto& w : wakes_) least = std::min(least, estimate(w.first));
-  // An estimate strays from the stepped time by at most ~2 ulps of the clock per period
-  // (each step's rounding, and the period's own) plus a few for the estimate itself.
-  const double error = ((from - view.Now()) / period + 8) * 8 * DBL_EPSILON * std::abs(from);
+  double first_phase = from_phase - width;
+  if (first_phase < 0) first_phase += period_;
+  auto it = wake_phase_.lower_bound({first_phase, std::numeric_limits<JobId>::min()});
   Time best = kNever;
-  for (const auto& [due, id] : wakes_) {
-    if (estimate(due) > least + 2 * error) continue;
-    Time t = due;
-    if (t < from) {
+  std::vector<std::pair<JobId, Time>> stepped;  // Each job's first wake-up after now.
+  for (size_t n = 0; n < wake_phase_.size(); ++n, ++it) {
+    if (it == wake_phase_.end()) it = wake_phase_.begin();
+    if (!(from + ahead(it->first) - width < best)) break;
+    const JobId id = it->second;
+    Time t = wake_of_.at(id);
+    if (!wanted(t)) {
       const JobStatus s = view.Status(id);
-      while (t < from) t = config_.scheduling->NextKeyChange(s, t);
+      while (!(t > now)) t = config_.scheduling->NextKeyChange(s, t);
+      stepped.emplace_back(id, t);
+      while (!wanted(t)) t = config_.scheduling->NextKeyChange(s, t);
     }
     best = std::min(best, t);
+  }
+  for (const auto& [id, t] : stepped) {
+    ForgetWake(id);
+    wakes_.emplace(t, id);
+    wake_of_[id] = t;
+    wake_phase_.emplace(std::fmod(t, period_), id);
   }
   return best;
 }
@@ -693,17 +901,24 @@ void ModularPolicy::Requeue(const ClusterView& view, JobId id) {
   Enqueue(s, view.Now());
 }
 
-void ModularPolicy::SetWake(JobId id, Time at, Time now) {
+void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
+  const JobId id = s.spec->id;
   ForgetWake(id);
   if (!(at > now) || at == kNever) return;  // Already seen, or never.
-  wakes_.emplace(at, id);
   wake_of_[id] = at;
+  if (running_index_ == RunningIndex::kLinear) {
+    if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
+    if (!linear_kept_) return;
+    wake_phase_.emplace(std::fmod(at, period_), id);
+  }
+  wakes_.emplace(at, id);
 }
 
 void ModularPolicy::ForgetWake(JobId id) {
   auto it = wake_of_.find(id);
   if (it == wake_of_.end()) return;
-  wakes_.erase({it->second, id});
+  if (linear_kept_) wake_phase_.erase({std::fmod(it->second, period_), id});
+  if (running_index_ != RunningIndex::kLinear || linear_kept_) wakes_.erase({it->second, id});
   wake_of_.erase(it);
 }
 

@@ -51,14 +51,27 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     kNone,
     kUpperBounds,  // running_keys_never_grow: keys as last read bound today's from above.
     kExact,        // running_keys_change_at_wakeups: re-read at each wake-up, exact.
+    // running_key_rate: keys grow linearly at a per-job rate, so jobs of one rate keep
+    // their order while they run. One ordered set per rate, each by the key as last read
+    // moved back along its line to time 0 (key[0] - rate x read time), and merged at the
+    // decision's time (RunningWalk).
+    kLinear,
   };
   // A running job's key as last read (kUpperBounds: it bounds the key now from above;
   // kExact: it is the key now), when it was read, and the job's GPUs.
   struct ReadKey {
-    QueueEntry entry;
+    QueueEntry entry;  // kLinear: key[0] is moved back to time 0.
     Time at;
     int gpus;
+    double rate = 0;  // kLinear: running_key_rate when read.
   };
+  // A running job with its exact key now, and how fast key[0] grows (0 unless kLinear).
+  struct RunningTop {
+    QueueEntry entry;
+    double rate = 0;
+  };
+  // One decision's walk down the running index in exact key order at Now().
+  class RunningWalk;
 
   void AdmitArrivals(const ClusterView& view, const EventBatch& events, Decisions* out);
   void Enqueue(const JobStatus& pending, Time now);
@@ -69,6 +82,9 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // one is found that the pending jobs ahead of it cannot push out.
   // O(frontier log running).
   Frontier TopFrontier(const ClusterView& view);
+  // kLinear: `lo`, running, ahead of `hi` (rate 0: pending). KeepsAhead's bound from the
+  // exact keys the walk read.
+  void TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now);
   // With a running index only. The greatest running job below `cursor` in exact key
   // order at Now(), re-reading stale keys on the way (kUpperBounds); end() if none.
   std::set<QueueEntry>::iterator NextExactBelow(const ClusterView& view,
@@ -87,6 +103,12 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // Rebuilds the index of running jobs if the engine's set differs (a runtime may adopt
   // running jobs the policy never started).
   void SyncRunning(const ClusterView& view);
+  // kLinear: the running index, wakes_ and wake_phase_ serve only decisions where
+  // someone waits, so they are kept only then: KeepLinear builds them from the view's
+  // running jobs and wake_of_ when a decision first needs them; UpkeepLinear, after each decision, drops
+  // them once nobody has waited for more decisions than jobs run.
+  void KeepLinear(const ClusterView& view);
+  void UpkeepLinear(bool idle);
   void DecideKeepRunning(const ClusterView& view, Decisions* out);
   // Places every pending job beside the running ones; false (and `out` untouched) if
   // one does not fit.
@@ -112,16 +134,21 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // Puts a running job that stops now (preempted by this policy, or interrupted by the
   // engine) back in the queue.
   void Requeue(const ClusterView& view, JobId id);
-  // With running_key_rate: the earliest of the running jobs' periodic wake-ups at or after
-  // `from`, or an earlier one after now. REQUIRES: wakes_ holds only times after now.
-  Time FirstWakeFrom(const ClusterView& view, Time from) const;
-  void SetWake(JobId id, Time at, Time now);
+  // kLinear: the earliest periodic wake-up of a running job after now and at or after
+  // `from` (after now if `from` is not), or an earlier one after now. Each job's wake-ups
+  // follow each other by the period, stepped from the one kept in wakes_ (which may be
+  // past: they are stepped here, only for the jobs whose phase may give the answer).
+  Time NextWake(const ClusterView& view, Time from);
+  // `s`: the job's status (kLinear: fixes the period at the first wake-up).
+  void SetWake(const JobStatus& s, Time at, Time now);
   void ForgetWake(JobId id);
-  // With running_key_rate: the decision compared `lo`, a running job with status
+  // kLinear: the decision compared `lo`, a running job with status
   // `lo_status`, and found it ahead of `hi`, running (`hi_status`) or pending (null).
   // Brings order_holds_until_ down to when that could come out the other way.
   void KeepsAhead(const QueueEntry& lo, const JobStatus& lo_status, const QueueEntry& hi,
                   const JobStatus* hi_status, Time now);
+  // The same from rates; `lo_abs` >= |lo's key[0]| (a bound covering a whole rate class).
+  void KeepsAhead(double lo, double lo_abs, double lo_rate, double hi, double hi_rate, Time now);
 
   ModularPolicyConfig config_;
   bool adopted_ = false;  // AdoptRunning has run.
@@ -144,18 +171,30 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void QueueRemove(JobId id, const JobSpec& spec);
   // replace_all only: every admitted unfinished job, in the persistent list order.
   PersistentOrder list_;
-  // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first.
+  // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first
+  // (kLinear: a wake-up of each job's chain, maybe past, stepped on by NextWake; kept
+  // only while linear_kept_, from wake_of_).
   std::set<std::pair<Time, JobId>> wakes_;
   std::unordered_map<JobId, Time> wake_of_;
-  // With running_key_rate, during a decision of step 3 or 2 (not replace_all nor
-  // tail_preemption): whether comparisons are watched (KeepsAhead), and until when every
-  // comparison made so far comes out the same way (kNever: for ever).
+  // kLinear: the wake-ups in wakes_ by phase, their time modulo the period (each job's
+  // later wake-ups keep its phase, up to rounding), and the period (NextKeyChange(s, 0)).
+  // Kept only while linear_kept_.
+  std::set<std::pair<double, JobId>> wake_phase_;
+  Time period_ = 0;
+  // kLinear: whether running_by_rate_, running_key_, running_gpus_, wakes_ and
+  // wake_phase_ are kept (wake_of_ always is), and for how many decisions in a row nobody has waited since.
+  bool linear_kept_ = false;
+  int64_t linear_idle_ = 0;
+  // kLinear, during a decision of step 3 or 2: whether comparisons are watched
+  // (KeepsAhead), and until when every comparison made so far comes out the same way
+  // (kNever: for ever).
   bool watch_order_ = false;
   Time order_holds_until_ = kNever;
   // With a running index only: running jobs by the key last read, and the GPUs they
   // ask for in all.
   const RunningIndex running_index_;
-  std::set<QueueEntry> running_by_key_;
+  std::set<QueueEntry> running_by_key_;  // kUpperBounds, kExact.
+  std::map<double, std::set<QueueEntry>> running_by_rate_;  // kLinear.
   std::unordered_map<JobId, ReadKey> running_key_;
   int64_t running_gpus_ = 0;
 };

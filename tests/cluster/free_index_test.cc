@@ -23,6 +23,17 @@ ClusterSpec MixedCluster() {
 }
 
 // The scans the modules made before the index.
+// GPUs taken from every node with some free, emptiest first (ties by id).
+Placement ReferenceEmptiestFirst(const JobSpec& job, const ClusterState& free) {
+  std::vector<int> nodes;
+  for (int c = kMaxGpusPerNode; c > 0; --c) {
+    for (int n = 0; n < free.num_nodes(); ++n) {
+      if (free.free_gpus(n) == c) nodes.push_back(n);
+    }
+  }
+  return TakeInOrder(free, job, nodes);
+}
+
 Placement ReferenceBestFit(const JobSpec& job, const ClusterState& free) {
   int best = -1;
   for (int node = 0; node < free.num_nodes(); ++node) {
@@ -30,13 +41,7 @@ Placement ReferenceBestFit(const JobSpec& job, const ClusterState& free) {
     if (best < 0 || free.free_gpus(node) < free.free_gpus(best)) best = node;
   }
   if (best >= 0) return Placement{{ShareOn(free, job, best, job.gpus)}};
-  std::vector<int> nodes;  // Emptiest first, ties by id.
-  for (int c = kMaxGpusPerNode; c > 0; --c) {
-    for (int n = 0; n < free.num_nodes(); ++n) {
-      if (free.free_gpus(n) == c) nodes.push_back(n);
-    }
-  }
-  return TakeInOrder(free, job, nodes);
+  return ReferenceEmptiestFirst(job, free);
 }
 
 Placement ReferenceYarnSingleNode(const JobSpec& job, const ClusterState& free) {
@@ -98,17 +103,23 @@ TEST(FreeIndex, FollowsAllocationsReleasesHoldsAndFractionalShares) {
 }
 
 // Best-fit, yarn's single-node rule and gpu-count's emptiest-first order decide as the
-// scans did, on 300 random states of a cluster of mixed node sizes.
+// scans did (gpu-count and best-fit's fallback stop reading the index once placed), on 300 random states of a cluster of mixed node sizes.
 TEST(FreeIndex, PlacementsChooseAsTheFullScanDid) {
   const ClusterSpec spec = MixedCluster();
   const auto best_fit = testing::MakeBuiltinPlacement("best-fit");
   const auto yarn = testing::MakeBuiltinPlacement("yarn");
+  const auto gpu_count = testing::MakeBuiltinPlacement("gpu-count");
   std::mt19937 rng(5);
   int placed = 0;
   for (int trial = 0; trial < 300; ++trial) {
     ClusterState state(&spec);
     for (int n = 0; n < state.num_nodes(); ++n) {
-      const int busy = static_cast<int>(rng() % (spec.nodes[n].gpus + 1));
+      // Odd trials: most nodes (every node, one trial in four) full or one GPU short, so
+      // that jobs need the nodes with the fewest free GPUs too.
+      const int gpus = spec.nodes[n].gpus;
+      const bool tight = trial % 2 == 1 && (trial % 4 == 1 || rng() % 4 != 0);
+      const int busy = tight ? gpus - static_cast<int>(rng() % 2)
+                             : static_cast<int>(rng() % (gpus + 1));
       const int cpus = static_cast<int>(rng() % 33);
       if (busy == 0 && cpus == 0) continue;
       // `busy` GPUs and `cpus` CPUs booked (a share of no GPU books CPUs only).
@@ -119,6 +130,11 @@ TEST(FreeIndex, PlacementsChooseAsTheFullScanDid) {
       const JobSpec job = JobBuilder(1).Gpus(gpus).Build();
       const Placement expect = ReferenceBestFit(job, state);
       EXPECT_EQ(best_fit->Place(job, state).ToString(), expect.ToString())
+          << "trial " << trial << " gpus " << gpus;
+      // gpu-count reads the index only until the job is placed (TakeEmptiestFirst).
+      EXPECT_EQ(gpu_count->Place(job, state).ToString(),
+                (state.total_free_gpus() < gpus ? Placement() : ReferenceEmptiestFirst(job, state))
+                    .ToString())
           << "trial " << trial << " gpus " << gpus;
       if (gpus <= 8) {
         EXPECT_EQ(yarn->Place(job, state).ToString(), ReferenceYarnSingleNode(job, state).ToString())

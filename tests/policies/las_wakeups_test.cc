@@ -8,6 +8,7 @@
 // at every one, and must decide the same starts and preemptions at the same times.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -173,6 +174,95 @@ TEST(LasWakeups, SkippingOnWallSecondsDecidesAsEveryQuantum) {
     const std::vector<JobSpec> jobs = BusyJobs(seed, 60);
     const Outcome every = RunLas(jobs, cluster, true, wall, 300, 10);
     const Outcome skipping = RunLas(jobs, cluster, false, wall, 300, 10);
+    EXPECT_EQ(skipping.log, every.log) << "seed " << seed;
+    EXPECT_LT(skipping.events, every.events) << "seed " << seed;
+  }
+}
+
+// Running jobs of different rates pass each other (ModularPolicy's running index keeps
+// one ordered set per rate). Three GPUs, quantum 100. J1 (1 GPU, 2,300 s) and J2 (2 GPUs,
+// 1,300 s) run from 0. At 1,000 J3 (1 GPU, 5,000 s) arrives with 0 GPU-s: the order is J3
+// (0), J1 (1,000), J2 (2,000), so J2 does not fit and is preempted (300 s left).
+// J1 catches J2's 2,000 at 2,000 (a tie: J1 stays ahead, lower id) and passes it at its
+// wake-up 2,100: J1 is preempted (200 s left) and J2 takes its GPU and the free one.
+// J2's GPU-seconds grow twice as fast: 2,000 + 2 x 50 passes J1's 2,100 at 2,150, seen at
+// J2's wake-up 2,200 (J2 2,200 behind J3 1,200 and J1 2,100): J2 is preempted (200 s
+// left) and J1 resumes. At J1's wake-up 2,300 it ties J2's 2,200 and stays ahead (lower
+// id); it ends at 2,400 (JCT 2,400); J2 runs its last 200 s on the freed GPUs: done at
+// 2,600. J3 never stops: JCT 5,000.
+TEST(LasWakeups, RunningJobsOfDifferentRatesPassEachOther) {
+  const std::vector<JobSpec> jobs = {JobBuilder(1).Gpus(1).Submit(0).Duration(2300).Build(),
+                                     JobBuilder(2).Gpus(2).Submit(0).Duration(1300).Build(),
+                                     JobBuilder(3).Gpus(1).Submit(1000).Duration(5000).Build()};
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 3, 0, 0);
+  auto r = RunScenario(jobs, cluster, Request("las", {{"quantum_s", "100"}}));
+  EXPECT_DOUBLE_EQ(r.Jct(1), 2400);
+  EXPECT_DOUBLE_EQ(r.Jct(2), 2600);
+  EXPECT_DOUBLE_EQ(r.Jct(3), 5000);
+  EXPECT_EQ(r.summary.preemptions, 3);
+  const Outcome every = RunLas(jobs, cluster, true, PolicyKnobs(), 100);
+  const Outcome skipping = RunLas(jobs, cluster, false, PolicyKnobs(), 100);
+  EXPECT_EQ(skipping.log, every.log);
+  EXPECT_LT(skipping.events, every.events);
+}
+
+// Jobs of one size arriving together tie on their keys all the way (the running index
+// orders them by submit time and id, as the queue does), and eight sizes make eight rate
+// classes whose jobs pass each other. Skipping changes no start, preemption or finish.
+TEST(LasWakeups, TiesAndManyRatesDecideAsEveryQuantum) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 3, 8, 0, 0);
+  for (uint32_t seed : {7, 8}) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<JobSpec> jobs;
+    for (int i = 1; i <= 80; ++i) {
+      const double submit = 600 * std::floor(u(rng) * 40);  // ~2 jobs per arrival time.
+      const int gpus = 1 + static_cast<int>(u(rng) * 8);
+      const double duration = 100 * std::round(std::exp(u(rng) * 6));
+      jobs.push_back(JobBuilder(i).Gpus(gpus).Submit(submit).Duration(duration).Build());
+      if (i % 4 == 0) {  // A twin: the same size at the same time.
+        ++i;
+        jobs.push_back(JobBuilder(i).Gpus(gpus).Submit(submit).Duration(duration).Build());
+      }
+    }
+    std::stable_sort(jobs.begin(), jobs.end(),
+                     [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+    const Outcome every = RunLas(jobs, cluster, true, PolicyKnobs(), 250, 10);
+    const Outcome skipping = RunLas(jobs, cluster, false, PolicyKnobs(), 250, 10);
+    EXPECT_EQ(skipping.log, every.log) << "seed " << seed;
+    EXPECT_LT(skipping.events, every.events) << "seed " << seed;
+  }
+}
+
+// Bursts that overfill the cluster, each followed by a quiet spell of short 1-GPU jobs
+// that start at once, while long jobs of the burst keep running: nobody waits for more
+// decisions than jobs run, so ModularPolicy drops its running index and wake-up phases
+// (UpkeepLinear), and the next burst rebuilds them from the running jobs and their
+// wake-ups, some started while they were dropped. Skipping changes no start, preemption
+// or finish.
+TEST(LasWakeups, IndexDroppedWhileNobodyWaitsDecidesAsEveryQuantum) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 2, 8, 0, 0);
+  for (uint32_t seed : {9, 10, 12, 13}) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<JobSpec> jobs;
+    auto add = [&](double submit, int gpus, double duration) {
+      const JobId id = static_cast<JobId>(jobs.size()) + 1;
+      jobs.push_back(JobBuilder(id).Gpus(gpus).Submit(submit).Duration(duration).Build());
+    };
+    for (int burst = 0; burst < 4; ++burst) {
+      const double t0 = 40000.0 * burst;
+      add(t0, 1, 30000 + std::round(u(rng) * 40000));  // Runs into the next bursts.
+      for (int i = 0; i < 10; ++i) {
+        add(t0 + std::round(u(rng) * 600), 1 << static_cast<int>(u(rng) * 3),
+            std::round(std::exp(u(rng) * 5) * 40));
+      }
+      for (int i = 0; i < 30; ++i) add(t0 + 15000 + 700 * i, 1, 90 + std::round(u(rng) * 200));
+    }
+    std::stable_sort(jobs.begin(), jobs.end(),
+                     [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+    const Outcome every = RunLas(jobs, cluster, true, PolicyKnobs(), 300, 10);
+    const Outcome skipping = RunLas(jobs, cluster, false, PolicyKnobs(), 300, 10);
     EXPECT_EQ(skipping.log, every.log) << "seed " << seed;
     EXPECT_LT(skipping.events, every.events) << "seed " << seed;
   }
