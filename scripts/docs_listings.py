@@ -12,7 +12,7 @@ A listing in a docs page sits between two markers and is rewritten from a comman
   scripts/docs_listings.py --check [--cli build/schedkit]   exit 1 naming each stale page
 
 Listing names are `schedkit` argument lists with spaces (`policies`, `gavel policies`, `fgd policies`,
-`dag schedulers`). The CTest `docs_listings` runs --check, so a new policy, option or default
+`dag schedulers`), or `policy NAME`: one policy's entry of `schedkit policies`. The CTest `docs_listings` runs --check, so a new policy, option or default
 that is not in the docs fails the suite with the command that fixes it.
 """
 import argparse
@@ -50,7 +50,23 @@ def table(entries: list[dict]) -> str:
     return "\n".join(rows) + "\n"
 
 
+def one_policy(listing: str, name: str) -> str:
+    """The entry of policy `name` in `schedkit policies`' text: its line and the more-indented ones under it."""
+    lines = listing.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith("  " + name + " "):
+            end = i + 1
+            while end < len(lines) and lines[end].startswith("    "):
+                end += 1
+            return "".join(lines[i:end])
+    sys.exit(f"docs_listings: no policy '{name}' in `schedkit policies`")
+
+
 def render(cli: str, kind: str, name: str, cache: dict) -> str:
+    if kind == "listing" and name.startswith("policy "):
+        if "policies" not in cache:
+            cache["policies"] = run(cli, ["policies"])
+        return "```\n" + one_policy(cache["policies"], name.split()[1]) + "```\n"
     if kind == "listing":
         return "```\n" + run(cli, name.split()) + "```\n"
     if "json" not in cache:
