@@ -119,7 +119,7 @@ bool EndsEarlier(const Score& a, const Score& b) {
 // every k with submit time + k x window_s before the horizon: the earliest time at which
 // some candidate's no-arrival look-ahead has ended every job now in the system (set by the
 // state, the same for every candidate, computed once per round; none if no candidate ends
-// them all); `windows` is not used.
+// them all); `windows` is 1 (other values are refused).
 struct Forecast {
   enum class Kind { kNone, kRecent, kHorizon };
   Kind kind = Kind::kNone;
@@ -409,7 +409,7 @@ Status RegisterDynamic(Registries* r) {
        "forecast=recent: how many times the window's arrivals are replayed (>= 1)"},
       {"overhead_s", OptionSpec::Type::kDouble, "-1",
        "restart overhead the look-ahead charges (-1: the default table, as `schedkit "
-       "simulate` without --overhead-s / --overhead-table; ignored under a profile without "
+       "simulate` without --overhead-s / --overhead-table; -1 or 0 under a profile without "
        "restart costs, --compat blox)"},
   };
   e.takes_placement = false;
@@ -455,6 +455,10 @@ Status RegisterDynamic(Registries* r) {
                                      tie_kind + "'");
     }
     forecast.window_s = ctx.options.Double("forecast_window_s");
+    if (forecast.kind == Forecast::Kind::kNone && forecast.window_s != -1) {
+      return Status::InvalidArgument(
+          "dynamic: option 'forecast_window_s' needs forecast=recent or horizon");
+    }
     if (forecast.window_s == -1) forecast.window_s = round_s;
     if (!(forecast.window_s > 0) || !std::isfinite(forecast.window_s)) {
       return Status::InvalidArgument("dynamic: option 'forecast_window_s' must be > 0 or -1");
@@ -462,6 +466,9 @@ Status RegisterDynamic(Registries* r) {
     const int64_t windows = ctx.options.Int("forecast_windows");
     if (windows < 1 || windows > 1000000) {
       return Status::InvalidArgument("dynamic: option 'forecast_windows' must be in 1..1000000");
+    }
+    if (forecast.kind != Forecast::Kind::kRecent && windows != 1) {
+      return Status::InvalidArgument("dynamic: option 'forecast_windows' needs forecast=recent");
     }
     forecast.windows = static_cast<int>(windows);
     // The engine the run runs (the profile's, PolicyKnobs::engine_*). The runtime factor
@@ -471,6 +478,10 @@ Status RegisterDynamic(Registries* r) {
     lookahead.progress = ctx.knobs.engine_progress;
     lookahead.decision_round_s = ctx.knobs.engine_round_s;
     if (!ctx.knobs.engine_restart_overheads) {
+      if (overhead_s > 0) {
+        return Status::InvalidArgument(
+            "dynamic: option 'overhead_s' must be -1 or 0 under a profile without restart costs");
+      }
       lookahead.overheads = RestartOverheads(0);
     } else if (overhead_s == -1) {
       Result<RestartOverheads> table = DefaultRestartOverheads();

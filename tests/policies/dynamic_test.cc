@@ -322,7 +322,21 @@ TEST(DynamicPolicy, RefusesBadOptionsNamingThem) {
   EXPECT_NE(error({{"tie", "first"}}).find("'tie' must be order or earlier-ends"), std::string::npos);
   EXPECT_NE(error({{"forecast_window_s", "0"}}).find("'forecast_window_s'"), std::string::npos);
   EXPECT_NE(error({{"forecast_windows", "0"}}).find("'forecast_windows'"), std::string::npos);
+  // Options that would change nothing are refused, never silently ignored.
+  EXPECT_NE(error({{"forecast_window_s", "600"}}).find("'forecast_window_s' needs forecast="),
+            std::string::npos);
+  EXPECT_NE(error({{"forecast", "horizon"}, {"forecast_windows", "2"}})
+                .find("'forecast_windows' needs forecast=recent"),
+            std::string::npos);
+  EXPECT_EQ(error({{"forecast", "recent"}, {"forecast_windows", "2"}, {"forecast_window_s", "600"}}),
+            "ok");
   EXPECT_EQ(error({}), "ok");
+  PolicyRequest blox = Request("dynamic", {{"overhead_s", "30"}});
+  blox.compat = CompatMode::kBlox;
+  Result<std::unique_ptr<Policy>> no_restart_costs = MakePolicy(blox);
+  ASSERT_FALSE(no_restart_costs.ok());
+  EXPECT_NE(no_restart_costs.status().message().find("'overhead_s' must be -1 or 0"),
+            std::string::npos);
   PolicyRequest muri = Request("dynamic");
   muri.compat = CompatMode::kMuri;
   Result<std::unique_ptr<Policy>> refused = MakePolicy(muri);
