@@ -9,17 +9,37 @@ PlacementWalk::PlacementWalk(const PlacementModule& placement, ClusterState&& fr
     : placement_(placement),
       own_(std::move(free)),
       free_(&*own_),
+      writable_(&*own_),
       by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
 
 PlacementWalk::PlacementWalk(const PlacementModule& placement, const ClusterState* free)
     : placement_(placement), free_(free), by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
 
+PlacementWalk::PlacementWalk(const PlacementModule& placement, const ClusterState* free,
+                             ClusterState* scratch)
+    : placement_(placement),
+      scratch_(scratch),
+      free_(free),
+      by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
+
+PlacementWalk::PlacementWalk(const PlacementModule& placement, ClusterState* free, InPlace)
+    : placement_(placement),
+      free_(free),
+      writable_(free),
+      by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
+
 const ClusterState& PlacementWalk::free() const {
   if (!allocated_.empty()) {
-    own_.emplace(*free_);
-    for (const Placement& p : allocated_) own_->Allocate(p);
+    if (scratch_ != nullptr) {
+      *scratch_ = *free_;
+      writable_ = scratch_;
+    } else {
+      own_.emplace(*free_);
+      writable_ = &*own_;
+    }
+    for (const Placement& p : allocated_) writable_->Allocate(p);
     allocated_.clear();
-    free_ = &*own_;
+    free_ = writable_;
   }
   return *free_;
 }
@@ -44,8 +64,8 @@ Placement PlacementWalk::Place(const JobSpec& job) {
 
 void PlacementWalk::Allocate(const Placement& p) {
   misfits_.clear();
-  if (own_) {
-    own_->Allocate(p);
+  if (writable_ != nullptr) {
+    writable_->Allocate(p);
     return;
   }
   allocated_.push_back(p);

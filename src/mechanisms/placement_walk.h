@@ -26,6 +26,14 @@ class PlacementWalk {
   // asks only MayFit after it (on 1,280 nodes the copy is 30 KB). REQUIRES: `*free`
   // outlives the walk and does not change while it lives.
   PlacementWalk(const PlacementModule& placement, const ClusterState* free);
+  // The same, but the copy, when one is made, is assigned into `*scratch` (a caller's
+  // state kept across walks, whose storage is then not allocated again).
+  // REQUIRES: `*scratch` outlives the walk; it is not `*free`.
+  PlacementWalk(const PlacementModule& placement, const ClusterState* free, ClusterState* scratch);
+  // Walks `*free` itself and changes it: Allocate books on it at once (a caller's scratch
+  // state, prepared for the walk). REQUIRES: `*free` outlives the walk.
+  struct InPlace {};
+  PlacementWalk(const PlacementModule& placement, ClusterState* free, InPlace);
   PlacementWalk(const PlacementWalk&) = delete;
   PlacementWalk& operator=(const PlacementWalk&) = delete;
 
@@ -53,11 +61,14 @@ class PlacementWalk {
   };
 
   const PlacementModule& placement_;
-  // Empty while the walk reads a borrowed state; `allocated_` holds what was allocated on
-  // it since (applied to the copy when the state is read), `allocated_gpus_` their whole
-  // GPUs, `allocated_fraction_` whether any is fractional.
+  // `writable_` is null while the walk reads a borrowed state; `allocated_` holds what was
+  // allocated on it since (applied to the copy when the state is read: `scratch_`, else
+  // `own_`), `allocated_gpus_` their whole GPUs, `allocated_fraction_` whether any is
+  // fractional.
   mutable std::optional<ClusterState> own_;
-  mutable const ClusterState* free_;  // &*own_ or the borrowed state.
+  ClusterState* const scratch_ = nullptr;
+  mutable const ClusterState* free_;  // The state walked: borrowed, or *writable_.
+  mutable ClusterState* writable_ = nullptr;  // Where Allocate books: &*own_, a scratch state.
   mutable std::vector<Placement> allocated_;
   int allocated_gpus_ = 0;
   bool allocated_fraction_ = false;

@@ -47,6 +47,16 @@ double LineError(double base, double rate, Time now) {
   return (kKeyRelError + 8 * DBL_EPSILON) * line + kClockRelError * rate * std::abs(now);
 }
 
+// Moves `*at`, an entry of `set`, to `key`: the node is reused (no allocation), and
+// inserted first just before its old successor, where a key that kept its place goes
+// (constant time), else wherever it belongs.
+void Rekey(std::set<QueuedJob>* set, std::set<QueuedJob>::iterator at, const QueuedJob& key) {
+  auto next = std::next(at);
+  auto node = set->extract(at);
+  node.value() = key;
+  set->insert(next, std::move(node));
+}
+
 }  // namespace
 
 ModularPolicy::ModularPolicy(ModularPolicyConfig config)
@@ -200,8 +210,12 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
     // Nobody pending outranks anybody running: no preemption, just backfill.
     DecideKeepRunning(view, out);
   } else {
-    const bool indexed = running_index_ != RunningIndex::kNone;
-    DecidePriority(view, indexed ? TopFrontier(view) : FullFrontier(view), out);
+    if (running_index_ != RunningIndex::kNone) {
+      TopFrontier(view, &frontier_);
+    } else {
+      FullFrontier(view, &frontier_);
+    }
+    DecidePriority(view, &frontier_, out);
   }
   BookDecisions(view, out);
 }
@@ -224,14 +238,15 @@ bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
   // Each whole-GPU job takes at least its GPU count of free GPUs: on a busy cluster this
   // ends most calls before any placement.
   if (queued_whole_gpus_ > view.Resources().total_free_gpus()) return false;
-  ClusterState free = view.Resources();
+  // The walk's remembered misfits change nothing here: the first misfit ends the call.
+  PlacementWalk walk(*config_.placement, &view.Resources(), ScratchState(view));
   std::vector<StartDecision> starts;
   for (const QueueEntry& e : queue_) {
     const JobSpec& spec = view.Spec(e.id);
-    if (!free.MayFit(spec.gpus, spec.gpu_milli)) return false;
-    Placement p = config_.placement->Place(spec, free);
+    if (!walk.MayFit(spec.gpus, spec.gpu_milli)) return false;
+    Placement p = walk.Place(spec);
     if (p.empty()) return false;
-    free.Allocate(p);
+    walk.Allocate(p);
     starts.push_back(StartDecision{e.id, std::move(p)});
   }
   out->start = std::move(starts);
@@ -247,8 +262,9 @@ void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& eve
   std::vector<JobId> admitted;
   config_.admission->Admit(view, waiting_, admitted_gpu_demand_, &admitted);
   if (admitted.empty()) return;
-  std::set<JobId> in(admitted.begin(), admitted.end());
-  std::erase_if(waiting_, [&](JobId id) { return in.count(id) > 0; });
+  std::vector<JobId> in = admitted;
+  std::sort(in.begin(), in.end());
+  std::erase_if(waiting_, [&](JobId id) { return std::binary_search(in.begin(), in.end(), id); });
   for (JobId id : admitted) {
     const JobStatus s = view.Status(id);
     admitted_gpu_demand_ += s.spec->gpus;
@@ -327,8 +343,25 @@ std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const Cluste
   return running;
 }
 
-ModularPolicy::Frontier ModularPolicy::FullFrontier(const ClusterView& view) const {
-  return Frontier{RunningInOrder(view), {}, queue_.begin(), view.Resources().total_gpus()};
+void ModularPolicy::FullFrontier(const ClusterView& view, Frontier* f) const {
+  f->running = RunningInOrder(view);
+  f->chosen_pending.clear();
+  f->next_pending = queue_.begin();
+  f->budget = view.Resources().total_gpus();
+}
+
+ClusterState* ModularPolicy::ScratchState(const ClusterView& view) {
+  if (!scratch_free_) scratch_free_.emplace(view.Resources());
+  return &*scratch_free_;
+}
+
+ClusterState* ModularPolicy::ScratchFree(const ClusterView& view) {
+  if (scratch_free_) {
+    *scratch_free_ = view.Resources();  // Keeps its storage.
+  } else {
+    scratch_free_.emplace(view.Resources());
+  }
+  return &*scratch_free_;
 }
 
 // Walking the merged order, the jobs up to a running job r are all chosen if their GPUs
@@ -336,15 +369,19 @@ ModularPolicy::Frontier ModularPolicy::FullFrontier(const ClusterView& view) con
 // running jobs are taken from the top down, r_1 > r_2 > ..., until one, r_m, passes that
 // test: then only r_1..r_{m-1} and the pending jobs after r_m need the walk, and the
 // rest of the running jobs need neither a key nor a sort.
-ModularPolicy::Frontier ModularPolicy::TopFrontier(const ClusterView& view) {
+void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
   const int64_t total = view.Resources().total_gpus();
   const Time now = view.Now();
-  std::vector<std::pair<JobQueue::const_iterator, int>> before;  // Pending jobs before r.
+  auto& before = frontier_before_;  // Pending jobs before r.
+  before.clear();
   int64_t before_gpus = 0;
   auto q = queue_.begin();
-  std::vector<RunningTop> top;  // r_1, r_2, ...: exact keys, descending.
+  auto& top = frontier_top_;  // r_1, r_2, ...: exact keys, descending.
+  top.clear();
   int64_t top_gpus = 0;
-  Frontier f;
+  Frontier& f = *out;
+  f.running.clear();
+  f.chosen_pending.clear();
   RunningWalk walk(this, view);
   RunningTop r;
   bool found = false;
@@ -389,11 +426,9 @@ ModularPolicy::Frontier ModularPolicy::TopFrontier(const ClusterView& view) {
     f.budget = total;
     f.next_pending = queue_.begin();
   }
-  f.running.reserve(top.size());
   for (auto it = top.rbegin(); it != top.rend(); ++it) {
     f.running.push_back(Candidate{it->entry, view.Status(it->entry.id)});
   }
-  return f;
 }
 
 std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& view,
@@ -404,7 +439,7 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
   const Time now = view.Now();
   while (cursor != running_by_key_.begin()) {
     auto it = std::prev(cursor);
-    ReadKey& read = running_key_.at(it->id);
+    ReadKey& read = *running_key_.Find(it->id);
     if (read.at == now) return it;
     const JobStatus s = view.Status(it->id);
     const QueueEntry exact{config_.scheduling->Key(s, now), s.spec->submit_s, it->id};
@@ -415,17 +450,16 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
                    config_.name.c_str(), static_cast<long long>(it->id));
       std::abort();
     }
-    running_by_key_.erase(it);
-    running_by_key_.insert(exact);
     read.entry = exact;
     read.at = now;
+    if (exact < *it) Rekey(&running_by_key_, it, exact);
   }
   return running_by_key_.end();
 }
 
 void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
   if (running_index_ == RunningIndex::kLinear && !linear_kept_) return;
-  if (running_key_.count(id)) return;  // Moved: its key read earlier still bounds it.
+  if (running_key_.Find(id) != nullptr) return;  // Moved: its key read earlier still bounds it.
   QueueEntry e{config_.scheduling->Key(running, now), running.spec->submit_s, id};
   double rate = 0;
   if (running_index_ == RunningIndex::kLinear) {
@@ -435,35 +469,34 @@ void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
   } else {
     running_by_key_.insert(e);
   }
-  running_key_.emplace(id, ReadKey{e, now, running.spec->gpus, rate});
+  running_key_.Insert(id, ReadKey{e, now, running.spec->gpus, rate});
   running_gpus_ += running.spec->gpus;
 }
 
 void ModularPolicy::UntrackRunning(JobId id) {
-  auto it = running_key_.find(id);
-  if (it == running_key_.end()) return;
+  const ReadKey* read = running_key_.Find(id);
+  if (read == nullptr) return;
   if (running_index_ == RunningIndex::kLinear) {
-    auto rate_class = running_by_rate_.find(it->second.rate);
-    rate_class->second.erase(it->second.entry);
+    auto rate_class = running_by_rate_.find(read->rate);
+    rate_class->second.erase(read->entry);
     if (rate_class->second.empty()) running_by_rate_.erase(rate_class);
   } else {
-    running_by_key_.erase(it->second.entry);
+    running_by_key_.erase(read->entry);
   }
-  running_gpus_ -= it->second.gpus;
-  running_key_.erase(it);
+  running_gpus_ -= read->gpus;
+  running_key_.Erase(id);
 }
 
 void ModularPolicy::RekeyWoken(const ClusterView& view) {
   const Time now = view.Now();
   for (auto w = wakes_.begin(); w != wakes_.end() && !(w->first > now); ++w) {
-    auto read = running_key_.find(w->second);
-    if (read == running_key_.end()) continue;
+    ReadKey* read = running_key_.Find(w->second);
+    if (read == nullptr) continue;
     const JobStatus s = view.Status(w->second);
     const QueueEntry e{config_.scheduling->Key(s, now), s.spec->submit_s, w->second};
-    running_by_key_.erase(read->second.entry);
-    running_by_key_.insert(e);
-    read->second.entry = e;
-    read->second.at = now;
+    Rekey(&running_by_key_, running_by_key_.find(read->entry), e);
+    read->entry = e;
+    read->at = now;
   }
 }
 
@@ -473,7 +506,7 @@ void ModularPolicy::SyncRunning(const ClusterView& view) {
   if (running.size() == running_key_.size()) return;
   running_by_key_.clear();
   running_by_rate_.clear();
-  running_key_.clear();
+  running_key_.Clear();
   running_gpus_ = 0;
   for (JobId id : running) TrackRunning(id, view.Status(id), view.Now());
 }
@@ -503,7 +536,7 @@ void ModularPolicy::UpkeepLinear(bool idle) {
   linear_kept_ = false;
   linear_idle_ = 0;
   running_by_rate_.clear();
-  running_key_.clear();
+  running_key_.Clear();
   running_gpus_ = 0;
   wakes_.clear();
   wake_phase_.clear();
@@ -524,14 +557,14 @@ void ModularPolicy::QueueRemove(JobId id, const JobSpec& spec) {
 }
 
 void ModularPolicy::PlacePending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
-                                 const std::set<JobId>& skip) {
+                                 const std::vector<JobId>& skip) {
   if (config_.backfill) {
     BackfillPending(view, walk, out, skip);
     return;
   }
   for (const QueueEntry& e : queue_) {  // Head-of-line blocking: the first misfit ends it.
     if (!walk->MayFit(1, 1)) break;  // No GPU has any share free.
-    if (skip.count(e.id)) continue;
+    if (std::binary_search(skip.begin(), skip.end(), e.id)) continue;
     const JobSpec& spec = view.Spec(e.id);
     if (!walk->MayFit(spec.gpus, spec.gpu_milli)) break;
     Placement p = walk->Place(spec);
@@ -548,7 +581,7 @@ void ModularPolicy::PlacePending(const ClusterView& view, PlacementWalk* walk, D
 // are tried in the same order on the same states, without stepping over the others (on
 // a busy cluster, the large jobs that wait for room pile up ahead of the small ones).
 void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
-                                    const std::set<JobId>& skip) {
+                                    const std::vector<JobId>& skip) {
   struct Part {
     JobQueue::const_iterator next, end;
     int gpus;
@@ -567,7 +600,7 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
     }
     if (first == nullptr) break;
     const QueueEntry& e = *first->next++;
-    if (!skip.empty() && skip.count(e.id)) continue;
+    if (!skip.empty() && std::binary_search(skip.begin(), skip.end(), e.id)) continue;
     Placement p = walk->Place(view.Spec(e.id));
     if (p.empty()) continue;
     walk->Allocate(p);
@@ -576,19 +609,21 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
 }
 
 void ModularPolicy::DecideKeepRunning(const ClusterView& view, Decisions* out) {
-  PlacementWalk walk(*config_.placement, &view.Resources());  // Copied if it places a job.
+  // Copied into the scratch state if it places a job.
+  PlacementWalk walk(*config_.placement, &view.Resources(), ScratchState(view));
   PlacePending(view, &walk, out);
 }
 
-void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, Decisions* out) {
+void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, Decisions* out) {
   // Pass 1: choose by GPU count, walking running and queued jobs merged in key order
   // (from the frontier on: what comes before it is chosen).
-  const std::vector<Candidate>& running = frontier.running;
-  int64_t budget = frontier.budget;
-  std::vector<char> chosen_running(running.size(), 0);
-  std::vector<JobId> chosen_pending = std::move(frontier.chosen_pending);
+  const std::vector<Candidate>& running = frontier->running;
+  int64_t budget = frontier->budget;
+  std::vector<char>& chosen_running = chosen_running_;
+  chosen_running.assign(running.size(), 0);
+  std::vector<JobId>& chosen_pending = frontier->chosen_pending;
   auto r = running.begin();
-  auto q = frontier.next_pending;
+  auto q = frontier->next_pending;
   while ((r != running.end() || q != queue_.end()) && budget > 0) {
     const bool take_running = q == queue_.end() || (r != running.end() && r->order < *q);
     // A pending job ahead of a running one stays ahead.
@@ -610,8 +645,9 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, D
     if (take_running) ++r; else ++q;
   }
   // Pass 2: stop running jobs that were not chosen.
-  ClusterState free = view.Resources();
-  std::vector<const Candidate*> stopped;
+  ClusterState& free = *ScratchFree(view);
+  std::vector<const Candidate*>& stopped = stopped_;
+  stopped.clear();
   for (size_t i = 0; i < running.size(); ++i) {
     const Candidate& c = running[i];
     if (chosen_running[i]) continue;
@@ -619,8 +655,10 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier frontier, D
     stopped.push_back(&c);
   }
   // Pass 3: place chosen pending jobs in order.
-  PlacementWalk walk(*config_.placement, std::move(free));
-  std::set<JobId> tried(chosen_pending.begin(), chosen_pending.end());
+  PlacementWalk walk(*config_.placement, &free, PlacementWalk::InPlace());
+  std::vector<JobId>& tried = tried_;
+  tried.assign(chosen_pending.begin(), chosen_pending.end());
+  std::sort(tried.begin(), tried.end());
   for (JobId id : chosen_pending) {
     Placement p = walk.Place(view.Spec(id));
     if (p.empty()) {  // Fragmentation: it waits; leftovers are backfilled below.

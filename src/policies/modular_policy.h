@@ -5,12 +5,14 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "mechanisms/flat_map.h"
 #include "mechanisms/job_queue.h"
 #include "mechanisms/placement_walk.h"
 #include "mechanisms/persistent_order.h"
@@ -38,7 +40,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // job not in `running` and every pending job in `chosen_pending` comes before it and
   // is chosen whatever the order, since their GPUs together fit the cluster; `budget` is
   // what they leave. The walk goes on over `running` (ascending) and the queue from
-  // `next_pending`.
+  // `next_pending`. One is kept across decisions (frontier_): its vectors keep their storage.
   struct Frontier {
     std::vector<Candidate> running;
     std::vector<JobId> chosen_pending;
@@ -77,11 +79,11 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void Enqueue(const JobStatus& pending, Time now);
   std::vector<Candidate> RunningInOrder(const ClusterView& view) const;
   // The whole walk: every running job re-keyed and sorted. O(running log running).
-  Frontier FullFrontier(const ClusterView& view) const;
+  void FullFrontier(const ClusterView& view, Frontier* f) const;
   // With a running index only: running jobs from the top down (re-keyed if stale) until
   // one is found that the pending jobs ahead of it cannot push out.
   // O(frontier log running).
-  Frontier TopFrontier(const ClusterView& view);
+  void TopFrontier(const ClusterView& view, Frontier* f);
   // kLinear: `lo`, running, ahead of `hi` (rate 0: pending). KeepsAhead's bound from the
   // exact keys the walk read.
   void TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now);
@@ -117,18 +119,19 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // can be preempted (step 2). O(running), no sort; with a running index, only the
   // top of the running jobs is re-keyed.
   bool RunningAllAheadOfPending(const ClusterView& view);
-  void DecidePriority(const ClusterView& view, Frontier frontier, Decisions* out);
+  // Uses `*frontier` up.
+  void DecidePriority(const ClusterView& view, Frontier* frontier, Decisions* out);
   void DecideReplaceAll(const ClusterView& view, Decisions* out);
   // Step 7: Blox's walk with preemption from the tail of the order.
   void DecideTailPreemption(const ClusterView& view, Decisions* out);
   // Places pending jobs from the queue, in order, on `walk`'s free state; stops on the
-  // first misfit without backfill. Skips jobs in `skip`.
+  // first misfit without backfill. Skips jobs in `skip` (sorted).
   void PlacePending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
-                    const std::set<JobId>& skip = {});
+                    const std::vector<JobId>& skip = {});
   // PlacePending with backfill: the same decisions, walking only the queue's jobs that
   // may fit (queue_by_demand_).
   void BackfillPending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
-                       const std::set<JobId>& skip);
+                       const std::vector<JobId>& skip);
   // Updates the queue and the wake-ups after the decisions; sets out->wake_at.
   void BookDecisions(const ClusterView& view, Decisions* out);
   // Puts a running job that stops now (preempted by this policy, or interrupted by the
@@ -195,8 +198,22 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   const RunningIndex running_index_;
   std::set<QueueEntry> running_by_key_;  // kUpperBounds, kExact.
   std::map<double, std::set<QueueEntry>> running_by_rate_;  // kLinear.
-  std::unordered_map<JobId, ReadKey> running_key_;
+  FlatMap<ReadKey> running_key_;
   int64_t running_gpus_ = 0;
+
+  // Per-decision scratch, kept so that its storage is not allocated at every decision:
+  // a free state to place on (ScratchFree), step 3's frontier and what builds it.
+  std::optional<ClusterState> scratch_free_;
+  // `scratch_free_`, holding a copy of the view's free resources.
+  ClusterState* ScratchFree(const ClusterView& view);
+  // `scratch_free_`, holding anything (for PlacementWalk's copy).
+  ClusterState* ScratchState(const ClusterView& view);
+  Frontier frontier_;
+  std::vector<std::pair<JobQueue::const_iterator, int>> frontier_before_;
+  std::vector<RunningTop> frontier_top_;
+  std::vector<char> chosen_running_;
+  std::vector<const Candidate*> stopped_;
+  std::vector<JobId> tried_;
 };
 
 }  // namespace schedkit

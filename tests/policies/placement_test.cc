@@ -156,6 +156,36 @@ TEST(PlacementWalk, BorrowedStateIsReadWithTheAllocationsAndNeverChanged) {
   EXPECT_EQ(base.total_free_gpus(), 7);
 }
 
+// A borrowed walk with a scratch state copies into the scratch (whatever it held before)
+// and leaves the borrowed state alone; an in-place walk books on the state it is given.
+TEST(PlacementWalk, ScratchAndInPlaceStates) {
+  const ClusterState base = StateWithBusy(kTwoNodes, {1, 0});  // 3 + 4 GPUs free.
+  auto yarn = testing::MakeBuiltinPlacement("yarn");
+  ClusterState scratch = StateWithBusy(kTwoNodes, {4, 4});  // Stale: nothing free.
+  {
+    PlacementWalk walk(*yarn, &base, &scratch);
+    const Placement first = walk.Place(JobBuilder(1).Gpus(4).Build());
+    ASSERT_EQ(first.ToString(), "n1:0-3");
+    walk.Allocate(first);
+    EXPECT_EQ(scratch.total_free_gpus(), 0);  // Not copied until the state is read.
+    const Placement second = walk.Place(JobBuilder(2).Gpus(2).Build());
+    EXPECT_EQ(second.ToString(), "n0:1-2");
+    walk.Allocate(second);
+    EXPECT_EQ(&walk.free(), &scratch);
+    EXPECT_EQ(scratch.total_free_gpus(), 1);
+    EXPECT_EQ(base.total_free_gpus(), 7);
+  }
+  ClusterState mine = base;
+  PlacementWalk in_place(*yarn, &mine, PlacementWalk::InPlace());
+  const Placement p = in_place.Place(JobBuilder(3).Gpus(3).Build());
+  ASSERT_EQ(p.ToString(), "n0:1-3");
+  in_place.Allocate(p);
+  EXPECT_EQ(mine.total_free_gpus(), 4);  // Booked at once.
+  EXPECT_EQ(&in_place.free(), &mine);
+  EXPECT_TRUE(in_place.Place(JobBuilder(4).Gpus(5).Build()).empty());
+  EXPECT_EQ(base.total_free_gpus(), 7);
+}
+
 TEST(PlacementWalk, ShapeIncludesCpusAndMemory) {
   auto yarn = testing::MakeBuiltinPlacement("yarn");
   PlacementWalk walk(*yarn, StateWithBusy(kTwoNodes, {3, 3}));
