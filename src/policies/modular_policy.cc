@@ -941,8 +941,23 @@ void ModularPolicy::Requeue(const ClusterView& view, JobId id) {
 
 void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
   const JobId id = s.spec->id;
+  const bool wanted = at > now && at != kNever;  // Else already seen, or never.
+  if (wanted && running_index_ != RunningIndex::kLinear) {
+    // A job asking again (the next key change once one has come): its entries move, the
+    // set's node reused.
+    auto [old, fresh] = wake_of_.try_emplace(id, at);
+    if (fresh) {
+      wakes_.emplace(at, id);
+    } else {
+      auto node = wakes_.extract({old->second, id});
+      node.value().first = at;
+      wakes_.insert(std::move(node));
+      old->second = at;
+    }
+    return;
+  }
   ForgetWake(id);
-  if (!(at > now) || at == kNever) return;  // Already seen, or never.
+  if (!wanted) return;
   wake_of_[id] = at;
   if (running_index_ == RunningIndex::kLinear) {
     if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
