@@ -18,8 +18,13 @@ struct QueuedJob {
   PriorityKey key;
   Time submit;
   JobId id;
+  // The key compares as `key != o.key ? key < o.key : ...` would (C++20: the first element
+  // that is not equal decides, and one that is unordered, a NaN, makes it false), in one pass.
   bool operator<(const QueuedJob& o) const {
-    if (key != o.key) return key < o.key;
+    for (size_t i = 0; i < key.size(); ++i) {
+      if (key[i] < o.key[i]) return true;
+      if (!(key[i] == o.key[i])) return false;
+    }
     if (submit != o.submit) return submit < o.submit;
     return id < o.id;
   }

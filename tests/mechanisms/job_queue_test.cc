@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 namespace schedkit {
@@ -13,6 +14,31 @@ std::vector<JobId> Ids(const JobQueue& q) {
   std::vector<JobId> ids;
   for (const QueuedJob& j : q) ids.push_back(j.id);
   return ids;
+}
+
+// QueuedJob's one-pass comparison is the order the queues always had, written as the
+// standard's array comparison (C++20: the first element that is not equal decides; an
+// unordered one, a NaN, makes it false), on keys with NaN, infinities and signed zeros.
+TEST(JobQueue, ComparisonIsTheArrayComparison) {
+  auto reference = [](const QueuedJob& a, const QueuedJob& b) {
+    if (a.key != b.key) return a.key < b.key;
+    if (a.submit != b.submit) return a.submit < b.submit;
+    return a.id < b.id;
+  };
+  const double values[] = {-1.0, -0.0, 0.0, 1.0, INFINITY, NAN};
+  std::vector<QueuedJob> jobs;
+  for (double k0 : values) {
+    for (double k1 : values) {
+      for (double k2 : values) {
+        for (int tail = 0; tail < 2; ++tail) jobs.push_back({{k0, k1, k2}, 1.0 * tail, tail});
+      }
+    }
+  }
+  int64_t mismatches = 0;
+  for (const QueuedJob& a : jobs) {
+    for (const QueuedJob& b : jobs) mismatches += (a < b) != reference(a, b);
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 TEST(JobQueue, OrdersByKeySubmitIdAndRemovesById) {
