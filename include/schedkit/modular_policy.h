@@ -98,6 +98,12 @@ struct ModularPolicyConfig {
   // demotion): read when it starts and at each of them, it is exact in between. Step 3
   // then keeps running jobs in an ordered set re-keyed at those times, and walks only
   // the boundary between running and pending jobs, as with running_keys_never_grow.
+  // It also promises that they may be read late: at a time t while the job has kept
+  // running since it started, the key is the one a read at each change up to t would
+  // give, and NextKeyChange(job, t) the first change after t that such reads would have
+  // foreseen (Tiresias computes its demotions from the run's start, not from the time
+  // asked). While nobody waits no key change can reorder anything, so the policy is not
+  // woken; the changes that came meanwhile are read at the next decision.
   bool running_keys_change_at_wakeups = false;
   // With periodic_key_changes: a running job's key is {k0 + rate x (t - now), k1, k2} at
   // every t >= now while it keeps running, where {k0, k1, k2} is its key at `now` and

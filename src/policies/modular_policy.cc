@@ -813,7 +813,10 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   // the next arrival, completion or interruption (replace_all keeps everyone in its list),
   // and the wake-ups that came meanwhile are caught up only once someone waits.
   const bool periodic = config_.periodic_key_changes;
-  const bool idle = periodic && !config_.replace_all && queue_.empty() && waiting_.empty();
+  // kExact (running_keys_change_at_wakeups) sleeps while nobody waits too; its wake-ups
+  // that came meanwhile are caught up at each decision (below), asked late.
+  const bool idle = (periodic || running_index_ == RunningIndex::kExact) && !config_.replace_all &&
+                    queue_.empty() && waiting_.empty();
   // With running_key_rate, after a decision that started, stopped and rejected nothing,
   // the periodic wake-ups before order_holds_until_ are skipped too: the policy wakes at
   // the first one at or after it (none if it is kNever). Such a skipped wake-up, at t,
@@ -862,8 +865,10 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   }
   // Wake-ups that have come: ask the running job for its next key change. A periodic one
   // slept through is caught up from the time it was due, so its times are the ones it
-  // would have had: each is the previous one plus the period.
-  while (!sleep && !wakes_.empty() && !(wakes_.begin()->first > now)) {
+  // would have had: each is the previous one plus the period. kExact ones are asked now,
+  // even while sleeping (RekeyWoken has re-read their keys at this decision): the
+  // module's answer asked late is the one it would have given at the wake-up.
+  while ((!sleep || !periodic) && !wakes_.empty() && !(wakes_.begin()->first > now)) {
     const auto [due, id] = *wakes_.begin();
     const JobStatus s = view.Status(id);
     Time next = config_.scheduling->NextKeyChange(s, periodic ? due : now);

@@ -238,7 +238,8 @@ TEST(BackfillWalk, WithoutBackfillTheFirstMisfitStillBlocks) {
 
 TEST(TiresiasIndex, ADemotedRunningJobIsPreemptedFirst) {
   // Two GPUs, threshold 100 GPU-s. J1 (from 0) and J2 (from 50) run. J1 is demoted at
-  // 100 (its wake-up re-keys it: queue 1). J3 arrives at 120 in queue 0 and outranks only
+  // 100, while nobody waits: the policy sleeps through it, and the decision at J3's
+  // arrival (120) re-keys it first (queue 1). J3 arrives in queue 0 and outranks only
   // J1, which it preempts; J2 (queue 0 until 150) keeps running. J3 runs 120-140; J1,
   // 120 s done, resumes at 140 and ends at 320; J2 ends at 350.
   auto r = RunScenario({JobBuilder(1).Gpus(1).Submit(0).Duration(300).Build(),
@@ -250,6 +251,58 @@ TEST(TiresiasIndex, ADemotedRunningJobIsPreemptedFirst) {
   EXPECT_EQ(r.jobs.at(2).preemptions, 0);
   EXPECT_DOUBLE_EQ(r.Jct(1), 320);
   EXPECT_DOUBLE_EQ(r.Jct(2), 300);
+}
+
+// Demotions while nobody waits cannot reorder anything: the policy is not woken for
+// them (issue 20: at 80-89 % nearly every demotion comes so, about 45 % of the events),
+// and re-reads the keys of the jobs demoted meanwhile at the next decision.
+TEST(TiresiasIndex, DemotionsWhileNobodyWaitsCostNoWakeups) {
+  // Two GPUs, thresholds 100 and 200 GPU-s: J1 (1 GPU, 300 s) runs alone and is demoted
+  // twice, at 100 and 200. Its arrival and its completion are the only events.
+  auto r = RunScenario({JobBuilder(1).Gpus(1).Submit(0).Duration(300).Build()},
+                       kTwoGpusOneNode, Request("tiresias", {{"thresholds", "100:200"}}));
+  EXPECT_DOUBLE_EQ(r.Jct(1), 300);
+  EXPECT_EQ(r.summary.events, 2);
+}
+
+TEST(TiresiasIndex, DemotionsSleptThroughAreReadAtTheNextDecision) {
+  // Two GPUs, thresholds 100 and 200. J1 (from 0) and J2 (from 10) run with nobody
+  // waiting: J1 reaches queue 2 at 200, J2 at 210, unseen. J3 (queue 0) arrives at 250
+  // and outranks both; the decision reads their keys first: (queue 2, entered at 200)
+  // and (queue 2, entered at 210), so J2, behind, is preempted (240 s done). J3 runs
+  // 250-270; J2 resumes at 270 and ends at 1,030. Events: three arrivals and three
+  // completions (the four demotions woke nobody).
+  auto r = RunScenario({JobBuilder(1).Gpus(1).Submit(0).Duration(1000).Build(),
+                        JobBuilder(2).Gpus(1).Submit(10).Duration(1000).Build(),
+                        JobBuilder(3).Gpus(1).Submit(250).Duration(20).Build()},
+                       kTwoGpusOneNode, Request("tiresias", {{"thresholds", "100:200"}}));
+  EXPECT_DOUBLE_EQ(r.Start(3), 250);
+  EXPECT_EQ(r.jobs.at(1).preemptions, 0);
+  EXPECT_EQ(r.jobs.at(2).preemptions, 1);
+  EXPECT_DOUBLE_EQ(r.Jct(1), 1000);
+  EXPECT_DOUBLE_EQ(r.Jct(2), 1020);
+  EXPECT_DOUBLE_EQ(r.Jct(3), 20);
+  EXPECT_EQ(r.summary.events, 6);
+}
+
+TEST(TiresiasIndex, ARestartedJobIsWokenAtItsNextDemotion) {
+  // One GPU, thresholds 100 and 200. J1 and J2 (1,000 s each) arrive at 0; J1 runs
+  // (FIFO). At 100 J1 drops to queue 1 and J2 preempts it; J2 drops to queue 1 at 200
+  // and keeps running (running jobs stay ahead within a queue). J3 (queue 0, 50 s)
+  // arrives at 250 and preempts J2 (150 GPU-s). At 300 J1 (queue 1 since 100) resumes
+  // before J2 (since 200) with 100 GPU-s: its next demotion is at 300 + 100 = 400, not
+  // at 200 as its first run foresaw. At 400 J2 outranks it and runs from 400 (150 GPU-s),
+  // is demoted at 450 and runs on to its end at 1,250; J1 ends at 1,250 + 800 = 2,050.
+  auto r = RunScenario({JobBuilder(1).Gpus(1).Submit(0).Duration(1000).Build(),
+                        JobBuilder(2).Gpus(1).Submit(0).Duration(1000).Build(),
+                        JobBuilder(3).Gpus(1).Submit(250).Duration(50).Build()},
+                       kOneGpu, Request("tiresias", {{"thresholds", "100:200"}}));
+  EXPECT_DOUBLE_EQ(r.Start(3), 250);
+  EXPECT_DOUBLE_EQ(r.Jct(3), 50);
+  EXPECT_EQ(r.jobs.at(1).preemptions, 2);
+  EXPECT_EQ(r.jobs.at(2).preemptions, 1);
+  EXPECT_DOUBLE_EQ(r.Jct(2), 1250);
+  EXPECT_DOUBLE_EQ(r.Jct(1), 2050);
 }
 
 }  // namespace
