@@ -119,7 +119,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // can be preempted (step 2). O(running), no sort; with a running index, only the
   // top of the running jobs is re-keyed.
   bool RunningAllAheadOfPending(const ClusterView& view);
-  // Uses `*frontier` up.
+  // Reads `*frontier` and changes its chosen_pending (a scratch member: frontier_).
   void DecidePriority(const ClusterView& view, Frontier* frontier, Decisions* out);
   void DecideReplaceAll(const ClusterView& view, Decisions* out);
   // Step 7: Blox's walk with preemption from the tail of the order.
