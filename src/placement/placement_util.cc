@@ -27,10 +27,18 @@ NodeShare ShareOn(const ClusterState& free, const JobSpec& job, int node, int gp
   return share;
 }
 
+namespace {
+
+// Whether `node` has the CPUs and memory of `share` free (its GPUs are checked apart).
+bool HostFits(const ClusterState& free, int node, const NodeShare& share) {
+  return share.cpus <= free.free_cpus(node) && share.mem_gb <= free.free_mem_gb(node) + 1e-9;
+}
+
+}  // namespace
+
 bool FitsOn(const ClusterState& free, const JobSpec& job, int node, int gpus_here) {
   if (free.free_gpus(node) < gpus_here) return false;
-  const NodeShare s = ShareOn(free, job, node, gpus_here);
-  return s.cpus <= free.free_cpus(node) && s.mem_gb <= free.free_mem_gb(node) + 1e-9;
+  return HostFits(free, node, ShareOn(free, job, node, gpus_here));
 }
 
 Placement TakeInOrder(const ClusterState& free, const JobSpec& job, const std::vector<int>& nodes) {
@@ -43,11 +51,15 @@ Placement TakeInOrder(const ClusterState& free, const JobSpec& job, const std::v
 }
 
 void NodeTaker::Take(int node) {
-  int take = std::min(needed_, free_.free_gpus(node));
-  while (take > 0 && !FitsOn(free_, job_, node, take)) --take;
-  if (take == 0) return;
-  p_.shares.push_back(ShareOn(free_, job_, node, take));
-  needed_ -= take;
+  // The most GPUs up to what is needed whose share the node's CPUs and memory hold
+  // (FitsOn, each share computed once).
+  for (int take = std::min(needed_, free_.free_gpus(node)); take > 0; --take) {
+    NodeShare share = ShareOn(free_, job_, node, take);
+    if (!HostFits(free_, node, share)) continue;
+    p_.shares.push_back(std::move(share));
+    needed_ -= take;
+    return;
+  }
 }
 
 Placement NodeTaker::Finish() {
