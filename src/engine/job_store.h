@@ -32,8 +32,10 @@ class JobStore {
 
   // REQUIRES: i < size() and not retired (aborts: an engine bug, or a policy that read a
   // job long gone in a streamed run).
-  Run& operator[](int32_t i) { return Live(i); }
-  const Run& operator[](int32_t i) const { return const_cast<JobStore*>(this)->Live(i); }
+  __attribute__((always_inline)) Run& operator[](int32_t i) { return Live(i); }
+  __attribute__((always_inline)) const Run& operator[](int32_t i) const {
+    return const_cast<JobStore*>(this)->Live(i);
+  }
   bool retired(int32_t i) const { return chunks_[i >> kChunkBits].runs.empty(); }
 
   // A job whose spec the caller keeps alive (a Trace's); returns its index.
@@ -86,16 +88,18 @@ class JobStore {
   }
   Run& NewRun() { return TailChunk().runs.emplace_back(); }
 
-  Run& Live(int32_t i) {
+  // Inlined: Status() and Spec() reach every job through here, ten times a decision.
+  __attribute__((always_inline)) Run& Live(int32_t i) {
     Chunk& chunk = chunks_[i >> kChunkBits];
-    if (chunk.runs.empty()) {
-      std::fprintf(stderr,
-                   "schedkit: job index %d was retired: a streamed run frees finished jobs "
-                   "(docs/architecture.md, \"Streamed runs\")\n",
-                   static_cast<int>(i));
-      std::abort();
-    }
+    if (__builtin_expect(chunk.runs.empty(), 0)) DieRetired(i);
     return chunk.runs[i & (kChunk - 1)];
+  }
+  [[noreturn]] __attribute__((noinline, cold)) static void DieRetired(int32_t i) {
+    std::fprintf(stderr,
+                 "schedkit: job index %d was retired: a streamed run frees finished jobs "
+                 "(docs/architecture.md, \"Streamed runs\")\n",
+                 static_cast<int>(i));
+    std::abort();
   }
 
   std::vector<Chunk> chunks_;

@@ -27,27 +27,33 @@ namespace {
 // Engine-side state of one job. Progress is lazy: `remaining_s` (Work, booked by the
 // run's progress model) and `executed_s` are exact at `last_update` and extrapolated from
 // there, so an event touches only the jobs it concerns.
-struct JobRun : Work {
+//
+// Layout: three cache lines, aligned. The first holds what every event reads of a job it
+// does not otherwise touch (the event queue's staleness check, the swap-remove of another
+// job's list slot, the applier's look-up): Work, spec, generation, list_pos, state.
+struct alignas(64) JobRun : Work {
   const JobSpec* spec = nullptr;
+  uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
+  int32_t list_pos = -1;    // Index in pending_ or running_.
+  JobState state = JobState::kPending;
   bool arrived = false;
   bool retired = false;  // Streamed runs: counted in the retired totals, never read again.
-  JobState state = JobState::kPending;
+  // Second line.
+  int32_t index = -1;  // Its own index in the engine's JobStore.
   double work_s = 0;       // Solo seconds of work in all.
   double executed_s = 0;   // Wall seconds run, at last_update.
   Time first_start = kNever;
   Time last_start = kNever;
   int preemptions = 0;
+  int run_gpus = 0;          // GPUs of its current (or last) run: spec->gpus unless grown.
   double own_overhead_s = 0;  // Its restart overhead when it runs alone.
   double max_rate = 1;    // Highest rate it ever ran at (for the solo-runtime invariant).
   double gpu_share = 1;   // 1 / members of its group at start: its share of the GPUs.
   double charged_gpu_s = 0;  // executed_s x GPUs x gpu_share, summed over intervals.
-  int run_gpus = 0;          // GPUs of its current (or last) run: spec->gpus unless grown.
   double grown_gpu_s = 0;    // Wall seconds x GPUs it ran on beyond spec->gpus (elastic).
   Placement placement;
-  uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
-  int32_t list_pos = -1;    // Index in pending_ or running_.
-  int32_t index = -1;       // Its own index in the engine's JobStore.
 };
+static_assert(sizeof(JobRun) == 192, "JobRun: three cache lines");
 
 // Relative tolerance for "the job's work is done": completion times are computed from
 // remaining/rate, so the remainder at that instant may be a few ulps (of the work or of
@@ -514,6 +520,11 @@ class Simulator::Impl final : public ClusterView {
     for (SimulationObserver* o : observers_) {
       o->OnJobFinish(*j.spec, now_, j.first_start, j.executed_s, j.preemptions, j.placement);
     }
+    // Nothing reads a finished job's placement again: its storage serves the next first start.
+    if (j.placement.shares.capacity() != 0) {
+      j.placement.shares.clear();
+      spare_shares_.push_back(std::move(j.placement.shares));
+    }
     if (streamed_) done_.push_back(j.index);
   }
 
@@ -527,7 +538,7 @@ class Simulator::Impl final : public ClusterView {
   void Preempt(JobRun& j) {
     Advance(j);
     applier_.Release(j.spec->id);
-    j.placement = Placement();
+    j.placement.shares.clear();  // Keeps its storage for the restart's copy (no malloc).
     RemoveFrom(&running_, j);
     AddTo(&pending_, j);
     j.state = JobState::kPending;
@@ -568,7 +579,11 @@ class Simulator::Impl final : public ClusterView {
     RemoveFrom(&pending_, j);
     AddTo(&running_, j);
     j.state = JobState::kRunning;
-    j.placement = p;
+    if (j.placement.shares.capacity() == 0 && !spare_shares_.empty()) {
+      j.placement.shares = std::move(spare_shares_.back());
+      spare_shares_.pop_back();
+    }
+    j.placement = p;  // Copy-assigned into the storage it has: no malloc.
     j.last_update = now_;
     j.last_start = now_;
     if (j.first_start == kNever) j.first_start = now_;
@@ -660,6 +675,8 @@ class Simulator::Impl final : public ClusterView {
   int64_t retired_unfinished_ = 0;
   std::vector<JobId> pending_;
   std::vector<JobId> running_;
+  // Placement storage of finished jobs, for jobs that start for the first time.
+  std::vector<std::vector<NodeShare>> spare_shares_;
   size_t next_arrival_ = 0;
   size_t next_change_ = 0;  // Next of options_.membership.
   EventQueue events_;
