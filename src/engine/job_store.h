@@ -46,13 +46,25 @@ class JobStore {
   }
   // A job whose spec the store keeps until the job's chunk is freed.
   int32_t Add(JobSpec spec) {
+    *NextSpec() = std::move(spec);
+    return AddNextSpec();
+  }
+
+  // The spec of the next job, to be filled in place (a streamed run reads each job into
+  // it: no JobSpec moved per job), then added by AddNextSpec or dropped by DropNextSpec.
+  JobSpec* NextSpec() {
     Chunk& chunk = TailChunk();
     if (!chunk.specs) {
       chunk.specs = std::make_shared<std::vector<JobSpec>>();
       chunk.specs->reserve(kChunk);  // Never reallocates: runs point into it.
     }
-    chunk.specs->push_back(std::move(spec));
-    return Add(&chunk.specs->back());
+    if (chunk.specs->size() == chunk.runs.size()) chunk.specs->emplace_back();
+    return &chunk.specs->back();
+  }
+  int32_t AddNextSpec() { return Add(&chunks_.back().specs->back()); }
+  void DropNextSpec() {
+    Chunk& chunk = chunks_.back();
+    if (chunk.specs && chunk.specs->size() > chunk.runs.size()) chunk.specs->pop_back();
   }
 
   // Job `i` will not be read again. Its chunk is freed once all kChunk of its jobs are.

@@ -145,8 +145,9 @@ class Simulator::Impl final : public ClusterView {
   // any, ends the run (input_error_).
   void ReadNextJob() {
     if (source_ == nullptr || !input_error_.ok()) return;
-    JobSpec spec;
+    JobSpec& spec = *jobs_.NextSpec();  // Read in place; dropped unless it is added below.
     if (!source_->Next(&spec)) {
+      jobs_.DropNextSpec();
       input_error_ = source_->status();
       source_ = nullptr;
       return;
@@ -156,21 +157,24 @@ class Simulator::Impl final : public ClusterView {
       input_error_ = schedkit::Status::InvalidArgument(
           "job " + std::to_string(spec.id) + ": out of (submit time, id) order in the job stream");
       PlaceInputError();
+      jobs_.DropNextSpec();
       return;
     }
     if (jobs_.size() >= static_cast<size_t>(INT32_MAX)) {
       input_error_ = schedkit::Status::InvalidArgument("more than 2^31 - 1 jobs in one run");
+      jobs_.DropNextSpec();
       return;
     }
     if (index_.Find(spec.id) >= 0) {
       input_error_ = schedkit::Status::InvalidArgument("job " + std::to_string(spec.id) + ": id given twice");
       PlaceInputError();
+      jobs_.DropNextSpec();
       return;
     }
     last_read_submit_s_ = spec.submit_s;
     last_read_id_ = spec.id;
     const JobId id = spec.id;
-    const int32_t index = jobs_.Add(std::move(spec));
+    const int32_t index = jobs_.AddNextSpec();
     index_.Add(id, index);
     SetUp(index);
     if (!input_error_.ok()) PlaceInputError();
