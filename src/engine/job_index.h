@@ -63,26 +63,26 @@ class JobIndex {
   }
 
   // The index of `id`, or -1 if no job has it.
-  __attribute__((always_inline)) int32_t Find(JobId id) const {
-    if (__builtin_expect(dense_, 1)) {
+  [[gnu::always_inline]] int32_t Find(JobId id) const {
+    if (dense_) [[likely]] {
       return id >= 0 && id < static_cast<JobId>(flat_.size()) ? flat_[id] : -1;
     }
     return FindInMap(id);
   }
   // REQUIRES: a job has `id`; aborts otherwise (an engine bug). Inlined: several calls
   // per job per event.
-  __attribute__((always_inline)) int32_t At(JobId id) const {
+  [[gnu::always_inline]] int32_t At(JobId id) const {
     const int32_t i = Find(id);
-    if (__builtin_expect(i < 0, 0)) DieUnknown(id);
+    if (i < 0) [[unlikely]] DieUnknown(id);
     return i;
   }
 
  private:
-  __attribute__((noinline)) int32_t FindInMap(JobId id) const {
+  [[gnu::noinline]] int32_t FindInMap(JobId id) const {
     auto it = map_.find(id);
     return it == map_.end() ? -1 : it->second;
   }
-  [[noreturn]] __attribute__((noinline, cold)) static void DieUnknown(JobId id) {
+  [[noreturn, gnu::noinline, gnu::cold]] static void DieUnknown(JobId id) {
     std::fprintf(stderr, "schedkit: internal error: unknown job %lld\n", static_cast<long long>(id));
     std::abort();
   }

@@ -32,8 +32,8 @@ class JobStore {
 
   // REQUIRES: i < size() and not retired (aborts: an engine bug, or a policy that read a
   // job long gone in a streamed run).
-  __attribute__((always_inline)) Run& operator[](int32_t i) { return Live(i); }
-  __attribute__((always_inline)) const Run& operator[](int32_t i) const {
+  [[gnu::always_inline]] Run& operator[](int32_t i) { return Live(i); }
+  [[gnu::always_inline]] const Run& operator[](int32_t i) const {
     return const_cast<JobStore*>(this)->Live(i);
   }
   bool retired(int32_t i) const { return chunks_[i >> kChunkBits].runs.empty(); }
@@ -101,12 +101,12 @@ class JobStore {
   Run& NewRun() { return TailChunk().runs.emplace_back(); }
 
   // Inlined: Status() and Spec() reach every job through here, ten times a decision.
-  __attribute__((always_inline)) Run& Live(int32_t i) {
+  [[gnu::always_inline]] Run& Live(int32_t i) {
     Chunk& chunk = chunks_[i >> kChunkBits];
-    if (__builtin_expect(chunk.runs.empty(), 0)) DieRetired(i);
+    if (chunk.runs.empty()) [[unlikely]] DieRetired(i);
     return chunk.runs[i & (kChunk - 1)];
   }
-  [[noreturn]] __attribute__((noinline, cold)) static void DieRetired(int32_t i) {
+  [[noreturn, gnu::noinline, gnu::cold]] static void DieRetired(int32_t i) {
     std::fprintf(stderr,
                  "schedkit: job index %d was retired: a streamed run frees finished jobs "
                  "(docs/architecture.md, \"Streamed runs\")\n",
