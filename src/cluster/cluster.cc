@@ -39,9 +39,23 @@ ClusterSpec ClusterSpec::Uniform(int switches, int nodes_per_switch, int gpus_pe
   return spec;
 }
 
+namespace {
+
+// NodeShare::gpus() without the libgcc call std::popcount compiles to on a baseline x86-64
+// target (no POPCNT instruction): these run at every start and stop, several times each.
+inline int GpusOf(const NodeShare& s) {
+  uint64_t x = s.gpu_mask;
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
+}
+
+}  // namespace
+
 int Placement::gpus() const {
   int total = 0;
-  for (const NodeShare& s : shares) total += s.gpus();
+  for (const NodeShare& s : shares) total += GpusOf(s);
   return total;
 }
 
@@ -303,8 +317,9 @@ void ClusterState::Allocate(const Placement& p) {
       continue;
     }
     free_gpu_mask_[s.node] &= ~s.gpu_mask;
-    SetFreeGpus(s.node, free_gpus_[s.node] - s.gpus());
-    total_free_gpus_ -= s.gpus();
+    const int gpus = GpusOf(s);
+    SetFreeGpus(s.node, free_gpus_[s.node] - gpus);
+    total_free_gpus_ -= gpus;
   }
 }
 
@@ -326,8 +341,9 @@ void ClusterState::Release(const Placement& p) {
       continue;
     }
     free_gpu_mask_[s.node] |= s.gpu_mask;
-    SetFreeGpus(s.node, free_gpus_[s.node] + s.gpus());
-    total_free_gpus_ += s.gpus();
+    const int gpus = GpusOf(s);
+    SetFreeGpus(s.node, free_gpus_[s.node] + gpus);
+    total_free_gpus_ += gpus;
   }
 }
 

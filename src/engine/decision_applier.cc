@@ -113,10 +113,10 @@ Status DecisionApplier::CheckDecisions(const Decisions& d, Time now, const JobLo
   FlatMap<int>& holders_left = scratch_holders_left_;
   holders_left.Clear();
   for (JobId id : plan->stop) {
-    const int64_t booking = *holds_.Find(id);
-    if (booking == 0) continue;  // A guest.
-    const Booking& b = *bookings_.Find(booking);
-    int* left = holders_left.Insert(booking, b.holders).first;
+    const int32_t slot = *holds_.Find(id);
+    if (slot == kGuest) continue;
+    const Booking& b = pool_[slot];
+    int* left = holders_left.Insert(slot, b.holders).first;
     if (--*left == 0) after->Release(b.placement);
   }
   FlatMap<const Placement*>& group_placement = scratch_group_placement_;
@@ -237,7 +237,8 @@ Status DecisionApplier::Adopt(JobId job, const Placement& placement, int64_t boo
     return Status::Ok();
   }
   if (booking == 0) booking = next_unnamed_booking_--;  // Apart from every id Book gives.
-  const Booking* shared = bookings_.Find(booking);
+  const int32_t* shared_slot = booking_slot_.Find(booking);
+  const Booking* shared = shared_slot == nullptr ? nullptr : &pool_[*shared_slot];
   if (shared != nullptr && !(shared->placement == placement)) {
     return Status::InvalidArgument("job " + std::to_string(job) + " runs on " +
                                    placement.ToString() + ", apart from its group on " +
@@ -253,25 +254,41 @@ Status DecisionApplier::Adopt(JobId job, const Placement& placement, int64_t boo
 }
 
 void DecisionApplier::Hold(JobId job, int64_t booking, const Placement& placement) {
-  if (!holds_.Insert(job, booking).second) Die("job " + std::to_string(job) + " is booked twice");
-  if (booking == 0) return;
-  Booking& b = *bookings_.Insert(booking, Booking()).first;
+  if (booking == 0) {
+    if (!holds_.Insert(job, kGuest).second) Die("job " + std::to_string(job) + " is booked twice");
+    return;
+  }
+  int32_t slot;
+  if (const int32_t* shared = booking_slot_.Find(booking)) {
+    slot = *shared;
+  } else if (!free_slots_.empty()) {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    slot = static_cast<int32_t>(pool_.size());
+    pool_.emplace_back();
+  }
+  if (!holds_.Insert(job, slot).second) Die("job " + std::to_string(job) + " is booked twice");
+  Booking& b = pool_[slot];
   if (b.holders++ == 0) {
-    b.placement = placement;
+    booking_slot_.Insert(booking, slot);
+    b.id = booking;
+    b.placement = placement;  // Copy-assigned: the slot's storage is reused.
     free_.Allocate(placement);
   }
 }
 
 void DecisionApplier::Release(JobId job) {
-  const int64_t* hold = holds_.Find(job);
+  const int32_t* hold = holds_.Find(job);
   if (hold == nullptr) Die("job " + std::to_string(job) + " holds no booking");
-  const int64_t booking = *hold;
+  const int32_t slot = *hold;
   holds_.Erase(job);
-  if (booking == 0) return;  // A guest booked nothing.
-  Booking* b = bookings_.Find(booking);
-  if (--b->holders == 0) {
-    free_.Release(b->placement);
-    bookings_.Erase(booking);
+  if (slot == kGuest) return;  // A guest booked nothing.
+  Booking& b = pool_[slot];
+  if (--b.holders == 0) {
+    free_.Release(b.placement);
+    booking_slot_.Erase(b.id);
+    free_slots_.push_back(slot);
   }
 }
 
@@ -282,9 +299,9 @@ ClusterState DecisionApplier::Capacity() const {
 }
 
 int64_t DecisionApplier::BookingOf(JobId job) const {
-  const int64_t* booking = holds_.Find(job);
-  if (booking == nullptr) Die("job " + std::to_string(job) + " holds no booking");
-  return *booking;
+  const int32_t* slot = holds_.Find(job);
+  if (slot == nullptr) Die("job " + std::to_string(job) + " holds no booking");
+  return *slot == kGuest ? 0 : pool_[*slot].id;
 }
 
 bool DecisionApplier::NamesExistingGpus(const Placement& p) const {

@@ -111,8 +111,11 @@ class DecisionApplier {
   int64_t BookingOf(JobId job) const;
 
  private:
+  // A booking lives in a slot of pool_ that is reused once it is freed: its placement's
+  // storage with it, so a start and a completion allocate nothing.
   struct Booking {
     Placement placement;
+    int64_t id = 0;
     int holders = 0;
   };
   // Validate without the "decision at t=...: " prefix, which is built only on failure
@@ -131,8 +134,11 @@ class DecisionApplier {
   const ClusterSpec* cluster_;
   std::vector<std::pair<std::string, int>> gpus_per_type_;  // GPUs of each type, by type.
   ClusterState free_;
-  FlatMap<int64_t> holds_;  // Job -> booking; 0 for a guest.
-  FlatMap<Booking> bookings_;
+  FlatMap<int32_t> holds_;         // Job -> its booking's slot in pool_; kGuest for a guest.
+  FlatMap<int32_t> booking_slot_;  // Booking id -> its slot in pool_.
+  std::vector<Booking> pool_;
+  std::vector<int32_t> free_slots_;  // Slots of pool_ no booking uses.
+  static constexpr int32_t kGuest = -1;
   // Validate's scratch, kept so that a decision allocates nothing: the resources after
   // the decision's stops and starts so far, and each start's job facts.
   struct StartFacts {
@@ -144,7 +150,7 @@ class DecisionApplier {
   mutable std::vector<StartFacts> start_facts_;
   mutable std::vector<JobId> named_;
   mutable FlatMap<char> scratch_named_;  // Past the first kLinear names.
-  mutable FlatMap<int> scratch_holders_left_;                // Booking -> holders not stopped.
+  mutable FlatMap<int> scratch_holders_left_;                // Booking slot -> holders not stopped.
   mutable FlatMap<const Placement*> scratch_group_placement_;  // Group -> its placement.
   mutable FlatMap<int> scratch_group_index_;                 // Group -> DecisionPlan::groups.
   int64_t next_booking_ = 1;

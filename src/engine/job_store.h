@@ -32,8 +32,10 @@ class JobStore {
 
   // REQUIRES: i < size() and not retired (aborts: an engine bug, or a policy that read a
   // job long gone in a streamed run).
-  Run& operator[](int32_t i) { return Live(i); }
-  const Run& operator[](int32_t i) const { return const_cast<JobStore*>(this)->Live(i); }
+  [[gnu::always_inline]] Run& operator[](int32_t i) { return Live(i); }
+  [[gnu::always_inline]] const Run& operator[](int32_t i) const {
+    return const_cast<JobStore*>(this)->Live(i);
+  }
   bool retired(int32_t i) const { return chunks_[i >> kChunkBits].runs.empty(); }
 
   // A job whose spec the caller keeps alive (a Trace's); returns its index.
@@ -44,13 +46,25 @@ class JobStore {
   }
   // A job whose spec the store keeps until the job's chunk is freed.
   int32_t Add(JobSpec spec) {
+    *NextSpec() = std::move(spec);
+    return AddNextSpec();
+  }
+
+  // The spec of the next job, to be filled in place (a streamed run reads each job into
+  // it: no JobSpec moved per job), then added by AddNextSpec or dropped by DropNextSpec.
+  JobSpec* NextSpec() {
     Chunk& chunk = TailChunk();
     if (!chunk.specs) {
       chunk.specs = std::make_shared<std::vector<JobSpec>>();
       chunk.specs->reserve(kChunk);  // Never reallocates: runs point into it.
     }
-    chunk.specs->push_back(std::move(spec));
-    return Add(&chunk.specs->back());
+    if (chunk.specs->size() == chunk.runs.size()) chunk.specs->emplace_back();
+    return &chunk.specs->back();
+  }
+  int32_t AddNextSpec() { return Add(&chunks_.back().specs->back()); }
+  void DropNextSpec() {
+    Chunk& chunk = chunks_.back();
+    if (chunk.specs && chunk.specs->size() > chunk.runs.size()) chunk.specs->pop_back();
   }
 
   // Job `i` will not be read again. Its chunk is freed once all kChunk of its jobs are.
@@ -86,16 +100,18 @@ class JobStore {
   }
   Run& NewRun() { return TailChunk().runs.emplace_back(); }
 
-  Run& Live(int32_t i) {
+  // Inlined: Status() and Spec() reach every job through here, ten times a decision.
+  [[gnu::always_inline]] Run& Live(int32_t i) {
     Chunk& chunk = chunks_[i >> kChunkBits];
-    if (chunk.runs.empty()) {
-      std::fprintf(stderr,
-                   "schedkit: job index %d was retired: a streamed run frees finished jobs "
-                   "(docs/architecture.md, \"Streamed runs\")\n",
-                   static_cast<int>(i));
-      std::abort();
-    }
+    if (chunk.runs.empty()) [[unlikely]] DieRetired(i);
     return chunk.runs[i & (kChunk - 1)];
+  }
+  [[noreturn, gnu::noinline, gnu::cold]] static void DieRetired(int32_t i) {
+    std::fprintf(stderr,
+                 "schedkit: job index %d was retired: a streamed run frees finished jobs "
+                 "(docs/architecture.md, \"Streamed runs\")\n",
+                 static_cast<int>(i));
+    std::abort();
   }
 
   std::vector<Chunk> chunks_;

@@ -27,26 +27,41 @@ namespace {
 // Engine-side state of one job. Progress is lazy: `remaining_s` (Work, booked by the
 // run's progress model) and `executed_s` are exact at `last_update` and extrapolated from
 // there, so an event touches only the jobs it concerns.
-struct JobRun : Work {
+//
+// Layout: three cache lines, aligned. The first holds what every event reads of a job it
+// does not otherwise touch (the event queue's staleness check, the swap-remove of another
+// job's list slot, the applier's look-up): Work, spec, generation, list_pos, state.
+struct alignas(64) JobRun : Work {
   const JobSpec* spec = nullptr;
+  uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
+  int32_t list_pos = -1;    // Index in pending_ or running_.
+  JobState state = JobState::kPending;
   bool arrived = false;
   bool retired = false;  // Streamed runs: counted in the retired totals, never read again.
-  JobState state = JobState::kPending;
+  // Second line.
+  int32_t index = -1;  // Its own index in the engine's JobStore.
   double work_s = 0;       // Solo seconds of work in all.
   double executed_s = 0;   // Wall seconds run, at last_update.
   Time first_start = kNever;
   Time last_start = kNever;
   int preemptions = 0;
+  int run_gpus = 0;          // GPUs of its current (or last) run: spec->gpus unless grown.
   double own_overhead_s = 0;  // Its restart overhead when it runs alone.
   double max_rate = 1;    // Highest rate it ever ran at (for the solo-runtime invariant).
   double gpu_share = 1;   // 1 / members of its group at start: its share of the GPUs.
   double charged_gpu_s = 0;  // executed_s x GPUs x gpu_share, summed over intervals.
-  int run_gpus = 0;          // GPUs of its current (or last) run: spec->gpus unless grown.
   double grown_gpu_s = 0;    // Wall seconds x GPUs it ran on beyond spec->gpus (elastic).
   Placement placement;
-  uint32_t generation = 0;  // Bumped whenever the pending completion event becomes stale.
-  int32_t list_pos = -1;    // Index in pending_ or running_.
-  int32_t index = -1;       // Its own index in the engine's JobStore.
+};
+static_assert(sizeof(JobRun) == 192, "JobRun: three cache lines");
+
+// The pending or the running jobs, unordered: their ids (what the view returns) and, in
+// the same order, their engine indices (the swap-remove finds the job it moves without
+// the id index).
+struct JobList {
+  std::vector<JobId> ids;
+  std::vector<int32_t> idx;
+  size_t size() const { return ids.size(); }
 };
 
 // Relative tolerance for "the job's work is done": completion times are computed from
@@ -130,8 +145,9 @@ class Simulator::Impl final : public ClusterView {
   // any, ends the run (input_error_).
   void ReadNextJob() {
     if (source_ == nullptr || !input_error_.ok()) return;
-    JobSpec spec;
+    JobSpec& spec = *jobs_.NextSpec();  // Read in place; dropped unless it is added below.
     if (!source_->Next(&spec)) {
+      jobs_.DropNextSpec();
       input_error_ = source_->status();
       source_ = nullptr;
       return;
@@ -141,21 +157,24 @@ class Simulator::Impl final : public ClusterView {
       input_error_ = schedkit::Status::InvalidArgument(
           "job " + std::to_string(spec.id) + ": out of (submit time, id) order in the job stream");
       PlaceInputError();
+      jobs_.DropNextSpec();
       return;
     }
     if (jobs_.size() >= static_cast<size_t>(INT32_MAX)) {
       input_error_ = schedkit::Status::InvalidArgument("more than 2^31 - 1 jobs in one run");
+      jobs_.DropNextSpec();
       return;
     }
     if (index_.Find(spec.id) >= 0) {
       input_error_ = schedkit::Status::InvalidArgument("job " + std::to_string(spec.id) + ": id given twice");
       PlaceInputError();
+      jobs_.DropNextSpec();
       return;
     }
     last_read_submit_s_ = spec.submit_s;
     last_read_id_ = spec.id;
     const JobId id = spec.id;
-    const int32_t index = jobs_.Add(std::move(spec));
+    const int32_t index = jobs_.AddNextSpec();
     index_.Add(id, index);
     SetUp(index);
     if (!input_error_.ok()) PlaceInputError();
@@ -249,11 +268,9 @@ class Simulator::Impl final : public ClusterView {
   const ClusterSpec& Cluster() const override { return *cluster_; }
   const ClusterState& Resources() const override { return applier_.free(); }
   ClusterState Capacity() const override { return applier_.Capacity(); }
-  const std::vector<JobId>& RunningJobs() const override { return running_; }
+  const std::vector<JobId>& RunningJobs() const override { return running_.ids; }
   std::vector<JobId> PendingJobs() const override {
-    std::vector<int32_t> idx;
-    idx.reserve(pending_.size());
-    for (JobId id : pending_) idx.push_back(index_.At(id));
+    std::vector<int32_t> idx = pending_.idx;
     std::sort(idx.begin(), idx.end());  // Trace order is (submit, id).
     std::vector<JobId> out;
     out.reserve(idx.size());
@@ -341,7 +358,7 @@ class Simulator::Impl final : public ClusterView {
 
   // All or nothing: decisions are validated in full before any is applied.
   schedkit::Status Apply(const Decisions& d) {
-    SCHEDKIT_RETURN_IF_ERROR(input_error_);
+    if (!input_error_.ok()) return input_error_;  // Not the macro: no copy of an Ok status.
     ++stats_.decisions;
     if (d.failed()) return d.error;
     SCHEDKIT_RETURN_IF_ERROR(applier_.Validate(d, now_, Lookup(), &plan_));
@@ -353,6 +370,7 @@ class Simulator::Impl final : public ClusterView {
     wake_at_ = d.wake_at;
     if (progress_->BooksEveryJobAtEveryEvent()) RepredictAllRunning();
     NotifyClusterState();
+    PrefetchNextEvent();
     return schedkit::Status::Ok();
   }
 
@@ -419,13 +437,12 @@ class Simulator::Impl final : public ClusterView {
   }
 
   void AdvanceAllRunning() {
-    for (JobId id : running_) Advance(jobs_[index_.At(id)]);
+    for (int32_t i : running_.idx) Advance(jobs_[i]);
   }
 
   // Every event changed every running job's remaining work (BooksEveryJobAtEveryEvent).
   void RepredictAllRunning() {
-    for (JobId id : running_) {
-      const int32_t idx = index_.At(id);
+    for (int32_t idx : running_.idx) {
       JobRun& j = jobs_[idx];
       events_.Push(PredictCompletion(j), idx, ++j.generation);
     }
@@ -433,6 +450,15 @@ class Simulator::Impl final : public ClusterView {
 
   // When running job `j` finishes if nothing changes.
   Time PredictCompletion(const JobRun& j) const { return progress_->PredictCompletion(j, now_); }
+
+  // The earliest pending event's job, whose state the next decision point reads first (a
+  // cache miss on a job last touched when it started): its lines are fetched while the
+  // policy decides. A hint only: nothing is read.
+  void PrefetchNextEvent() const {
+    if (events_.empty() || jobs_.retired(events_.top().job)) return;
+    const char* run = reinterpret_cast<const char*>(&jobs_[events_.top().job]);
+    for (size_t line = 0; line < sizeof(JobRun); line += 64) __builtin_prefetch(run + line);
+  }
 
   void DropStaleEvents() {
     // A retired job's events are all stale (it finished or was rejected).
@@ -493,9 +519,9 @@ class Simulator::Impl final : public ClusterView {
   // Stops every job running on `node` (guests and group members too): pending again.
   void InterruptJobsOn(int node, EventBatch* batch) {
     std::vector<JobId> victims;
-    for (JobId id : running_) {
-      for (const NodeShare& share : jobs_[index_.At(id)].placement.shares) {
-        if (share.node == node) victims.push_back(id);
+    for (int32_t i : running_.idx) {
+      for (const NodeShare& share : jobs_[i].placement.shares) {
+        if (share.node == node) victims.push_back(jobs_[i].spec->id);
       }
     }
     std::sort(victims.begin(), victims.end());  // running_ order is unspecified.
@@ -514,6 +540,11 @@ class Simulator::Impl final : public ClusterView {
     for (SimulationObserver* o : observers_) {
       o->OnJobFinish(*j.spec, now_, j.first_start, j.executed_s, j.preemptions, j.placement);
     }
+    // Nothing reads a finished job's placement again: its storage serves the next first start.
+    if (j.placement.shares.capacity() != 0) {
+      j.placement.shares.clear();
+      spare_shares_.push_back(std::move(j.placement.shares));
+    }
     if (streamed_) done_.push_back(j.index);
   }
 
@@ -527,7 +558,7 @@ class Simulator::Impl final : public ClusterView {
   void Preempt(JobRun& j) {
     Advance(j);
     applier_.Release(j.spec->id);
-    j.placement = Placement();
+    j.placement.shares.clear();  // Keeps its storage for the restart's copy (no malloc).
     RemoveFrom(&running_, j);
     AddTo(&pending_, j);
     j.state = JobState::kPending;
@@ -568,7 +599,11 @@ class Simulator::Impl final : public ClusterView {
     RemoveFrom(&pending_, j);
     AddTo(&running_, j);
     j.state = JobState::kRunning;
-    j.placement = p;
+    if (j.placement.shares.capacity() == 0 && !spare_shares_.empty()) {
+      j.placement.shares = std::move(spare_shares_.back());
+      spare_shares_.pop_back();
+    }
+    j.placement = p;  // Copy-assigned into the storage it has: no malloc.
     j.last_update = now_;
     j.last_start = now_;
     if (j.first_start == kNever) j.first_start = now_;
@@ -614,16 +649,19 @@ class Simulator::Impl final : public ClusterView {
     std::abort();
   }
 
-  void AddTo(std::vector<JobId>* list, JobRun& j) {
+  void AddTo(JobList* list, JobRun& j) {
     j.list_pos = static_cast<int32_t>(list->size());
-    list->push_back(j.spec->id);
+    list->ids.push_back(j.spec->id);
+    list->idx.push_back(j.index);
   }
   // O(1) swap-remove: lists are unordered; policies get order from keys, not positions.
-  void RemoveFrom(std::vector<JobId>* list, JobRun& j) {
-    const JobId last = list->back();
-    (*list)[j.list_pos] = last;
-    jobs_[index_.At(last)].list_pos = j.list_pos;
-    list->pop_back();
+  void RemoveFrom(JobList* list, JobRun& j) {
+    const int32_t last = list->idx.back();
+    list->ids[j.list_pos] = list->ids.back();
+    list->idx[j.list_pos] = last;
+    jobs_[last].list_pos = j.list_pos;
+    list->ids.pop_back();
+    list->idx.pop_back();
     j.list_pos = -1;
   }
 
@@ -658,8 +696,10 @@ class Simulator::Impl final : public ClusterView {
   std::vector<int32_t> done_;
   double retired_gpu_s_ = 0;
   int64_t retired_unfinished_ = 0;
-  std::vector<JobId> pending_;
-  std::vector<JobId> running_;
+  JobList pending_;
+  JobList running_;
+  // Placement storage of finished jobs, for jobs that start for the first time.
+  std::vector<std::vector<NodeShare>> spare_shares_;
   size_t next_arrival_ = 0;
   size_t next_change_ = 0;  // Next of options_.membership.
   EventQueue events_;

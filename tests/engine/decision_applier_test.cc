@@ -90,6 +90,43 @@ TEST_F(ApplierTest, AHeldBackNodeKeepsItsGpusBookedUntilTheHoldEnds) {
   EXPECT_TRUE(Apply(second).ok());
 }
 
+// Bookings live in reused slots (no allocation per start): a freed slot taken by a later
+// booking, alone or of a group, must not carry the old one's id, holders or GPUs.
+// Job 1 alone on GPU 0, then freed; the group {2, 3} takes its slot on GPU 1; job 4 alone
+// on GPU 0 takes a new one. Each booking has its own id; the group's GPU is freed with its
+// last member only; job 5 then reuses a freed slot on GPU 1.
+TEST_F(ApplierTest, AFreedBookingSlotServesTheNextBookingAsNew) {
+  for (JobId id = 1; id <= 5; ++id) jobs_.Add(id, JobState::kPending);
+  Decisions one;
+  one.start = {StartDecision{1, Gpus(0b01)}};
+  ASSERT_TRUE(Apply(one).ok());
+  const int64_t first = applier_.BookingOf(1);
+  Finish(1);
+  Decisions group;
+  group.start = {Member(2, 0b10, 9, 0.5), Member(3, 0b10, 9, 0.5)};
+  ASSERT_TRUE(Apply(group).ok());
+  Decisions four;
+  four.start = {StartDecision{4, Gpus(0b01)}};
+  ASSERT_TRUE(Apply(four).ok());
+  EXPECT_EQ(applier_.BookingOf(2), applier_.BookingOf(3));
+  EXPECT_NE(applier_.BookingOf(2), first);
+  EXPECT_NE(applier_.BookingOf(4), first);
+  EXPECT_NE(applier_.BookingOf(4), applier_.BookingOf(2));
+  EXPECT_EQ(applier_.free().total_free_gpus(), 0);
+  Finish(2);
+  EXPECT_EQ(applier_.free().total_free_gpus(), 0) << "job 3 still holds GPU 1";
+  Finish(3);
+  EXPECT_EQ(applier_.free().total_free_gpus(), 1);
+  Decisions five;
+  five.start = {StartDecision{5, Gpus(0b10)}};
+  ASSERT_TRUE(Apply(five).ok());
+  EXPECT_NE(applier_.BookingOf(5), applier_.BookingOf(4));
+  EXPECT_EQ(applier_.free().total_free_gpus(), 0);
+  Finish(4);
+  Finish(5);
+  EXPECT_EQ(applier_.free().total_free_gpus(), 2);
+}
+
 TEST_F(ApplierTest, AGroupSharesOneBookingFreedWithItsLastMember) {
   jobs_.Add(1, JobState::kPending).Add(2, JobState::kPending).Add(3, JobState::kPending);
   Decisions d;
