@@ -336,7 +336,7 @@ int RunCase(const Case& c, int repeat, bool load_trace) {
   }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
-  const double jobs = static_cast<double>(last.recorder->jobs().size());
+  const double jobs = static_cast<double>(last.recorder->num_jobs());
   std::printf("%-42s jobs %8.0f  best %8.4f s (cpu %8.4f s)  %11.0f jobs/s  %11.0f events/s"
               "  peak RSS %7.1f MiB (%.0f B/job, %s)  util %.1f %%  avg JCT %.1f s\n",
               c.name.c_str(), jobs, best, best_cpu, jobs / best, last.stats.events / best,

@@ -42,8 +42,9 @@ class JobStore {
     run.spec = spec;
     return static_cast<int32_t>(size_++);
   }
-  // A job whose spec the store keeps until the job's chunk is freed.
-  int32_t Add(JobSpec spec) {
+  // A job whose spec the store keeps until the job's chunk is freed. Taken by rvalue:
+  // one move of the spec per streamed job, not two (a JobSpec holds five strings).
+  int32_t Add(JobSpec&& spec) {
     Chunk& chunk = TailChunk();
     if (!chunk.specs) {
       chunk.specs = std::make_shared<std::vector<JobSpec>>();
