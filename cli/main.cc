@@ -145,7 +145,7 @@ int Simulate(const RunArgs& a) {
                       : sk::RunSimulation(inputs->trace, inputs->cluster, *request, inputs->engine);
   if (!run.ok()) return Fail(run.status().message());
   if (a.stream) {
-    PrintSummary(run->summary, policy, setup->trace_path, run->recorder->jobs().size(),
+    PrintSummary(run->summary, policy, setup->trace_path, run->recorder->num_jobs(),
                  inputs->cluster);
   } else {
     PrintSummary(run->summary, policy, inputs->trace.source, inputs->trace.jobs.size(),

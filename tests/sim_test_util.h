@@ -26,7 +26,7 @@ struct ScenarioResult {
 // JCT >= solo runtime (rates never exceed 1 in these scenarios).
 inline void ExpectJobInvariants(const Trace& trace, const MetricsRecorder& recorder) {
   for (size_t i = 0; i < trace.jobs.size(); ++i) {
-    const RecordedJob& r = recorder.jobs()[i];
+    const RecordedJob r = recorder.job(i);
     if (r.outcome != RecordedJob::Outcome::kFinished) continue;
     EXPECT_GE(r.queue_s(), 0) << "job " << r.id;
     EXPECT_DOUBLE_EQ(r.queue_s(), r.first_start_s - r.submit_s);
@@ -42,7 +42,7 @@ inline void ExpectNoGpuOverCommitted(const MetricsRecorder& recorder) {
   // (time, is start, node, gpu, milli) per job and GPU, for GPUs fractional jobs touched.
   std::vector<std::tuple<double, int, int, int, int>> events;
   std::map<std::pair<int, int>, bool> shared;  // GPUs some fractional job used.
-  for (const RecordedJob& r : recorder.jobs()) {
+  for (const RecordedJob& r : recorder.Jobs()) {
     if (r.outcome != RecordedJob::Outcome::kFinished || r.preemptions > 0) continue;
     Result<Placement> p = ParsePlacement(r.placement);
     if (!p.ok()) continue;
@@ -81,7 +81,7 @@ inline ScenarioResult RunScenario(std::vector<JobSpec> jobs, const ClusterSpec& 
   ExpectJobInvariants(trace, *run->recorder);
   ExpectNoGpuOverCommitted(*run->recorder);
   out.summary = run->summary;
-  for (const RecordedJob& r : run->recorder->jobs()) out.jobs[r.id] = r;
+  for (const RecordedJob& r : run->recorder->Jobs()) out.jobs[r.id] = r;
   return out;
 }
 

@@ -4,6 +4,7 @@
 #ifndef SCHEDKIT_METRICS_H_
 #define SCHEDKIT_METRICS_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -14,16 +15,17 @@
 namespace schedkit {
 
 // What became of one job of the trace, as MetricsRecorder saw it: a row of jobs.csv
-// (docs/outputs.md).
+// (docs/outputs.md). A value: MetricsRecorder keeps its rows in a compact form and builds
+// these on request (MetricsRecorder::job, Jobs).
 struct RecordedJob {
   enum class Outcome { kFinished, kRejected, kUnfinished };
   JobId id = 0;
-  int gpus = 0;
   Time submit_s = 0;
   Time first_start_s = kNever;  // kNever if it never ran.
   Time end_s = kNever;          // kNever unless finished.
   double executed_s = 0;        // Wall seconds it ran, overheads included; finished jobs only.
   double solo_s = 0;            // Its solo runtime as the run models it (trace x runtime factor).
+  int gpus = 0;
   int preemptions = 0;          // Times it was stopped (moves included).
   std::string placement;        // Last placement it ran on (Placement::ToString).
   std::string vc;               // The job's virtual cluster; empty if none.
@@ -49,6 +51,18 @@ struct ClusterSample {
 // PercentileRule (how percentiles are read from n sorted values) is in schedkit/compat.h.
 double Percentile(std::vector<double> values, double p, PercentileRule rule);
 
+class MetricsRecorder;
+struct Summary;
+
+// With `measured`, the per-job statistics (jobs, rejected, unfinished, JCT, queueing
+// delay, slowdown, preemptions) are over the jobs whose ids are in it; makespan and
+// utilisation stay the whole run's.
+Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
+                  const SimulationStats& stats, PercentileRule rule, double wall_s,
+                  const std::optional<MeasuredJobs>& measured = std::nullopt);
+
+Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path);
+
 class MetricsRecorder final : public SimulationObserver {
  public:
   // `runtime_factor` is the run's (SimulatorOptions::runtime_factor): a job's solo
@@ -70,24 +84,95 @@ class MetricsRecorder final : public SimulationObserver {
                    int preemptions, const Placement& last_placement) override;
   void OnClusterState(Time now, int pending, int running, int busy_gpus) override;
 
-  // One record per trace job, in trace order.
-  const std::vector<RecordedJob>& jobs() const { return jobs_; }
-  // Indices into jobs() in completion order (for sums in the order Muri takes them).
+  // One record per trace job, in trace order: num_jobs() of them; job(i) builds the i-th
+  // (REQUIRES: i < num_jobs()), Jobs() all of them (a copy of the whole table: for tests
+  // and bindings, not per row).
+  size_t num_jobs() const { return rows_.size(); }
+  RecordedJob job(size_t i) const;
+  std::vector<RecordedJob> Jobs() const;
+  // Indices of job() in completion order (for sums in the order Muri takes them).
   const std::vector<int>& completion_order() const { return completion_order_; }
-  // One sample per decision step whose counts changed; at most one per time.
-  const std::vector<ClusterSample>& samples() const { return samples_; }
+  // One sample per decision step whose counts changed; at most one per time, in time
+  // order: num_samples() of them.
+  size_t num_samples() const { return samples_.size(); }
+  const ClusterSample& sample(size_t i) const { return samples_[i]; }
 
  private:
-  int Row(JobId id) const;
+  friend Summary Summarize(const MetricsRecorder&, const ClusterSpec&, const SimulationStats&,
+                           PercentileRule, double, const std::optional<MeasuredJobs>&);
+  friend Status WriteJobsCsv(const MetricsRecorder&, const std::string&);
 
-  std::vector<RecordedJob> jobs_;
+  // Appended values in chunks of 2^12 that never move: a run of millions of jobs grows
+  // without copying its table at each doubling (nor holding the old and the new copy at
+  // once: the peak memory of a long run).
+  template <class T>
+  class Chunked {
+   public:
+    size_t size() const { return size_; }
+    T& operator[](size_t i) { return chunks_[i >> kBits][i & kMask]; }
+    const T& operator[](size_t i) const { return chunks_[i >> kBits][i & kMask]; }
+    T& back() { return (*this)[size_ - 1]; }
+    void push_back(const T& v) {
+      if ((size_ & kMask) == 0) {
+        chunks_.emplace_back();
+        chunks_.back().reserve(kMask + 1);
+      }
+      chunks_.back().push_back(v);
+      ++size_;
+    }
+    void pop_back() {
+      chunks_.back().pop_back();
+      if (chunks_.back().empty()) chunks_.pop_back();
+      --size_;
+    }
+
+   private:
+    static constexpr int kBits = 12;
+    static constexpr size_t kMask = (size_t{1} << kBits) - 1;
+    std::vector<std::vector<T>> chunks_;
+    size_t size_ = 0;
+  };
+
+  // A row as kept: RecordedJob with its placement and VC texts interned (indices into
+  // placement_texts_ and vc_texts_, 0 = ""): 72 bytes instead of 128 and two strings.
+  struct Row {
+    JobId id = 0;
+    Time submit_s = 0;
+    Time first_start_s = kNever;
+    Time end_s = kNever;
+    double executed_s = 0;
+    double solo_s = 0;
+    int32_t gpus = 0;
+    int32_t preemptions = 0;
+    uint32_t placement = 0;
+    uint32_t vc = 0;
+    RecordedJob::Outcome outcome = RecordedJob::Outcome::kUnfinished;
+  };
+  // Placements by what their text shows (each share's node, GPUs and milli-GPU): equal
+  // keys, equal text, so a start formats a placement only the first time it is seen.
+  struct TextHash {
+    size_t operator()(const Placement& p) const;
+  };
+  struct SameText {
+    bool operator()(const Placement& a, const Placement& b) const;
+  };
+
+  int RowOf(JobId id) const;
+  uint32_t PlacementId(const Placement& placement);
+  uint32_t VcId(const std::string& vc);
+
+  Chunked<Row> rows_;
   double runtime_factor_ = 1;
   // JobId -> row: a flat vector while ids are small and dense (every trace and generator
   // the project reads), else the map. 4 bytes a job instead of a hash node.
   std::vector<int32_t> dense_rows_;
   std::unordered_map<JobId, int> sparse_rows_;
+  std::unordered_map<Placement, uint32_t, TextHash, SameText> placement_ids_;
+  std::vector<std::string> placement_texts_{""};
+  std::unordered_map<std::string, uint32_t> vc_ids_;
+  std::vector<std::string> vc_texts_{""};
   std::vector<int> completion_order_;
-  std::vector<ClusterSample> samples_;
+  Chunked<ClusterSample> samples_;
   double end_round_s_ = 0;
 };
 
@@ -107,14 +192,6 @@ struct Summary {
   int64_t decisions = 0;
 };
 
-// With `measured`, the per-job statistics (jobs, rejected, unfinished, JCT, queueing
-// delay, slowdown, preemptions) are over the jobs whose ids are in it; makespan and
-// utilisation stay the whole run's.
-Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
-                  const SimulationStats& stats, PercentileRule rule, double wall_s,
-                  const std::optional<MeasuredJobs>& measured = std::nullopt);
-
-Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path);
 Status WriteTimeSeriesCsv(const MetricsRecorder& recorder, const std::string& path);
 // `context` (policy, trace, cluster, seed...) is written under "run".
 Status WriteSummaryJson(const Summary& summary,

@@ -157,7 +157,7 @@ SimulationResult Simulate(const std::string& trace_path, const std::string& clus
   SimulationResult result;
   result.summary = py::dict(JsonToPython(SummaryStatisticsJson(r.summary)));
   for (const auto& [k, v] : block) result.run[py::str(k)] = v;
-  result.jobs = JobColumns(r.recorder->jobs());
+  result.jobs = JobColumns(r.recorder->Jobs());
   return result;
 }
 

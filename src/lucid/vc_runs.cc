@@ -110,7 +110,9 @@ void SummarizeVcRuns(const std::unordered_map<std::string, size_t>& index, Virtu
     queue[v].push_back(p.start_s - p.submit_s);
   }
   for (size_t v = 0; v < vcs; ++v) {
-    for (const RecordedJob& rec : out->per_vc[v].run.recorder->jobs()) {
+    const MetricsRecorder& recorder = *out->per_vc[v].run.recorder;
+    for (size_t i = 0; i < recorder.num_jobs(); ++i) {
+      const RecordedJob rec = recorder.job(i);
       if (rec.outcome != RecordedJob::Outcome::kFinished) continue;
       auto p = by_id.find(rec.id);
       const Time submit = p == by_id.end() ? rec.submit_s : p->second->submit_s;

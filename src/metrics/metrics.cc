@@ -1,6 +1,7 @@
 #include "schedkit/metrics.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,9 +14,10 @@
 
 namespace schedkit {
 
-double Percentile(std::vector<double> values, double p, PercentileRule rule) {
-  if (values.empty()) return 0;
-  const size_t n = values.size();
+namespace {
+
+// The index a full sort of n values would read the p-th percentile at, by `rule`.
+size_t PercentileIndex(size_t n, double p, PercentileRule rule) {
   size_t index;
   if (rule == PercentileRule::kMuriIndex) {
     index = static_cast<size_t>(p * static_cast<double>(n));
@@ -23,22 +25,62 @@ double Percentile(std::vector<double> values, double p, PercentileRule rule) {
     const double rank = std::ceil(p * static_cast<double>(n) - 1e-9);
     index = rank < 1 ? 0 : static_cast<size_t>(rank) - 1;
   }
-  // The value a full sort would put at `index`, in linear time (a summary of 1M jobs
+  return std::min(index, n - 1);
+}
+
+// Percentile() of each of `ps` (ascending) over `values`, which it reorders: each
+// nth_element works on what lies at or above the last one's index, where the next
+// percentile is (no copy of the values per percentile).
+template <size_t N>
+std::array<double, N> Percentiles(std::vector<double>* values, const std::array<double, N>& ps,
+                                  PercentileRule rule) {
+  std::array<double, N> out{};
+  if (values->empty()) return out;
+  auto from = values->begin();
+  for (size_t i = 0; i < N; ++i) {
+    const auto nth = values->begin() + static_cast<std::ptrdiff_t>(
+                                           PercentileIndex(values->size(), ps[i], rule));
+    std::nth_element(from, nth, values->end());
+    out[i] = *nth;
+    from = nth;
+  }
+  return out;
+}
+
+}  // namespace
+
+double Percentile(std::vector<double> values, double p, PercentileRule rule) {
+  // The value a full sort would put at the index, in linear time (a summary of 1M jobs
   // took five sorts of 1M doubles).
-  const auto nth = values.begin() + static_cast<std::ptrdiff_t>(std::min(index, n - 1));
-  std::nth_element(values.begin(), nth, values.end());
-  return *nth;
+  return Percentiles<1>(&values, {p}, rule)[0];
+}
+
+size_t MetricsRecorder::TextHash::operator()(const Placement& p) const {
+  uint64_t h = p.shares.size();
+  for (const NodeShare& s : p.shares) {
+    h = h * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(s.node);
+    h = h * 0x9E3779B97F4A7C15ULL + s.gpu_mask;
+    h = h * 0x9E3779B97F4A7C15ULL + static_cast<uint64_t>(s.gpu_milli);
+  }
+  return static_cast<size_t>(h ^ (h >> 29));
+}
+
+bool MetricsRecorder::SameText::operator()(const Placement& a, const Placement& b) const {
+  return std::equal(a.shares.begin(), a.shares.end(), b.shares.begin(), b.shares.end(),
+                    [](const NodeShare& x, const NodeShare& y) {
+                      return x.node == y.node && x.gpu_mask == y.gpu_mask &&
+                             x.gpu_milli == y.gpu_milli;
+                    });
 }
 
 MetricsRecorder::MetricsRecorder(const Trace* trace, double runtime_factor, double end_round_s)
     : runtime_factor_(runtime_factor), end_round_s_(end_round_s) {
   if (trace == nullptr) return;
-  jobs_.reserve(trace->jobs.size());
   for (const JobSpec& spec : trace->jobs) AddJob(spec);
 }
 
 void MetricsRecorder::AddJob(const JobSpec& spec) {
-  const int row = static_cast<int>(jobs_.size());
+  const int row = static_cast<int>(rows_.size());
   // Flat while every id is below 4x the rows + 64 (no id is negative).
   if (sparse_rows_.empty() && spec.id >= 0 && spec.id < 4 * static_cast<JobId>(row + 1) + 64) {
     if (spec.id >= static_cast<JobId>(dense_rows_.size())) {
@@ -54,16 +96,55 @@ void MetricsRecorder::AddJob(const JobSpec& spec) {
     }
     sparse_rows_.emplace(spec.id, row);
   }
-  RecordedJob r;
+  Row r;
   r.id = spec.id;
   r.gpus = spec.gpus;
-  r.vc = spec.vc;
+  r.vc = VcId(spec.vc);
   r.submit_s = spec.submit_s;
   r.solo_s = spec.SoloRuntime() * runtime_factor_;
-  jobs_.push_back(std::move(r));
+  rows_.push_back(r);
 }
 
-int MetricsRecorder::Row(JobId id) const {
+uint32_t MetricsRecorder::VcId(const std::string& vc) {
+  if (vc.empty()) return 0;
+  auto [it, added] = vc_ids_.try_emplace(vc, static_cast<uint32_t>(vc_texts_.size()));
+  if (added) vc_texts_.push_back(vc);
+  return it->second;
+}
+
+uint32_t MetricsRecorder::PlacementId(const Placement& placement) {
+  if (placement.empty()) return 0;
+  auto [it, added] =
+      placement_ids_.try_emplace(placement, static_cast<uint32_t>(placement_texts_.size()));
+  if (added) placement_texts_.push_back(placement.ToString());
+  return it->second;
+}
+
+RecordedJob MetricsRecorder::job(size_t i) const {
+  const Row& r = rows_[i];
+  RecordedJob out;
+  out.id = r.id;
+  out.submit_s = r.submit_s;
+  out.first_start_s = r.first_start_s;
+  out.end_s = r.end_s;
+  out.executed_s = r.executed_s;
+  out.solo_s = r.solo_s;
+  out.gpus = r.gpus;
+  out.preemptions = r.preemptions;
+  out.placement = placement_texts_[r.placement];
+  out.vc = vc_texts_[r.vc];
+  out.outcome = r.outcome;
+  return out;
+}
+
+std::vector<RecordedJob> MetricsRecorder::Jobs() const {
+  std::vector<RecordedJob> out;
+  out.reserve(rows_.size());
+  for (size_t i = 0; i < rows_.size(); ++i) out.push_back(job(i));
+  return out;
+}
+
+int MetricsRecorder::RowOf(JobId id) const {
   if (sparse_rows_.empty()) {
     if (id >= 0 && id < static_cast<JobId>(dense_rows_.size()) && dense_rows_[id] >= 0) {
       return dense_rows_[id];
@@ -76,24 +157,24 @@ int MetricsRecorder::Row(JobId id) const {
 }
 
 void MetricsRecorder::OnJobStart(const JobSpec& job, Time now, const Placement& placement) {
-  RecordedJob& r = jobs_[Row(job.id)];
+  Row& r = rows_[RowOf(job.id)];
   if (r.first_start_s == kNever) r.first_start_s = now;
-  r.placement = placement.ToString();
+  r.placement = PlacementId(placement);
 }
 
 void MetricsRecorder::OnJobPreempt(const JobSpec& job, Time now) {
-  ++jobs_[Row(job.id)].preemptions;
+  ++rows_[RowOf(job.id)].preemptions;
 }
 
 void MetricsRecorder::OnJobReject(const JobSpec& job, Time now) {
-  jobs_[Row(job.id)].outcome = RecordedJob::Outcome::kRejected;
+  rows_[RowOf(job.id)].outcome = RecordedJob::Outcome::kRejected;
 }
 
 void MetricsRecorder::OnJobFinish(const JobSpec& job, Time now, Time first_start,
                                   double executed_s, int preemptions,
                                   const Placement& last_placement) {
-  const int i = Row(job.id);
-  RecordedJob& r = jobs_[i];
+  const int i = RowOf(job.id);
+  Row& r = rows_[i];
   r.end_s = end_round_s_ > 0 ? std::ceil(now / end_round_s_) * end_round_s_ : now;
   r.first_start_s = first_start;
   r.executed_s = executed_s;
@@ -103,34 +184,43 @@ void MetricsRecorder::OnJobFinish(const JobSpec& job, Time now, Time first_start
 }
 
 void MetricsRecorder::OnClusterState(Time now, int pending, int running, int busy_gpus) {
-  if (!samples_.empty() && samples_.back().time_s == now) samples_.pop_back();
+  if (samples_.size() > 0 && samples_.back().time_s == now) samples_.pop_back();
   samples_.push_back(ClusterSample{now, pending, running, busy_gpus});
 }
 
 Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
                   const SimulationStats& stats, PercentileRule rule, double wall_s,
                   const std::optional<MeasuredJobs>& measured) {
-  auto counted = [&](const RecordedJob& r) {
+  using Row = MetricsRecorder::Row;
+  const auto& rows = recorder.rows_;
+  auto counted = [&](const Row& r) {
     return !measured || (r.id >= measured->first && r.id <= measured->last);
   };
+  auto jct = [](const Row& r) { return r.end_s - r.submit_s; };
   Summary s;
   std::vector<double> jcts, queues, slowdowns;
+  jcts.reserve(recorder.completion_order().size());
+  queues.reserve(recorder.completion_order().size());
+  slowdowns.reserve(recorder.completion_order().size());
   double jct_sum = 0, queue_sum = 0, slowdown_sum = 0, last_end = 0;
-  double first_submit = recorder.jobs().empty() ? 0 : recorder.jobs().front().submit_s;
+  double first_submit = rows.size() == 0 ? 0 : rows[0].submit_s;
   for (int i : recorder.completion_order()) {
-    const RecordedJob& r = recorder.jobs()[i];
+    const Row& r = rows[i];
     last_end = std::max(last_end, r.end_s);
     if (!counted(r)) continue;
-    jct_sum += r.jct_s();
-    queue_sum += r.queue_s();
-    jcts.push_back(r.jct_s());
-    queues.push_back(r.queue_s());
-    if (r.solo_s > 0) {
-      slowdown_sum += r.slowdown();
-      slowdowns.push_back(r.slowdown());
+    const double queue = r.first_start_s - r.submit_s;
+    jct_sum += jct(r);
+    queue_sum += queue;
+    jcts.push_back(jct(r));
+    queues.push_back(queue);
+    if (r.solo_s > 0) {  // RecordedJob::slowdown().
+      const double slowdown = jct(r) / r.solo_s;
+      slowdown_sum += slowdown;
+      slowdowns.push_back(slowdown);
     }
   }
-  for (const RecordedJob& r : recorder.jobs()) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
     first_submit = std::min(first_submit, r.submit_s);
     if (!counted(r)) continue;
     s.preemptions += r.preemptions;
@@ -141,21 +231,21 @@ Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
   if (s.jobs > 0) {
     s.avg_jct_s = jct_sum / s.jobs;
     s.avg_queue_s = queue_sum / s.jobs;
-    s.p50_jct_s = Percentile(jcts, 0.50, rule);
-    s.p95_jct_s = Percentile(jcts, 0.95, rule);
-    s.p99_jct_s = Percentile(jcts, 0.99, rule);
-    s.p999_queue_s = Percentile(queues, 0.999, rule);
+    const std::array<double, 3> p = Percentiles<3>(&jcts, {0.50, 0.95, 0.99}, rule);
+    s.p50_jct_s = p[0];
+    s.p95_jct_s = p[1];
+    s.p99_jct_s = p[2];
+    s.p999_queue_s = Percentiles<1>(&queues, {0.999}, rule)[0];
     s.makespan_s = last_end - first_submit;
   }
   if (!slowdowns.empty()) {
     s.avg_slowdown = slowdown_sum / static_cast<double>(slowdowns.size());
-    s.p99_slowdown = Percentile(std::move(slowdowns), 0.99, rule);
+    s.p99_slowdown = Percentiles<1>(&slowdowns, {0.99}, rule)[0];
   }
   // Busy GPU-seconds from the piecewise-constant time series.
   double busy = 0;
-  const auto& samples = recorder.samples();
-  for (size_t i = 0; i + 1 < samples.size(); ++i) {
-    busy += samples[i].busy_gpus * (samples[i + 1].time_s - samples[i].time_s);
+  for (size_t i = 0; i + 1 < recorder.num_samples(); ++i) {
+    busy += recorder.sample(i).busy_gpus * (recorder.sample(i + 1).time_s - recorder.sample(i).time_s);
   }
   const double capacity = static_cast<double>(cluster.TotalGpus()) * s.makespan_s;
   s.gpu_utilization = capacity > 0 ? busy / capacity : 0;
@@ -190,13 +280,15 @@ Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path) {
   if (!out) return Status::IoError(path + ": cannot open for writing");
   out << "job_id,gpus,submit_s,first_start_s,end_s,jct_s,queue_s,executed_s,preemptions,"
          "outcome,placement,vc\n";
-  for (const RecordedJob& r : recorder.jobs()) {
+  for (size_t i = 0; i < recorder.rows_.size(); ++i) {
+    const MetricsRecorder::Row& r = recorder.rows_[i];
     const bool done = r.outcome == RecordedJob::Outcome::kFinished;
     out << r.id << ',' << r.gpus << ',' << Num(r.submit_s) << ',' << Num(r.first_start_s) << ','
-        << Num(r.end_s) << ',' << (done ? Num(r.jct_s()) : "") << ','
-        << (r.first_start_s == kNever ? "" : Num(r.queue_s())) << ',' << Num(r.executed_s) << ','
-        << r.preemptions << ',' << OutcomeName(r.outcome) << ',' << workload::CsvField(r.placement)
-        << ',' << workload::CsvField(r.vc) << '\n';
+        << Num(r.end_s) << ',' << (done ? Num(r.end_s - r.submit_s) : "") << ','
+        << (r.first_start_s == kNever ? "" : Num(r.first_start_s - r.submit_s)) << ','
+        << Num(r.executed_s) << ',' << r.preemptions << ',' << OutcomeName(r.outcome) << ','
+        << workload::CsvField(recorder.placement_texts_[r.placement]) << ','
+        << workload::CsvField(recorder.vc_texts_[r.vc]) << '\n';
   }
   return out ? Status::Ok() : Status::IoError(path + ": write failed");
 }
@@ -205,7 +297,8 @@ Status WriteTimeSeriesCsv(const MetricsRecorder& recorder, const std::string& pa
   std::ofstream out(path);
   if (!out) return Status::IoError(path + ": cannot open for writing");
   out << "time_s,pending,running,busy_gpus\n";
-  for (const ClusterSample& s : recorder.samples()) {
+  for (size_t i = 0; i < recorder.num_samples(); ++i) {
+    const ClusterSample& s = recorder.sample(i);
     out << Num(s.time_s) << ',' << s.pending << ',' << s.running << ',' << s.busy_gpus << '\n';
   }
   return out ? Status::Ok() : Status::IoError(path + ": write failed");

@@ -128,9 +128,9 @@ TEST(BloxProfile, EngineRoundsDelayDecisionsNotCompletions) {
   Simulator sim(&trace, &kTwoByTwo, options);
   sim.AddObserver(&recorder);
   ASSERT_TRUE(sim.Run(policy->get()).ok());
-  EXPECT_DOUBLE_EQ(recorder.jobs()[0].end_s, 100);  // Exact: the recorder does not round.
-  EXPECT_DOUBLE_EQ(recorder.jobs()[1].first_start_s, 300);
-  EXPECT_DOUBLE_EQ(recorder.jobs()[1].end_s, 400);
+  EXPECT_DOUBLE_EQ(recorder.job(0).end_s, 100);  // Exact: the recorder does not round.
+  EXPECT_DOUBLE_EQ(recorder.job(1).first_start_s, 300);
+  EXPECT_DOUBLE_EQ(recorder.job(1).end_s, 400);
   EXPECT_EQ(sim.stats().end_time, 600);  // The decision that hears of job 1's end.
   EXPECT_EQ(sim.stats().decisions, 3);   // At 0, 300 and 600.
 

@@ -126,8 +126,8 @@ TEST(CompatProfile, RuntimeFactorOverrideReachesTheEngine) {
   Result<RunOutput> run = RunSimulation(trace, kTwoGpus, req, options);
   ASSERT_TRUE(run.ok()) << run.status().message();
   // Work 100: A is booked 45 at t=50 and ends at 105; B is booked 55 - 5 then and ends at 155.
-  EXPECT_DOUBLE_EQ(run->recorder->jobs()[0].jct_s(), 105);
-  EXPECT_DOUBLE_EQ(run->recorder->jobs()[1].jct_s(), 105);
+  EXPECT_DOUBLE_EQ(run->recorder->job(0).jct_s(), 105);
+  EXPECT_DOUBLE_EQ(run->recorder->job(1).jct_s(), 105);
 }
 
 }  // namespace

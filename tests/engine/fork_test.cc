@@ -391,7 +391,7 @@ TEST(SimulateFrom, WithTheTracesLaterJobsAsArrivalsItIsTheStraightRun) {
     }
     // Each predicted finish against the straight run's, as text to the last bit.
     std::map<JobId, Time> straight_end;
-    for (const RecordedJob& r : straight_rec.jobs()) straight_end[r.id] = r.end_s;
+    for (const RecordedJob& r : straight_rec.Jobs()) straight_end[r.id] = r.end_s;
     std::string predicted, expected;
     for (const PredictedFinish& f : *ahead) {
       predicted += FinishLine(f.job, f.finish_s);
@@ -409,7 +409,7 @@ TEST(SimulateFrom, WithTheTracesLaterJobsAsArrivalsItIsTheStraightRun) {
     alone.AddObserver(&alone_rec);
     Result<std::unique_ptr<Policy>> alone_policy = MakePolicy(Request(name));
     ASSERT_TRUE(alone.Run(alone_policy->get()).ok());
-    EXPECT_EQ(rec.jobs().size(), prefix.jobs.size());
+    EXPECT_EQ(rec.num_jobs(), prefix.jobs.size());
     EXPECT_EQ(Outputs(rec, sim.stats(), "parent"), Outputs(alone_rec, alone.stats(), "alone"));
   }
 }

@@ -132,7 +132,7 @@ TEST(Simulator, StepInterfaceDrivesAPolicyLikeRun) {
     ASSERT_TRUE(sim.Apply(d).ok());
   }
   EXPECT_EQ(decision_times, (std::vector<Time>{0, 10, 30, 120}));
-  EXPECT_DOUBLE_EQ(rec.jobs()[0].end_s, 120);
+  EXPECT_DOUBLE_EQ(rec.job(0).end_s, 120);
 }
 
 TEST(Simulator, ViewReportsLiveProgressOfRunningJobs) {

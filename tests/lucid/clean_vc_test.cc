@@ -10,15 +10,15 @@
 namespace schedkit::lucid {
 namespace {
 
-const RecordedJob& Rec(const VirtualClusterRun& r, const std::string& vc, JobId id) {
+RecordedJob Rec(const VirtualClusterRun& r, const std::string& vc, JobId id) {
   for (const VcRun& v : r.per_vc) {
     if (v.vc != vc) continue;
-    for (const RecordedJob& j : v.run.recorder->jobs()) {
+    for (const RecordedJob& j : v.run.recorder->Jobs()) {
       if (j.id == id) return j;
     }
   }
   ADD_FAILURE() << "no job " << id << " in " << vc;
-  return r.per_vc.front().run.recorder->jobs().front();
+  return r.per_vc.front().run.recorder->job(0);
 }
 
 Trace MakeTrace(std::vector<JobSpec> jobs) {
@@ -67,7 +67,7 @@ TEST(QssfPolicyTest, OrdersByEstimateTimesGpus) {
   qssf.options["estimates"] = path;
   auto run = RunSimulation(trace, ClusterSpec::Uniform(1, 1, 8, 96, 512), qssf, SimulatorOptions());
   ASSERT_TRUE(run.ok()) << run.status().message();
-  const auto& jobs = run->recorder->jobs();
+  const std::vector<RecordedJob> jobs = run->recorder->Jobs();
   EXPECT_EQ(jobs[2].first_start_s, 100);
   EXPECT_EQ(jobs[1].first_start_s, 110);
 
@@ -76,8 +76,8 @@ TEST(QssfPolicyTest, OrdersByEstimateTimesGpus) {
   qssf.options["estimates"] = "";
   run = RunSimulation(trace, ClusterSpec::Uniform(1, 1, 8, 96, 512), qssf, SimulatorOptions());
   ASSERT_TRUE(run.ok()) << run.status().message();
-  EXPECT_EQ(run->recorder->jobs()[2].first_start_s, 100);
-  EXPECT_EQ(run->recorder->jobs()[1].first_start_s, 110);
+  EXPECT_EQ(run->recorder->job(2).first_start_s, 100);
+  EXPECT_EQ(run->recorder->job(1).first_start_s, 110);
 
   qssf.options["estimates"] = path + ".missing";
   auto missing = RunSimulation(trace, ClusterSpec::Uniform(1, 1, 8, 96, 512), qssf, SimulatorOptions());

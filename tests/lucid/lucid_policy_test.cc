@@ -52,7 +52,7 @@ TEST(LucidPolicyTest, SharesGpusAtMeasuredSpeedsAndTheSurvivorReturnsToFullSpeed
   auto run =
       RunSimulation(TwoJobs(), ClusterSpec::Uniform(1, 1, 8, 96, 512), LucidRequest(""), options);
   ASSERT_TRUE(run.ok()) << run.status().message();
-  const auto& jobs = run->recorder->jobs();
+  const std::vector<RecordedJob> jobs = run->recorder->Jobs();
   EXPECT_EQ(jobs[1].first_start_s, 10);
   EXPECT_DOUBLE_EQ(jobs[1].end_s, 1010);
   EXPECT_DOUBLE_EQ(jobs[0].end_s, 1200);
@@ -70,7 +70,7 @@ TEST(LucidPolicyTest, LowForecastTurnsPackingOffAndKeepsStrictOrder) {
   auto run = RunSimulation(TwoJobs(), ClusterSpec::Uniform(1, 1, 8, 96, 512),
                            LucidRequest(Write("lp_forecast.csv", rows)), options);
   ASSERT_TRUE(run.ok()) << run.status().message();
-  const auto& jobs = run->recorder->jobs();
+  const std::vector<RecordedJob> jobs = run->recorder->Jobs();
   EXPECT_EQ(jobs[1].first_start_s, 1000);
   EXPECT_DOUBLE_EQ(jobs[1].end_s, 1500);
   EXPECT_DOUBLE_EQ(jobs[0].end_s, 1000);

@@ -72,7 +72,7 @@ TEST(NativeLucidColumnsTest, ReadsWritesAndRunsLucidWithCoLocation) {
   options.overheads = RestartOverheads(0);
   Result<VirtualClusterRun> r = RunVirtualClusters(*t, {{"v", 1}}, lucid, options, 1);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  const auto& jobs = r->per_vc[0].run.recorder->jobs();
+  const std::vector<RecordedJob> jobs = r->per_vc[0].run.recorder->Jobs();
   EXPECT_DOUBLE_EQ(jobs[1].end_s, 1010);
   EXPECT_DOUBLE_EQ(jobs[0].end_s, 1200);
 }

@@ -31,7 +31,7 @@ DynamicRun RunDynamic(const Trace& trace, const ClusterSpec& cluster,
   DynamicRun out;
   if (!run.ok()) return out;
   ExpectJobInvariants(trace, *run->recorder);
-  for (const RecordedJob& r : run->recorder->jobs()) out.jobs[r.id] = r;
+  for (const RecordedJob& r : run->recorder->Jobs()) out.jobs[r.id] = r;
   const std::string dir = ::testing::TempDir() + "/dynamic_" + tag;
   std::filesystem::create_directories(dir);
   EXPECT_TRUE(WriteJobsCsv(*run->recorder, dir + "/jobs.csv").ok());

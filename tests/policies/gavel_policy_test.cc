@@ -145,7 +145,7 @@ Result<RunOutput> RunWithTable(std::vector<JobSpec> jobs, const ClusterSpec& clu
 }
 
 double Jct(const RunOutput& run, JobId id) {
-  for (const RecordedJob& r : run.recorder->jobs()) {
+  for (const RecordedJob& r : run.recorder->Jobs()) {
     if (r.id == id) return r.jct_s();
   }
   ADD_FAILURE() << "no job " << id;

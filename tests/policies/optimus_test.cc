@@ -33,7 +33,7 @@ OptimusRun RunOptimus(std::vector<JobSpec> jobs, std::map<std::string, std::stri
   OptimusRun out;
   if (!run.ok()) return out;
   out.summary = run->summary;
-  for (const RecordedJob& r : run->recorder->jobs()) out.jobs[r.id] = r;
+  for (const RecordedJob& r : run->recorder->Jobs()) out.jobs[r.id] = r;
   return out;
 }
 
