@@ -476,12 +476,19 @@ void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
 void ModularPolicy::UntrackRunning(JobId id) {
   const ReadKey* read = running_key_.Find(id);
   if (read == nullptr) return;
+  // Erased through find: one descent, where erase by key takes equal_range's two. The
+  // entry is there: the index and running_key_ change together.
+  auto erase = [&](std::set<QueueEntry>* set) {
+    auto at = set->find(read->entry);
+    assert(at != set->end());
+    set->erase(at);
+  };
   if (running_index_ == RunningIndex::kLinear) {
     auto rate_class = running_by_rate_.find(read->rate);
-    rate_class->second.erase(read->entry);
+    erase(&rate_class->second);
     if (rate_class->second.empty()) running_by_rate_.erase(rate_class);
   } else {
-    running_by_key_.erase(read->entry);
+    erase(&running_by_key_);
   }
   running_gpus_ -= read->gpus;
   running_key_.Erase(id);
