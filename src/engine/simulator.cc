@@ -353,6 +353,7 @@ class Simulator::Impl final : public ClusterView {
       wake_at_ = kNever;
       ++stats_.events;
     }
+    PrefetchNextEvent();
     return true;
   }
 
@@ -370,7 +371,6 @@ class Simulator::Impl final : public ClusterView {
     wake_at_ = d.wake_at;
     if (progress_->BooksEveryJobAtEveryEvent()) RepredictAllRunning();
     NotifyClusterState();
-    PrefetchNextEvent();
     return schedkit::Status::Ok();
   }
 
@@ -453,7 +453,8 @@ class Simulator::Impl final : public ClusterView {
 
   // The earliest pending event's job, whose state the next decision point reads first (a
   // cache miss on a job last touched when it started): its lines are fetched while the
-  // policy decides. A hint only: nothing is read.
+  // policy decides (called as the decision point is handed to the policy; a start the
+  // decision makes may come first, and the hint is then wasted). Nothing is read.
   void PrefetchNextEvent() const {
     if (events_.empty() || jobs_.retired(events_.top().job)) return;
     const char* run = reinterpret_cast<const char*>(&jobs_[events_.top().job]);
