@@ -153,9 +153,9 @@ class MetricsRecorder final : public SimulationObserver {
     uint32_t vc = 0;
     RecordedJob::Outcome outcome = RecordedJob::Outcome::kUnfinished;
   };
-  // Placements of several shares or a fractional one, by what their text shows (each
-  // share's node, GPUs and milli-GPU): equal keys, equal text, so a start formats such a
-  // placement only the first time it is seen.
+  // One-node fractional placements, by what their text shows (node, GPU, milli-GPU): equal
+  // keys, equal text, so a start formats such a placement only the first time it is seen.
+  // (A multi-node start formats its own text: those seldom repeat, PlacementId.)
   struct TextHash {
     size_t operator()(const Placement& p) const;
   };
