@@ -102,7 +102,7 @@ class MetricsRecorder final : public SimulationObserver {
                            PercentileRule, double, const std::optional<MeasuredJobs>&);
   friend Status WriteJobsCsv(const MetricsRecorder&, const std::string&);
 
-  // Appended values in chunks of 2^12 that never move: a run of millions of jobs grows
+  // Appended values in chunks of 2^11 that never move: a run of millions of jobs grows
   // without copying its table at each doubling (nor holding the old and the new copy at
   // once: the peak memory of a long run).
   template <class T>
@@ -127,14 +127,17 @@ class MetricsRecorder final : public SimulationObserver {
     }
 
    private:
-    static constexpr int kBits = 12;
+    static constexpr int kBits = 11;
     static constexpr size_t kMask = (size_t{1} << kBits) - 1;
     std::vector<std::vector<T>> chunks_;
     size_t size_ = 0;
   };
 
-  // A row as kept: RecordedJob with its placement and VC texts interned (indices into
-  // placement_texts_ and vc_texts_, 0 = ""): 72 bytes instead of 128 and two strings.
+  // A row as kept: RecordedJob without its strings, 80 bytes instead of 128 and two
+  // strings. The last placement is `node`'s whole GPUs `gpu_mask` when node >= 0 (nearly
+  // every start: neither a lookup nor a text until jobs.csv is written), else
+  // placement_texts_[placement] (several nodes, a fractional share; 0 = "": never started).
+  // The VC is vc_texts_[vc] (0 = "").
   struct Row {
     JobId id = 0;
     Time submit_s = 0;
@@ -144,12 +147,15 @@ class MetricsRecorder final : public SimulationObserver {
     double solo_s = 0;
     int32_t gpus = 0;
     int32_t preemptions = 0;
+    uint64_t gpu_mask = 0;
+    int32_t node = -1;
     uint32_t placement = 0;
     uint32_t vc = 0;
     RecordedJob::Outcome outcome = RecordedJob::Outcome::kUnfinished;
   };
-  // Placements by what their text shows (each share's node, GPUs and milli-GPU): equal
-  // keys, equal text, so a start formats a placement only the first time it is seen.
+  // One-node fractional placements, by what their text shows (node, GPU, milli-GPU): equal
+  // keys, equal text, so a start formats such a placement only the first time it is seen.
+  // (A multi-node start formats its own text: those seldom repeat, PlacementId.)
   struct TextHash {
     size_t operator()(const Placement& p) const;
   };
@@ -159,6 +165,7 @@ class MetricsRecorder final : public SimulationObserver {
 
   int RowOf(JobId id) const;
   uint32_t PlacementId(const Placement& placement);
+  std::string PlacementText(const Row& row) const;
   uint32_t VcId(const std::string& vc);
 
   Chunked<Row> rows_;

@@ -114,10 +114,26 @@ uint32_t MetricsRecorder::VcId(const std::string& vc) {
 
 uint32_t MetricsRecorder::PlacementId(const Placement& placement) {
   if (placement.empty()) return 0;
+  if (placement.shares.size() > 1) {
+    // A job over several nodes seldom starts on the same GPUs twice (Tiresias' 1M runs:
+    // nearly every such start is new): a lookup would cost more than it saves, and the
+    // table would hold them all. Such a start keeps its own text.
+    placement_texts_.push_back(placement.ToString());
+    return static_cast<uint32_t>(placement_texts_.size() - 1);
+  }
   auto [it, added] =
       placement_ids_.try_emplace(placement, static_cast<uint32_t>(placement_texts_.size()));
   if (added) placement_texts_.push_back(placement.ToString());
   return it->second;
+}
+
+std::string MetricsRecorder::PlacementText(const Row& row) const {
+  if (row.node < 0) return placement_texts_[row.placement];
+  Placement p;
+  p.shares.emplace_back();
+  p.shares[0].node = row.node;
+  p.shares[0].gpu_mask = row.gpu_mask;
+  return p.ToString();
 }
 
 RecordedJob MetricsRecorder::job(size_t i) const {
@@ -131,7 +147,7 @@ RecordedJob MetricsRecorder::job(size_t i) const {
   out.solo_s = r.solo_s;
   out.gpus = r.gpus;
   out.preemptions = r.preemptions;
-  out.placement = placement_texts_[r.placement];
+  out.placement = PlacementText(r);
   out.vc = vc_texts_[r.vc];
   out.outcome = r.outcome;
   return out;
@@ -159,7 +175,13 @@ int MetricsRecorder::RowOf(JobId id) const {
 void MetricsRecorder::OnJobStart(const JobSpec& job, Time now, const Placement& placement) {
   Row& r = rows_[RowOf(job.id)];
   if (r.first_start_s == kNever) r.first_start_s = now;
-  r.placement = PlacementId(placement);
+  if (placement.shares.size() == 1 && !placement.shares[0].fractional()) {
+    r.node = placement.shares[0].node;
+    r.gpu_mask = placement.shares[0].gpu_mask;
+  } else {
+    r.node = -1;
+    r.placement = PlacementId(placement);
+  }
 }
 
 void MetricsRecorder::OnJobPreempt(const JobSpec& job, Time now) {
@@ -287,7 +309,7 @@ Status WriteJobsCsv(const MetricsRecorder& recorder, const std::string& path) {
         << Num(r.end_s) << ',' << (done ? Num(r.end_s - r.submit_s) : "") << ','
         << (r.first_start_s == kNever ? "" : Num(r.first_start_s - r.submit_s)) << ','
         << Num(r.executed_s) << ',' << r.preemptions << ',' << OutcomeName(r.outcome) << ','
-        << workload::CsvField(recorder.placement_texts_[r.placement]) << ','
+        << workload::CsvField(recorder.PlacementText(r)) << ','
         << workload::CsvField(recorder.vc_texts_[r.vc]) << '\n';
   }
   return out ? Status::Ok() : Status::IoError(path + ": write failed");

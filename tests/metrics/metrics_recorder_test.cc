@@ -1,5 +1,5 @@
 // MetricsRecorder's compact rows: what job(i) and Jobs() build back (interned placement
-// and VC texts, rows and samples past a chunk of 4,096), and Summarize's percentiles
+// and VC texts, rows and samples over several chunks), and Summarize's percentiles
 // read from one reordered copy against Percentile() on each.
 #include <gtest/gtest.h>
 
@@ -25,7 +25,7 @@ Placement OnNode(int node, uint64_t mask, int cpus = 0, int milli = kMilliPerGpu
   return p;
 }
 
-// 9,000 jobs (three chunks of rows): each row as the signals left it, placement text and
+// 9,000 jobs (five chunks of 2,048 rows): each row as the signals left it, placement text and
 // VC included, whether the placement was seen before or not.
 TEST(MetricsRecorder, RowsBuildBackWhatTheSignalsSaid) {
   MetricsRecorder recorder(nullptr, 2.0);
