@@ -2,6 +2,8 @@
 #ifndef SCHEDKIT_TESTS_TEST_FILES_H_
 #define SCHEDKIT_TESTS_TEST_FILES_H_
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -22,6 +24,20 @@ inline std::string WriteTempFile(const std::string& name, const std::string& tex
   const std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream(path) << text;
   return path;
+}
+
+// A path in the temporary folder that belongs to the running test alone: ctest runs each
+// test in its own process, in parallel, so a fixed name shared by the tests of a file
+// lets one test overwrite another's file between its writing and its reading.
+inline std::string TestTempPath(const std::string& name) {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  std::string prefix = test == nullptr
+                           ? std::string("no_test")
+                           : std::string(test->test_suite_name()) + "." + test->name();
+  for (char& c : prefix) {
+    if (c == '/') c = '_';  // Parameterised tests' names.
+  }
+  return ::testing::TempDir() + "/" + prefix + "_" + name;
 }
 
 inline std::vector<std::string> Lines(const std::string& text) {

@@ -19,8 +19,8 @@ namespace {
 // What a run leaves: jobs.csv, timeseries.csv and the engine's stats, as text.
 std::string Outputs(const MetricsRecorder& recorder, const SimulationStats& stats,
                     const std::string& name) {
-  const std::string jobs = ::testing::TempDir() + "/fork_" + name + "_jobs.csv";
-  const std::string series = ::testing::TempDir() + "/fork_" + name + "_series.csv";
+  const std::string jobs = TestTempPath(name + "_jobs.csv");
+  const std::string series = TestTempPath(name + "_series.csv");
   EXPECT_TRUE(WriteJobsCsv(recorder, jobs).ok());
   EXPECT_TRUE(WriteTimeSeriesCsv(recorder, series).ok());
   char end[64];

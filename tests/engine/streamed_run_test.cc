@@ -19,8 +19,8 @@ namespace {
 
 // jobs.csv, timeseries.csv and the run's counts, as text.
 std::string Outputs(const RunOutput& run, const std::string& name) {
-  const std::string jobs = ::testing::TempDir() + "/streamed_" + name + "_jobs.csv";
-  const std::string series = ::testing::TempDir() + "/streamed_" + name + "_series.csv";
+  const std::string jobs = TestTempPath(name + "_jobs.csv");
+  const std::string series = TestTempPath(name + "_series.csv");
   EXPECT_TRUE(WriteJobsCsv(*run.recorder, jobs).ok());
   EXPECT_TRUE(WriteTimeSeriesCsv(*run.recorder, series).ok());
   char summary[256];
