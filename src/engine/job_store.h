@@ -44,12 +44,6 @@ class JobStore {
     run.spec = spec;
     return static_cast<int32_t>(size_++);
   }
-  // A job whose spec the store keeps until the job's chunk is freed.
-  int32_t Add(JobSpec spec) {
-    *NextSpec() = std::move(spec);
-    return AddNextSpec();
-  }
-
   // The spec of the next job, to be filled in place (a streamed run reads each job into
   // it: no JobSpec moved per job), then added by AddNextSpec or dropped by DropNextSpec.
   JobSpec* NextSpec() {
