@@ -61,6 +61,8 @@ void Rekey(std::set<QueuedJob>* set, std::set<QueuedJob>::iterator at, const Que
 
 ModularPolicy::ModularPolicy(ModularPolicyConfig config)
     : config_(std::move(config)),
+      arrivals_may_skip_queue_(!config_.replace_all && !config_.tail_preemption &&
+                               config_.preemption == PreemptionMode::kPriority),
       running_index_(config_.replace_all || config_.tail_preemption ||
                              config_.preemption != PreemptionMode::kPriority
                          ? RunningIndex::kNone
@@ -234,22 +236,41 @@ void ModularPolicy::AdoptRunning(const ClusterView& view) {
 }
 
 bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
-  if (queue_.empty()) return true;
+  if (queue_.empty() && arrivals_.empty()) return true;
+  std::vector<StartDecision> starts;
+  if (!PlaceAllInOrder(view, &starts)) {
+    FlushArrivals();
+    return false;
+  }
+  arrivals_.clear();
+  out->start = std::move(starts);
+  return true;
+}
+
+bool ModularPolicy::PlaceAllInOrder(const ClusterView& view, std::vector<StartDecision>* starts) {
   // Each whole-GPU job takes at least its GPU count of free GPUs: on a busy cluster this
   // ends most calls before any placement.
-  if (queued_whole_gpus_ > view.Resources().total_free_gpus()) return false;
+  int64_t whole_gpus = queued_whole_gpus_;
+  for (const Arrival& a : arrivals_) {
+    if (a.spec->gpu_milli >= kMilliPerGpu) whole_gpus += a.spec->gpus;
+  }
+  if (whole_gpus > view.Resources().total_free_gpus()) return false;
+  std::sort(arrivals_.begin(), arrivals_.end(),
+            [](const Arrival& a, const Arrival& b) { return a.entry < b.entry; });
   // The walk's remembered misfits change nothing here: the first misfit ends the call.
   PlacementWalk walk(*config_.placement, &view.Resources(), ScratchState(view));
-  std::vector<StartDecision> starts;
-  for (const QueueEntry& e : queue_) {
-    const JobSpec& spec = view.Spec(e.id);
+  auto q = queue_.begin();
+  auto a = arrivals_.begin();
+  while (q != queue_.end() || a != arrivals_.end()) {
+    const bool take_arrival = q == queue_.end() || (a != arrivals_.end() && a->entry < *q);
+    const JobId id = take_arrival ? (a++)->entry.id : (q++)->id;
+    const JobSpec& spec = view.Spec(id);
     if (!walk.MayFit(spec.gpus, spec.gpu_milli)) return false;
     Placement p = walk.Place(spec);
     if (p.empty()) return false;
     walk.Allocate(p);
-    starts.push_back(StartDecision{e.id, std::move(p)});
+    starts->push_back(StartDecision{id, std::move(p)});
   }
-  out->start = std::move(starts);
   return true;
 }
 
@@ -268,8 +289,16 @@ void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& eve
   for (JobId id : admitted) {
     const JobStatus s = view.Status(id);
     admitted_gpu_demand_ += s.spec->gpus;
-    Enqueue(s, view.Now());
+    if (arrivals_may_skip_queue_) {
+      arrivals_.push_back(Arrival{PendingEntry(s, view.Now()), s.spec});
+    } else {
+      Enqueue(s, view.Now());
+    }
   }
+}
+
+ModularPolicy::QueueEntry ModularPolicy::PendingEntry(const JobStatus& pending, Time now) const {
+  return {config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id};
 }
 
 void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
@@ -277,8 +306,12 @@ void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
     list_.Append(pending.spec->id, config_.scheduling->Key(pending, now));
     return;
   }
-  QueueInsert({config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id},
-              *pending.spec);
+  QueueInsert(PendingEntry(pending, now), *pending.spec);
+}
+
+void ModularPolicy::FlushArrivals() {
+  for (const Arrival& a : arrivals_) QueueInsert(a.entry, *a.spec);
+  arrivals_.clear();
 }
 
 bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {

@@ -75,8 +75,13 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // One decision's walk down the running index in exact key order at Now().
   class RunningWalk;
 
+  // Admits waiting jobs: into the queue (Enqueue), or into arrivals_ where they may skip it.
   void AdmitArrivals(const ClusterView& view, const EventBatch& events, Decisions* out);
+  // A pending job's place in the queue at `now`.
+  QueueEntry PendingEntry(const JobStatus& pending, Time now) const;
   void Enqueue(const JobStatus& pending, Time now);
+  // Queues arrivals_ (Enqueue's entries, read at admission) and empties it.
+  void FlushArrivals();
   std::vector<Candidate> RunningInOrder(const ClusterView& view) const;
   // The whole walk: every running job re-keyed and sorted. O(running log running).
   void FullFrontier(const ClusterView& view, Frontier* f) const;
@@ -112,9 +117,12 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void KeepLinear(const ClusterView& view);
   void UpkeepLinear(bool idle);
   void DecideKeepRunning(const ClusterView& view, Decisions* out);
-  // Places every pending job beside the running ones; false (and `out` untouched) if
-  // one does not fit.
+  // Places every pending job (the queue and arrivals_, merged in queue order) beside the
+  // running ones, and empties arrivals_; false (`out` untouched, arrivals_ flushed into
+  // the queue) if one does not fit.
   bool PlaceAllPending(const ClusterView& view, Decisions* out);
+  // PlaceAllPending's walk; false on the first job that does not fit.
+  bool PlaceAllInOrder(const ClusterView& view, std::vector<StartDecision>* starts);
   // True iff every running job's key is ahead of the best pending job's: then nobody
   // can be preempted (step 2). O(running), no sort; with a running index, only the
   // top of the running jobs is re-keyed.
@@ -158,7 +166,17 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::unordered_set<JobId> adopted_ids_;  // Adopted, neither finished nor announced since.
   std::vector<JobId> waiting_;  // Arrived, not yet admitted, in arrival order.
   int64_t admitted_gpu_demand_ = 0;
-  JobQueue queue_;  // Admitted pending jobs.
+  JobQueue queue_;  // Admitted pending jobs (but arrivals_).
+  // Jobs admitted at this decision, with their queue entries, not queued yet: below
+  // saturation most arrivals start at once, and then never touch the queue. Kept only
+  // where PlaceAllPending is the decision's first step (arrivals_may_skip_queue_); every
+  // other path flushes them into the queue before reading it. Empty between decisions.
+  struct Arrival {
+    QueueEntry entry;
+    const JobSpec* spec;
+  };
+  std::vector<Arrival> arrivals_;
+  const bool arrivals_may_skip_queue_;
   // The same jobs split by what ClusterState::MayFit reads of them: their GPU count and
   // whether they are fractional. The backfill walk (PlacePending) walks only the parts
   // whose jobs may fit, merged in queue order.
