@@ -50,11 +50,13 @@ double LineError(double base, double rate, Time now) {
 // Moves `*at`, an entry of `set`, to `key`: the node is reused (no allocation), and
 // inserted first just before its old successor, where a key that kept its place goes
 // (constant time), else wherever it belongs.
-void Rekey(std::set<QueuedJob>* set, std::set<QueuedJob>::iterator at, const QueuedJob& key) {
+// Returns its new place.
+std::set<QueuedJob>::iterator Rekey(std::set<QueuedJob>* set, std::set<QueuedJob>::iterator at,
+                                    const QueuedJob& key) {
   auto next = std::next(at);
   auto node = set->extract(at);
   node.value() = key;
-  set->insert(next, std::move(node));
+  return set->insert(next, std::move(node));
 }
 
 }  // namespace
@@ -72,10 +74,11 @@ ModularPolicy::ModularPolicy(ModularPolicyConfig config)
                          ? RunningIndex::kLinear
                          : RunningIndex::kNone) {
   assert(config_.admission && config_.scheduling && config_.placement);
+  index_kept_ = !IndexDropsWhileIdle();
 }
 
 // Running jobs, greatest exact key at Now() first. kUpperBounds and kExact: down
-// running_by_key_ (NextExactBelow). kLinear: jobs of one rate keep their order while they
+// running_.by_key (NextExactBelow). kLinear: jobs of one rate keep their order while they
 // run, so each rate class is read down its set and the classes' greatest are merged. Two
 // jobs of a class whose bases are within the lines' error of each other may compare
 // either way now: a class reads on down its set until the next job's base is below the
@@ -83,10 +86,10 @@ ModularPolicy::ModularPolicy(ModularPolicyConfig config)
 class ModularPolicy::RunningWalk {
  public:
   RunningWalk(ModularPolicy* policy, const ClusterView& view)
-      : policy_(policy), view_(view), now_(view.Now()), cursor_(policy->running_by_key_.end()) {
+      : policy_(policy), view_(view), now_(view.Now()), cursor_(policy->running_.by_key.end()) {
     if (policy->running_index_ != RunningIndex::kLinear) return;
-    classes_.reserve(policy->running_by_rate_.size());
-    for (const auto& [rate, jobs] : policy->running_by_rate_) {
+    classes_.reserve(policy->running_.by_rate.size());
+    for (const auto& [rate, jobs] : policy->running_.by_rate) {
       classes_.push_back(Class{rate, jobs.rbegin(), jobs.rend(), jobs.begin()->key[0], {}});
     }
   }
@@ -95,7 +98,7 @@ class ModularPolicy::RunningWalk {
   bool Next(RunningTop* out) {
     if (policy_->running_index_ != RunningIndex::kLinear) {
       cursor_ = policy_->NextExactBelow(view_, cursor_);
-      if (cursor_ == policy_->running_by_key_.end()) return false;
+      if (cursor_ == policy_->running_.by_key.end()) return false;
       *out = RunningTop{*cursor_, 0};
       return true;
     }
@@ -164,6 +167,21 @@ class ModularPolicy::RunningWalk {
   std::vector<Class> classes_;  // kLinear.
 };
 ModularPolicy::~ModularPolicy() = default;
+
+ModularPolicy::RunningSets::RunningSets(const RunningSets& other)
+    : by_key(other.by_key), by_rate(other.by_rate), read(other.read) {
+  auto repoint = [&](std::set<QueueEntry>* set) {
+    for (auto it = set->begin(); it != set->end(); ++it) read.Find(it->id)->pos = it;
+  };
+  repoint(&by_key);
+  for (auto& [rate, jobs] : by_rate) repoint(&jobs);
+}
+
+void ModularPolicy::RunningSets::Clear() {
+  by_key.clear();
+  by_rate.clear();
+  read.Clear();
+}
 
 Status ModularPolicy::ModulesCloned() const {
   SCHEDKIT_RETURN_IF_ERROR(config_.admission.Check("admission"));
@@ -318,7 +336,7 @@ bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
   if (queue_.empty()) return true;
   const QueueEntry& best_pending = *queue_.begin();
   if (running_index_ == RunningIndex::kLinear) {
-    KeepLinear(view);  // TopFrontier, called only after this, reads it too.
+    KeepIndex(view);  // TopFrontier, called only after this, reads it too.
     // Each class's greatest job bounds the class: the others are further behind, and
     // AheadUntil's bound falls with the gap and grows with |key| (lo_abs).
     bool ahead = true;
@@ -331,6 +349,7 @@ bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
     return ahead;
   }
   if (running_index_ != RunningIndex::kNone) {
+    KeepIndex(view);  // As above.
     RunningTop top;
     return !RunningWalk(this, view).Next(&top) || top.entry < best_pending;
   }
@@ -467,12 +486,12 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
 std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& view,
                                                            std::set<QueueEntry>::iterator cursor) {
   if (running_index_ == RunningIndex::kExact) {
-    return cursor == running_by_key_.begin() ? running_by_key_.end() : std::prev(cursor);
+    return cursor == running_.by_key.begin() ? running_.by_key.end() : std::prev(cursor);
   }
   const Time now = view.Now();
-  while (cursor != running_by_key_.begin()) {
+  while (cursor != running_.by_key.begin()) {
     auto it = std::prev(cursor);
-    ReadKey& read = *running_key_.Find(it->id);
+    ReadKey& read = *running_.read.Find(it->id);
     if (read.at == now) return it;
     const JobStatus s = view.Status(it->id);
     const QueueEntry exact{config_.scheduling->Key(s, now), s.spec->submit_s, it->id};
@@ -485,98 +504,89 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
     }
     read.entry = exact;
     read.at = now;
-    if (exact < *it) Rekey(&running_by_key_, it, exact);
+    if (exact < *it) read.pos = Rekey(&running_.by_key, it, exact);
   }
-  return running_by_key_.end();
+  return running_.by_key.end();
 }
 
 void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
-  if (running_index_ == RunningIndex::kLinear && !linear_kept_) return;
-  if (running_key_.Find(id) != nullptr) return;  // Moved: its key read earlier still bounds it.
+  if (!index_kept_) return;
+  if (running_.read.Find(id) != nullptr) return;  // Moved: its key read earlier still bounds it.
   QueueEntry e{config_.scheduling->Key(running, now), running.spec->submit_s, id};
   double rate = 0;
+  std::set<QueueEntry>::iterator pos;
   if (running_index_ == RunningIndex::kLinear) {
     rate = config_.running_key_rate(running);
     e.key[0] -= rate * now;
-    running_by_rate_[rate].insert(e);
+    pos = running_.by_rate[rate].insert(e).first;
   } else {
-    running_by_key_.insert(e);
+    pos = running_.by_key.insert(e).first;
   }
-  running_key_.Insert(id, ReadKey{e, now, running.spec->gpus, rate});
+  running_.read.Insert(id, ReadKey{e, now, running.spec->gpus, rate, pos});
   running_gpus_ += running.spec->gpus;
 }
 
 void ModularPolicy::UntrackRunning(JobId id) {
-  const ReadKey* read = running_key_.Find(id);
+  const ReadKey* read = running_.read.Find(id);
   if (read == nullptr) return;
-  // Erased through find: one descent, where erase by key takes equal_range's two. The
-  // entry is there: the index and running_key_ change together.
-  auto erase = [&](std::set<QueueEntry>* set) {
-    auto at = set->find(read->entry);
-    assert(at != set->end());
-    set->erase(at);
-  };
   if (running_index_ == RunningIndex::kLinear) {
-    auto rate_class = running_by_rate_.find(read->rate);
-    erase(&rate_class->second);
-    if (rate_class->second.empty()) running_by_rate_.erase(rate_class);
+    auto rate_class = running_.by_rate.find(read->rate);
+    rate_class->second.erase(read->pos);
+    if (rate_class->second.empty()) running_.by_rate.erase(rate_class);
   } else {
-    erase(&running_by_key_);
+    running_.by_key.erase(read->pos);
   }
   running_gpus_ -= read->gpus;
-  running_key_.Erase(id);
+  running_.read.Erase(id);
 }
 
 void ModularPolicy::RekeyWoken(const ClusterView& view) {
   const Time now = view.Now();
   for (auto w = wakes_.begin(); w != wakes_.end() && !(w->first > now); ++w) {
-    ReadKey* read = running_key_.Find(w->second);
+    ReadKey* read = running_.read.Find(w->second);
     if (read == nullptr) continue;
     const JobStatus s = view.Status(w->second);
     const QueueEntry e{config_.scheduling->Key(s, now), s.spec->submit_s, w->second};
-    Rekey(&running_by_key_, running_by_key_.find(read->entry), e);
+    read->pos = Rekey(&running_.by_key, read->pos, e);
     read->entry = e;
     read->at = now;
   }
 }
 
 void ModularPolicy::SyncRunning(const ClusterView& view) {
-  if (running_index_ == RunningIndex::kLinear && !linear_kept_) return;
+  if (!index_kept_) return;
   const std::vector<JobId>& running = view.RunningJobs();
-  if (running.size() == running_key_.size()) return;
-  running_by_key_.clear();
-  running_by_rate_.clear();
-  running_key_.Clear();
+  if (running.size() == running_.read.size()) return;
+  running_.Clear();
   running_gpus_ = 0;
   for (JobId id : running) TrackRunning(id, view.Status(id), view.Now());
 }
 
-void ModularPolicy::KeepLinear(const ClusterView& view) {
-  linear_idle_ = 0;
-  if (linear_kept_) return;
-  linear_kept_ = true;
+void ModularPolicy::KeepIndex(const ClusterView& view) {
+  index_idle_ = 0;
+  if (index_kept_) return;
+  index_kept_ = true;
   SyncRunning(view);
   for (const auto& [id, at] : wake_of_) {
     wakes_.emplace(at, id);
-    wake_phase_.emplace(std::fmod(at, period_), id);
+    if (running_index_ == RunningIndex::kLinear) wake_phase_.emplace(std::fmod(at, period_), id);
   }
 }
 
-void ModularPolicy::UpkeepLinear(bool idle) {
-  if (!linear_kept_) return;
+void ModularPolicy::UpkeepIndex(bool idle) {
+  if (!IndexDropsWhileIdle() || keep_index_while_idle_ || !index_kept_) return;
   if (!idle) {
-    linear_idle_ = 0;
+    index_idle_ = 0;
     return;
   }
   // Rebuilding costs about one insertion per running job, and so does keeping the index
   // through about as many idle decisions (a start or a finish each): dropped then, the
   // upkeep while idle costs at most one rebuild more than dropping it at once, and a
   // queue that empties and fills again at once does not rebuild it each time.
-  if (++linear_idle_ <= static_cast<int64_t>(running_key_.size())) return;
-  linear_kept_ = false;
-  linear_idle_ = 0;
-  running_by_rate_.clear();
-  running_key_.Clear();
+  if (++index_idle_ <= static_cast<int64_t>(running_.read.size())) return;
+  index_kept_ = false;
+  index_idle_ = 0;
+  running_.Clear();
   running_gpus_ = 0;
   wakes_.clear();
   wake_phase_.clear();
@@ -838,6 +848,13 @@ void ModularPolicy::DecideReplaceAll(const ClusterView& view, Decisions* out) {
 
 void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   const Time now = view.Now();
+  // kExact: after a decision that may leave someone waiting, the index and the wake-ups
+  // are needed (wake_at below), so they are rebuilt before its starts are booked in them.
+  // (kLinear keeps them at NextWake.)
+  if (running_index_ == RunningIndex::kExact &&
+      (!queue_.empty() || !waiting_.empty() || !out->preempt.empty())) {
+    KeepIndex(view);
+  }
   for (JobId id : out->preempt) Requeue(view, id);
   for (const StartDecision& s : out->start) {
     QueueRemove(s.job, view.Spec(s.job));
@@ -897,7 +914,7 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
                     config_.placement->PlacesByShape() && view.Resources().one_gpu_type();
   const bool sleep = idle || (skip && order_holds_until_ == kNever);
   if (running_index_ == RunningIndex::kLinear) {
-    UpkeepLinear(idle);
+    UpkeepIndex(idle);
     // The wake-ups that have come are not stepped here: NextWake steps only those that
     // may be the next one.
     out->wake_at = sleep ? kNever : NextWake(view, skip ? order_holds_until_ : now);
@@ -916,6 +933,7 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
     SetWake(s, next, now);
   }
   out->wake_at = wakes_.empty() || sleep ? kNever : wakes_.begin()->first;
+  UpkeepIndex(idle);
 }
 
 Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
@@ -923,7 +941,7 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
   // skipped does nothing, so waking for one early is only slower), so `from` is capped at
   // kMaxPeriods periods ahead.
   constexpr double kMaxPeriods = 1024;
-  KeepLinear(view);
+  KeepIndex(view);
   if (wakes_.empty()) return kNever;
   const Time now = view.Now();
   const bool after_now = !(from > now);  // Wanted: the first after now.
@@ -987,7 +1005,7 @@ void ModularPolicy::Requeue(const ClusterView& view, JobId id) {
 void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
   const JobId id = s.spec->id;
   const bool wanted = at > now && at != kNever;  // Else already seen, or never.
-  if (wanted && running_index_ != RunningIndex::kLinear) {
+  if (wanted && running_index_ != RunningIndex::kLinear && index_kept_) {
     // A job asking again (the next key change once one has come): its entries move, the
     // set's node reused.
     auto [old, fresh] = wake_of_.try_emplace(id, at);
@@ -1006,17 +1024,19 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
   wake_of_[id] = at;
   if (running_index_ == RunningIndex::kLinear) {
     if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
-    if (!linear_kept_) return;
-    wake_phase_.emplace(std::fmod(at, period_), id);
   }
+  if (!index_kept_) return;
+  if (running_index_ == RunningIndex::kLinear) wake_phase_.emplace(std::fmod(at, period_), id);
   wakes_.emplace(at, id);
 }
 
 void ModularPolicy::ForgetWake(JobId id) {
   auto it = wake_of_.find(id);
   if (it == wake_of_.end()) return;
-  if (linear_kept_) wake_phase_.erase({std::fmod(it->second, period_), id});
-  if (running_index_ != RunningIndex::kLinear || linear_kept_) wakes_.erase({it->second, id});
+  if (index_kept_) {
+    if (running_index_ == RunningIndex::kLinear) wake_phase_.erase({std::fmod(it->second, period_), id});
+    wakes_.erase({it->second, id});
+  }
   wake_of_.erase(it);
 }
 

@@ -30,6 +30,15 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override;
   Status ModulesCloned() const override;
 
+  // For tests. Whether the running index and the wake-ups are kept now (index_kept_), and
+  // a fresh policy made to keep them even while nobody waits: the reference that one
+  // dropping them must decide as. REQUIRES for the latter: nothing decided yet.
+  bool IndexKept() const { return index_kept_; }
+  void KeepIndexWhileIdle() {
+    keep_index_while_idle_ = true;
+    index_kept_ = true;
+  }
+
  private:
   using QueueEntry = QueuedJob;
   struct Candidate {
@@ -66,6 +75,24 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     Time at;
     int gpus;
     double rate = 0;  // kLinear: running_key_rate when read.
+    // `entry` in its set (RunningSets::by_key, or its rate class's): found without a
+    // search when it moves or leaves.
+    std::set<QueueEntry>::iterator pos;
+  };
+  // The running index: jobs by the key last read (kUpperBounds, kExact: by_key; kLinear:
+  // one set per rate, by_rate) and each one's ReadKey, which holds its entry's place in
+  // its set. A copy (a cloned policy's) points those places into its own sets.
+  struct RunningSets {
+    std::set<QueueEntry> by_key;
+    std::map<double, std::set<QueueEntry>> by_rate;
+    FlatMap<ReadKey> read;
+
+    RunningSets() = default;
+    RunningSets(const RunningSets& other);
+    RunningSets& operator=(const RunningSets&) = delete;
+    // Moved node-based sets keep their nodes: the places stay valid.
+    RunningSets(RunningSets&&) = default;
+    void Clear();
   };
   // A running job with its exact key now, and how fast key[0] grows (0 unless kLinear).
   struct RunningTop {
@@ -110,12 +137,16 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // Rebuilds the index of running jobs if the engine's set differs (a runtime may adopt
   // running jobs the policy never started).
   void SyncRunning(const ClusterView& view);
-  // kLinear: the running index, wakes_ and wake_phase_ serve only decisions where
-  // someone waits, so they are kept only then: KeepLinear builds them from the view's
-  // running jobs and wake_of_ when a decision first needs them; UpkeepLinear, after each decision, drops
-  // them once nobody has waited for more decisions than jobs run.
-  void KeepLinear(const ClusterView& view);
-  void UpkeepLinear(bool idle);
+  // kLinear and kExact: the running index, wakes_ and wake_phase_ serve only decisions
+  // where someone waits, so they are kept only then (index_kept_): KeepIndex builds them
+  // from the view's running jobs (keys read now: exact for kExact, the line through now
+  // for kLinear) and wake_of_ when a decision first needs them; UpkeepIndex, after each
+  // decision, drops them once nobody has waited for more decisions than jobs run.
+  void KeepIndex(const ClusterView& view);
+  void UpkeepIndex(bool idle);
+  bool IndexDropsWhileIdle() const {
+    return running_index_ == RunningIndex::kLinear || running_index_ == RunningIndex::kExact;
+  }
   void DecideKeepRunning(const ClusterView& view, Decisions* out);
   // Places every pending job (the queue and arrivals_, merged in queue order) beside the
   // running ones, and empties arrivals_; false (`out` untouched, arrivals_ flushed into
@@ -193,19 +224,23 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // replace_all only: every admitted unfinished job, in the persistent list order.
   PersistentOrder list_;
   // Running jobs' next key changes (SchedulingModule::NextKeyChange), earliest first
-  // (kLinear: a wake-up of each job's chain, maybe past, stepped on by NextWake; kept
-  // only while linear_kept_, from wake_of_).
+  // (kLinear: a wake-up of each job's chain, maybe past, stepped on by NextWake). Kept
+  // only while index_kept_, from wake_of_ (which may then hold past wake-ups: caught up
+  // by the next decision that keeps the index).
   std::set<std::pair<Time, JobId>> wakes_;
   std::unordered_map<JobId, Time> wake_of_;
   // kLinear: the wake-ups in wakes_ by phase, their time modulo the period (each job's
   // later wake-ups keep its phase, up to rounding), and the period (NextKeyChange(s, 0)).
-  // Kept only while linear_kept_.
+  // Kept only while index_kept_.
   std::set<std::pair<double, JobId>> wake_phase_;
   Time period_ = 0;
-  // kLinear: whether running_by_rate_, running_key_, running_gpus_, wakes_ and
-  // wake_phase_ are kept (wake_of_ always is), and for how many decisions in a row nobody has waited since.
-  bool linear_kept_ = false;
-  int64_t linear_idle_ = 0;
+  // Whether the running index (running_.by_key, running_.by_rate, running_.read,
+  // running_gpus_), wakes_ and wake_phase_ are kept (wake_of_ always is): always but for
+  // kLinear and kExact, which drop them while nobody waits (UpkeepIndex); and for how many
+  // decisions in a row nobody has waited since.
+  bool index_kept_;
+  int64_t index_idle_ = 0;
+  bool keep_index_while_idle_ = false;  // KeepIndexWhileIdle.
   // kLinear, during a decision of step 3 or 2: whether comparisons are watched
   // (KeepsAhead), and until when every comparison made so far comes out the same way
   // (kNever: for ever).
@@ -214,9 +249,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // With a running index only: running jobs by the key last read, and the GPUs they
   // ask for in all.
   const RunningIndex running_index_;
-  std::set<QueueEntry> running_by_key_;  // kUpperBounds, kExact.
-  std::map<double, std::set<QueueEntry>> running_by_rate_;  // kLinear.
-  FlatMap<ReadKey> running_key_;
+  RunningSets running_;
   int64_t running_gpus_ = 0;
 
   // Per-decision scratch, kept so that its storage is not allocated at every decision:

@@ -1,0 +1,121 @@
+// Tiresias' running index (ModularPolicy, RunningIndex::kExact) is kept only while
+// someone waits: dropped after more idle decisions than jobs run, rebuilt from the view
+// (keys read now) and the remembered wake-ups when a decision needs it again (issue 20).
+// A policy that drops it must decide, at every decision point, as one that keeps it; and
+// a clone, whose index holds places in its own sets, must decide as its original.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "policies/modular_policy.h"
+#include "schedkit/simulator.h"
+#include "sim_test_util.h"
+
+namespace schedkit::testing {
+namespace {
+
+// Everything a decision says, in one comparable string.
+std::string Describe(const Decisions& d) {
+  std::string s;
+  char buf[64];
+  for (const StartDecision& st : d.start) {
+    s += "start " + std::to_string(st.job) + " " + st.placement.ToString() + "; ";
+  }
+  for (JobId id : d.preempt) s += "preempt " + std::to_string(id) + "; ";
+  for (JobId id : d.reject) s += "reject " + std::to_string(id) + "; ";
+  std::snprintf(buf, sizeof buf, "wake %a", d.wake_at);
+  return s + buf;
+}
+
+std::unique_ptr<Policy> Tiresias() {
+  auto policy = MakePolicy(Request("tiresias", {{"thresholds", "2000:8000"}}), PolicyKnobs(),
+                           BuiltinRegistries());
+  EXPECT_TRUE(policy.ok()) << (policy.ok() ? "" : policy.status().message());
+  return policy.ok() ? std::move(policy).value() : nullptr;
+}
+
+ModularPolicy* Modular(Policy* p) { return dynamic_cast<ModularPolicy*>(p); }
+
+// Bursts that overfill 16 GPUs (queue-0 newcomers preempt demoted jobs), each followed by
+// a quiet spell of short 1-GPU jobs that start at once while long jobs of the burst run on
+// and are demoted unseen: nobody waits for more decisions than jobs run, so the index is
+// dropped, and the next burst rebuilds it.
+std::vector<JobSpec> BurstsAndQuietSpells(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<JobSpec> jobs;
+  auto add = [&](double submit, int gpus, double duration) {
+    const JobId id = static_cast<JobId>(jobs.size()) + 1;
+    jobs.push_back(JobBuilder(id).Gpus(gpus).Submit(submit).Duration(duration).Build());
+  };
+  for (int burst = 0; burst < 5; ++burst) {
+    const double t0 = 40000.0 * burst;
+    add(t0, 1, 30000 + std::round(u(rng) * 40000));  // Runs into the next bursts.
+    for (int i = 0; i < 12; ++i) {
+      add(t0 + std::round(u(rng) * 600), 1 << static_cast<int>(u(rng) * 3),
+          std::round(std::exp(u(rng) * 6) * 40));
+    }
+    for (int i = 0; i < 30; ++i) add(t0 + 20000 + 600 * i, 1, 90 + std::round(u(rng) * 200));
+  }
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+  return jobs;
+}
+
+TEST(TiresiasIndex, DroppedAndRebuiltDecidesAsKeptAndClonesDecideAsTheirOriginal) {
+  const ClusterSpec cluster = ClusterSpec::Uniform(1, 2, 8, 0, 0);
+  for (uint32_t seed : {1, 2, 3}) {
+    Trace trace;
+    trace.jobs = BurstsAndQuietSpells(seed);
+    Simulator sim(&trace, &cluster, SimulatorOptions());
+    std::unique_ptr<Policy> dropping = Tiresias();
+    std::unique_ptr<Policy> kept = Tiresias();
+    ASSERT_NE(Modular(dropping.get()), nullptr);
+    ASSERT_NE(Modular(kept.get()), nullptr);
+    Modular(kept.get())->KeepIndexWhileIdle();
+    std::unique_ptr<Policy> clone;  // Of `dropping`, taken once its index holds jobs.
+    int decisions = 0, drops = 0, rebuilds = 0, clone_decisions = 0;
+    bool was_kept = Modular(dropping.get())->IndexKept();
+    EventBatch events;
+    while (sim.NextDecisionPoint(&events)) {
+      if (!clone && was_kept && !sim.view().RunningJobs().empty() && decisions > 20) {
+        auto c = dropping->Clone();
+        ASSERT_TRUE(c.ok()) << c.status().message();
+        clone = std::move(c).value();
+      }
+      Decisions d, reference;
+      dropping->Decide(sim.view(), events, &d);
+      kept->Decide(sim.view(), events, &reference);
+      ASSERT_EQ(Describe(d), Describe(reference))
+          << "seed " << seed << ", decision " << decisions << " at " << sim.view().Now();
+      if (clone) {
+        Decisions c;
+        clone->Decide(sim.view(), events, &c);
+        ASSERT_EQ(Describe(c), Describe(d))
+            << "clone, seed " << seed << ", decision " << decisions << " at " << sim.view().Now();
+        ++clone_decisions;
+      }
+      const bool is_kept = Modular(dropping.get())->IndexKept();
+      drops += was_kept && !is_kept;
+      rebuilds += !was_kept && is_kept;
+      was_kept = is_kept;
+      ++decisions;
+      ASSERT_TRUE(sim.Apply(d).ok());
+    }
+    // The run went through what it is meant to test.
+    EXPECT_GE(drops, 3) << "seed " << seed;
+    EXPECT_GE(rebuilds, 3) << "seed " << seed;
+    EXPECT_GT(clone_decisions, 100) << "seed " << seed;
+    EXPECT_TRUE(Modular(kept.get())->IndexKept());
+    EXPECT_GT(sim.stats().preemptions, 0) << "seed " << seed;
+  }
+}
+
+}  // namespace
+}  // namespace schedkit::testing
