@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -96,6 +99,32 @@ inline std::unique_ptr<PlacementModule> MakeBuiltinPlacement(const std::string& 
   EXPECT_NE(entry, nullptr) << name;
   ModuleContext ctx;
   return std::move(entry->factory(ctx)).value();
+}
+
+// A seeded workload for policies that keep state only while someone waits: four bursts
+// that overfill 2 x 8 GPUs, each followed by a quiet spell of short 1-GPU jobs that
+// start at once while a long job of the burst runs on into the next bursts. Nobody
+// waits for more decisions than jobs run in each quiet spell.
+inline std::vector<JobSpec> BurstsAndQuietSpells(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<JobSpec> jobs;
+  auto add = [&](double submit, int gpus, double duration) {
+    const JobId id = static_cast<JobId>(jobs.size()) + 1;
+    jobs.push_back(JobBuilder(id).Gpus(gpus).Submit(submit).Duration(duration).Build());
+  };
+  for (int burst = 0; burst < 4; ++burst) {
+    const double t0 = 40000.0 * burst;
+    add(t0, 1, 30000 + std::round(u(rng) * 40000));  // Runs into the next bursts.
+    for (int i = 0; i < 10; ++i) {
+      add(t0 + std::round(u(rng) * 600), 1 << static_cast<int>(u(rng) * 3),
+          std::round(std::exp(u(rng) * 5) * 40));
+    }
+    for (int i = 0; i < 30; ++i) add(t0 + 15000 + 700 * i, 1, 90 + std::round(u(rng) * 200));
+  }
+  std::stable_sort(jobs.begin(), jobs.end(),
+                   [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+  return jobs;
 }
 
 inline PolicyRequest Request(std::string policy, std::map<std::string, std::string> options = {}) {

@@ -235,32 +235,15 @@ TEST(LasWakeups, TiesAndManyRatesDecideAsEveryQuantum) {
 }
 
 // Bursts that overfill the cluster, each followed by a quiet spell of short 1-GPU jobs
-// that start at once, while long jobs of the burst keep running: nobody waits for more
-// decisions than jobs run, so ModularPolicy drops its running index and wake-up phases
-// (UpkeepLinear), and the next burst rebuilds them from the running jobs and their
+// that start at once, while long jobs of the burst keep running (BurstsAndQuietSpells):
+// nobody waits for more decisions than jobs run, so ModularPolicy drops its running
+// index and wake-up phases (UpkeepIndex), and the next burst rebuilds them from the running jobs and their
 // wake-ups, some started while they were dropped. Skipping changes no start, preemption
 // or finish.
 TEST(LasWakeups, IndexDroppedWhileNobodyWaitsDecidesAsEveryQuantum) {
   const ClusterSpec cluster = ClusterSpec::Uniform(1, 2, 8, 0, 0);
   for (uint32_t seed : {9, 10, 12, 13}) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> u(0, 1);
-    std::vector<JobSpec> jobs;
-    auto add = [&](double submit, int gpus, double duration) {
-      const JobId id = static_cast<JobId>(jobs.size()) + 1;
-      jobs.push_back(JobBuilder(id).Gpus(gpus).Submit(submit).Duration(duration).Build());
-    };
-    for (int burst = 0; burst < 4; ++burst) {
-      const double t0 = 40000.0 * burst;
-      add(t0, 1, 30000 + std::round(u(rng) * 40000));  // Runs into the next bursts.
-      for (int i = 0; i < 10; ++i) {
-        add(t0 + std::round(u(rng) * 600), 1 << static_cast<int>(u(rng) * 3),
-            std::round(std::exp(u(rng) * 5) * 40));
-      }
-      for (int i = 0; i < 30; ++i) add(t0 + 15000 + 700 * i, 1, 90 + std::round(u(rng) * 200));
-    }
-    std::stable_sort(jobs.begin(), jobs.end(),
-                     [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
+    const std::vector<JobSpec> jobs = BurstsAndQuietSpells(seed);
     const Outcome every = RunLas(jobs, cluster, true, PolicyKnobs(), 300, 10);
     const Outcome skipping = RunLas(jobs, cluster, false, PolicyKnobs(), 300, 10);
     EXPECT_EQ(skipping.log, every.log) << "seed " << seed;
