@@ -64,6 +64,7 @@ Placement PlacementWalk::Place(const JobSpec& job) {
 
 void PlacementWalk::Allocate(const Placement& p) {
   misfits_.clear();
+  ++allocations_;
   if (writable_ != nullptr) {
     writable_->Allocate(p);
     return;

@@ -49,6 +49,9 @@ class PlacementWalk {
   void Allocate(const Placement& p);
   // Place calls answered from the remembered shapes (for tests).
   int64_t skipped() const { return skipped_; }
+  // Allocate calls so far: the free state is the one an answer was read on while this
+  // count is unchanged (every change of the state goes through Allocate).
+  int64_t allocations() const { return allocations_; }
 
  private:
   // What a PlacesByShape module's answer depends on, besides the free state.
@@ -78,6 +81,7 @@ class PlacementWalk {
   static constexpr size_t kMaxMisfits = 16;
   std::vector<Shape> misfits_;
   int64_t skipped_ = 0;
+  int64_t allocations_ = 0;
 };
 
 }  // namespace schedkit

@@ -593,16 +593,27 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
     JobQueue::const_iterator next, end;
     int gpus;
     int gpu_milli;  // Any milli-GPU of the class: MayFit reads only whether it is whole.
+    // MayFit's last answer for the class, and walk->allocations() when it was read: the
+    // answer holds while no allocation changed the free state.
+    bool may_fit = false;
+    int64_t checked_at = -1;
   };
   std::vector<Part> parts;
   parts.reserve(queue_by_demand_.size());
   for (const auto& [demand, part] : queue_by_demand_) {
     parts.push_back(Part{part.begin(), part.end(), demand.first, demand.second ? 1 : kMilliPerGpu});
   }
+  auto may_fit = [walk](Part& p) {
+    if (p.checked_at != walk->allocations()) {
+      p.may_fit = walk->MayFit(p.gpus, p.gpu_milli);
+      p.checked_at = walk->allocations();
+    }
+    return p.may_fit;
+  };
   while (walk->MayFit(1, 1)) {  // Else no GPU has any share free.
     Part* first = nullptr;
     for (Part& p : parts) {
-      if (p.next == p.end || !walk->MayFit(p.gpus, p.gpu_milli)) continue;
+      if (p.next == p.end || !may_fit(p)) continue;
       if (first == nullptr || *p.next < *first->next) first = &p;
     }
     if (first == nullptr) break;
