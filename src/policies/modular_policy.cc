@@ -57,6 +57,19 @@ void Rekey(std::set<QueuedJob>* set, std::set<QueuedJob>::iterator at, const Que
   set->insert(next, std::move(node));
 }
 
+// Moves `*at`, an entry of `set`, down to `key` (REQUIRES: key < *at). If `key` is still
+// above the entry before it, it is written in place: the set's order is unchanged (key
+// is above its predecessor, and below the old key, hence below its successor), and the
+// order is all the tree reads of an entry (its elements are const only through its
+// iterators: the node holds a plain value). Else the entry moves (Rekey).
+void Lower(std::set<QueuedJob>* set, std::set<QueuedJob>::iterator at, const QueuedJob& key) {
+  if (at == set->begin() || *std::prev(at) < key) {
+    const_cast<QueuedJob&>(*at) = key;
+    return;
+  }
+  Rekey(set, at, key);
+}
+
 }  // namespace
 
 ModularPolicy::ModularPolicy(ModularPolicyConfig config)
@@ -92,9 +105,10 @@ class ModularPolicy::RunningWalk {
   // The greatest running job not yet given; false if none is left.
   bool Next(RunningTop* out) {
     if (policy_->running_index_ != RunningIndex::kLinear) {
-      cursor_ = policy_->NextExactBelow(view_, cursor_);
+      JobStatus status;
+      cursor_ = policy_->NextExactBelow(view_, cursor_, &status);
       if (cursor_ == policy_->running_by_key_.end()) return false;
-      *out = RunningTop{*cursor_, 0};
+      *out = RunningTop{*cursor_, 0, status};
       return true;
     }
     Class* best = nullptr;
@@ -104,7 +118,7 @@ class ModularPolicy::RunningWalk {
       if (best == nullptr || best->read.back().exact < c.read.back().exact) best = &c;
     }
     if (best == nullptr) return false;
-    *out = RunningTop{best->read.back().exact, best->rate};
+    *out = RunningTop{best->read.back().exact, best->rate, best->read.back().status};
     best->read.pop_back();
     return true;
   }
@@ -116,7 +130,7 @@ class ModularPolicy::RunningWalk {
     for (Class& c : classes_) {
       Fill(&c);
       if (c.read.empty()) continue;
-      const RunningTop top{c.read.back().exact, c.rate};
+      const RunningTop top{c.read.back().exact, c.rate, c.read.back().status};
       const double bottom = c.lowest_base + c.rate * now_;
       f(top, std::max(std::abs(top.entry.key[0]),
                       std::abs(bottom) + LineError(c.lowest_base, c.rate, now_)));
@@ -127,6 +141,7 @@ class ModularPolicy::RunningWalk {
   struct Read {
     QueueEntry exact;  // Its key now.
     double base;
+    JobStatus status;  // The one its key was read from.
   };
   struct Class {
     double rate;
@@ -148,7 +163,8 @@ class ModularPolicy::RunningWalk {
       }
       const QueueEntry& e = *c->next++;
       const JobStatus s = view_.Status(e.id);
-      const Read r{QueueEntry{policy_->config_.scheduling->Key(s, now_), e.submit, e.id}, e.key[0]};
+      const Read r{QueueEntry{policy_->config_.scheduling->Key(s, now_), e.submit, e.id}, e.key[0],
+                   s};
       auto at = std::upper_bound(c->read.begin(), c->read.end(), r,
                                  [](const Read& a, const Read& b) { return a.exact < b.exact; });
       c->read.insert(at, r);
@@ -392,7 +408,7 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     if (!walk.Next(&r)) break;  // No running job is chosen for sure.
     if (watch_order_ && !top.empty()) TopKeepsAhead(r, top.back(), now);
     while (!before.empty() && r.entry < *before.back().first) {
-      if (watch_order_) TopKeepsAhead(r, RunningTop{*before.back().first, 0}, now);
+      if (watch_order_) TopKeepsAhead(r, RunningTop{*before.back().first, 0, {}}, now);
       before_gpus -= before.back().second;
       q = before.back().first;
       before.pop_back();
@@ -408,7 +424,7 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
       before.emplace_back(q, gpus);
     }
     if (found) {
-      if (watch_order_ && q != queue_.end()) TopKeepsAhead(r, RunningTop{*q, 0}, now);
+      if (watch_order_ && q != queue_.end()) TopKeepsAhead(r, RunningTop{*q, 0, {}}, now);
       f.budget = room - before_gpus;
       for (const auto& b : before) f.chosen_pending.push_back(b.first->id);
       f.next_pending = q;
@@ -427,21 +443,26 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     f.next_pending = queue_.begin();
   }
   for (auto it = top.rbegin(); it != top.rend(); ++it) {
-    f.running.push_back(Candidate{it->entry, view.Status(it->entry.id)});
+    f.running.push_back(Candidate{it->entry, StatusOf(view, *it)});
   }
 }
 
 std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& view,
-                                                           std::set<QueueEntry>::iterator cursor) {
+                                                           std::set<QueueEntry>::iterator cursor,
+                                                           JobStatus* status) {
   if (running_index_ == RunningIndex::kExact) {
     return cursor == running_by_key_.begin() ? running_by_key_.end() : std::prev(cursor);
   }
   const Time now = view.Now();
+  JobStatus s;  // The last job whose key was re-read here (spec null: none yet).
   while (cursor != running_by_key_.begin()) {
     auto it = std::prev(cursor);
     ReadKey& read = *running_key_.Find(it->id);
-    if (read.at == now) return it;
-    const JobStatus s = view.Status(it->id);
+    if (read.at == now) {
+      if (s.spec != nullptr && s.spec->id == it->id) *status = s;
+      return it;
+    }
+    s = view.Status(it->id);
     const QueueEntry exact{config_.scheduling->Key(s, now), s.spec->submit_s, it->id};
     if (*it < exact) {
       std::fprintf(stderr,
@@ -452,7 +473,7 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
     }
     read.entry = exact;
     read.at = now;
-    if (exact < *it) Rekey(&running_by_key_, it, exact);
+    if (exact < *it) Lower(&running_by_key_, it, exact);
   }
   return running_by_key_.end();
 }

@@ -67,10 +67,13 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     int gpus;
     double rate = 0;  // kLinear: running_key_rate when read.
   };
-  // A running job with its exact key now, and how fast key[0] grows (0 unless kLinear).
+  // A running job with its exact key now, how fast key[0] grows (0 unless kLinear), and
+  // its status if the walk read it for the key at this decision (status.spec null if
+  // not: the key read earlier was exact).
   struct RunningTop {
     QueueEntry entry;
     double rate = 0;
+    JobStatus status;
   };
   // One decision's walk down the running index in exact key order at Now().
   class RunningWalk;
@@ -89,8 +92,14 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now);
   // With a running index only. The greatest running job below `cursor` in exact key
   // order at Now(), re-reading stale keys on the way (kUpperBounds); end() if none.
+  // `*status`: the returned job's status if its key was re-read here, else untouched.
   std::set<QueueEntry>::iterator NextExactBelow(const ClusterView& view,
-                                                std::set<QueueEntry>::iterator cursor);
+                                                std::set<QueueEntry>::iterator cursor,
+                                                JobStatus* status);
+  // `top`'s status: the one the walk read, else the view's.
+  static JobStatus StatusOf(const ClusterView& view, const RunningTop& top) {
+    return top.status.spec != nullptr ? top.status : view.Status(top.entry.id);
+  }
   void TrackRunning(JobId id, const JobStatus& running, Time now);
   void UntrackRunning(JobId id);
   // kExact: re-reads the keys of running jobs whose wake-up has come (before the
