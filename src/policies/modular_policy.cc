@@ -648,9 +648,44 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
 }
 
 void ModularPolicy::DecideKeepRunning(const ClusterView& view, Decisions* out) {
+  PlaceOnView(view, out, {});
+}
+
+void ModularPolicy::PlaceOnView(const ClusterView& view, Decisions* out,
+                                const std::vector<JobId>& skip) {
   // Copied into the scratch state if it places a job.
   PlacementWalk walk(*config_.placement, &view.Resources(), ScratchState(view));
-  PlacePending(view, &walk, out);
+  PlacePending(view, &walk, out, skip);
+}
+
+bool ModularPolicy::StopsUndoneExactly(const ClusterView& view,
+                                       const std::vector<const Candidate*>& stopped) {
+  const ClusterState& free = view.Resources();
+  for (const Candidate* c : stopped) {
+    for (const NodeShare& s : c->status.placement->shares) {
+      if (s.fractional() || free.held(s.node) || s.mem_gb != 0 || free.free_mem_gb(s.node) < 0) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void ModularPolicy::ReturnStopped(PlacementWalk* walk, Decisions* out) {
+  // A stopped job keeps its GPUs if they are still free (no needless restart).
+  for (const Candidate* c : stopped_) {
+    if (walk->free().CanAllocate(*c->status.placement)) {
+      walk->Allocate(*c->status.placement);
+      continue;
+    }
+    Placement p = config_.backfill ? walk->Place(*c->status.spec) : Placement();
+    if (p.empty()) {
+      out->preempt.push_back(c->order.id);
+    } else {
+      walk->Allocate(p);
+      out->start.push_back(StartDecision{c->order.id, std::move(p)});
+    }
+  }
 }
 
 void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, Decisions* out) {
@@ -684,45 +719,45 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
     if (take_running) ++r; else ++q;
   }
   // Pass 2: stop running jobs that were not chosen.
-  ClusterState& free = *ScratchFree(view);
   std::vector<const Candidate*>& stopped = stopped_;
   stopped.clear();
   for (size_t i = 0; i < running.size(); ++i) {
-    const Candidate& c = running[i];
-    if (chosen_running[i]) continue;
-    free.Release(*c.status.placement);
-    stopped.push_back(&c);
+    if (!chosen_running[i]) stopped.push_back(&running[i]);
   }
-  // Pass 3: place chosen pending jobs in order.
-  PlacementWalk walk(*config_.placement, &free, PlacementWalk::InPlace());
   std::vector<JobId>& tried = tried_;
   tried.assign(chosen_pending.begin(), chosen_pending.end());
   std::sort(tried.begin(), tried.end());
-  for (JobId id : chosen_pending) {
-    Placement p = walk.Place(view.Spec(id));
-    if (p.empty()) {  // Fragmentation: it waits; leftovers are backfilled below.
-      if (!config_.backfill) break;
-      continue;
-    }
-    walk.Allocate(p);
-    out->start.push_back(StartDecision{id, std::move(p)});
-  }
-  // Pass 4: stopped jobs get first claim on what is left: they keep their GPUs if these
-  // are still free (no needless restart), else move if they fit elsewhere. Then backfill.
-  for (const Candidate* c : stopped) {
-    if (walk.free().CanAllocate(*c->status.placement)) {
-      walk.Allocate(*c->status.placement);
-      continue;
-    }
-    Placement p = config_.backfill ? walk.Place(*c->status.spec) : Placement();
-    if (p.empty()) {
-      out->preempt.push_back(c->order.id);
-    } else {
+  // A try that places no chosen pending job gives every stopped job its own GPUs back
+  // when the releases are undone exactly: the free state is then the view's own, and the
+  // backfill walks that (copied only once it places a job), without the releases (if
+  // nothing is to be placed) or the re-bookings.
+  const bool undone = StopsUndoneExactly(view, stopped);
+  if (undone && chosen_pending.empty()) {
+    if (config_.backfill) PlaceOnView(view, out, tried);
+  } else {
+    ClusterState& free = *ScratchFree(view);
+    for (const Candidate* c : stopped) free.Release(*c->status.placement);
+    // Pass 3: place chosen pending jobs in order.
+    PlacementWalk walk(*config_.placement, &free, PlacementWalk::InPlace());
+    bool placed = false;
+    for (JobId id : chosen_pending) {
+      Placement p = walk.Place(view.Spec(id));
+      if (p.empty()) {  // Fragmentation: it waits; leftovers are backfilled below.
+        if (!config_.backfill) break;
+        continue;
+      }
       walk.Allocate(p);
-      out->start.push_back(StartDecision{c->order.id, std::move(p)});
+      out->start.push_back(StartDecision{id, std::move(p)});
+      placed = true;
+    }
+    if (undone && !placed) {
+      if (config_.backfill) PlaceOnView(view, out, tried);
+    } else {
+      // Pass 4: stopped jobs get first claim on what is left. Then backfill.
+      ReturnStopped(&walk, out);
+      if (config_.backfill) PlacePending(view, &walk, out, tried);
     }
   }
-  if (config_.backfill) PlacePending(view, &walk, out, tried);
   // The sort's comparisons hold while neighbours keep their order. Only a decision that
   // did nothing needs the bound (BookDecisions).
   if (watch_order_ && out->start.empty() && out->preempt.empty()) {

@@ -121,6 +121,21 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void KeepLinear(const ClusterView& view);
   void UpkeepLinear(bool idle);
   void DecideKeepRunning(const ClusterView& view, Decisions* out);
+  // PlacePending on a walk over the view's own free state (copied into the scratch state
+  // only once a job is placed), skipping `skip` (sorted).
+  void PlaceOnView(const ClusterView& view, Decisions* out, const std::vector<JobId>& skip);
+  // Step 3, when no chosen pending job is placed: true iff releasing the `stopped` jobs
+  // and booking each on its own placement again (pass 4) leaves exactly the view's free
+  // state. Sufficient, checked per share: whole GPUs (their masks and counts are undone
+  // exactly) on a node not held (a held node keeps released GPUs), no memory (a float
+  // sum is not undone to the bit by a subtraction) on a node whose free memory is not
+  // negative (CanAllocate's test passes again). CPU counts are integers and never
+  // negative in the view (every booking checked them), so they are undone too.
+  static bool StopsUndoneExactly(const ClusterView& view,
+                                 const std::vector<const Candidate*>& stopped);
+  // Step 3's pass 4 on `walk`: each job of stopped_ keeps its GPUs if they are still
+  // free, else moves where it fits (with backfill) or is preempted.
+  void ReturnStopped(PlacementWalk* walk, Decisions* out);
   // Places every pending job beside the running ones; false (and `out` untouched) if
   // one does not fit.
   bool PlaceAllPending(const ClusterView& view, Decisions* out);
