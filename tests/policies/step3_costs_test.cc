@@ -88,6 +88,14 @@ EventBatch Arrivals(std::vector<JobId> ids) {
   return events;
 }
 
+// A fresh srtf's decision when `arrived` arrive on `view`.
+Decisions DecideArrivals(const HandView& view, std::vector<JobId> arrived) {
+  auto policy = Srtf();
+  Decisions d;
+  if (policy != nullptr) policy->Decide(view, Arrivals(std::move(arrived)), &d);
+  return d;
+}
+
 // "job@placement" for each start, in order.
 std::vector<std::string> Starts(const Decisions& d) {
   std::vector<std::string> out;
@@ -117,9 +125,7 @@ HandView StuckFourGpuJob() {
 
 TEST(Step3Costs, ATryThatPlacesNothingBackfillsTheViewsOwnState) {
   HandView view = StuckFourGpuJob();
-  auto policy = Srtf();
-  Decisions d;
-  policy->Decide(view, Arrivals({kP, kQ}), &d);
+  const Decisions d = DecideArrivals(view, {kP, kQ});
   // C and D keep their GPUs; Q is backfilled on the first free GPU, P waits.
   EXPECT_EQ(Starts(d), std::vector<std::string>{"6@n0:3"});
   EXPECT_TRUE(d.preempt.empty());
@@ -131,9 +137,7 @@ TEST(Step3Costs, AStoppedJobOnAHeldNodeIsNotGivenItsGpusBack) {
   // finds no room. Backfilling on the view's own state would start Q there instead.
   HandView view = StuckFourGpuJob();
   view.Hold(1);
-  auto policy = Srtf();
-  Decisions d;
-  policy->Decide(view, Arrivals({kP, kQ}), &d);
+  const Decisions d = DecideArrivals(view, {kP, kQ});
   EXPECT_EQ(Starts(d), std::vector<std::string>{"4@n0:3"});
   EXPECT_TRUE(d.preempt.empty());
 }
@@ -179,9 +183,7 @@ TEST(Step3Costs, BackfillAsksEachDemandClassAgainAfterAnAllocation) {
   view.Add(4, 1, 300);
   view.Add(5, 2, 400);
   view.Run(1, 0, {0, 1});
-  auto policy = Srtf();
-  Decisions d;
-  policy->Decide(view, Arrivals({2, 3, 4, 5}), &d);
+  const Decisions d = DecideArrivals(view, {2, 3, 4, 5});
   EXPECT_EQ(Starts(d), (std::vector<std::string>{"3@n0:2", "4@n0:3"}));
 }
 
