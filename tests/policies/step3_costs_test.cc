@@ -212,5 +212,21 @@ TEST(Step3Costs, PlacementWalkCountsItsAllocationsInEveryMode) {
   EXPECT_EQ(base.total_free_gpus(), 8);
 }
 
+// The failed shapes are held inline, at most 16: a 17th is asked about every time.
+TEST(Step3Costs, PlacementWalkRemembersAtMostSixteenFailedShapes) {
+  const ClusterSpec spec = ClusterSpec::Uniform(1, 1, 4, 0, 0);
+  auto yarn = testing::MakeBuiltinPlacement("yarn");
+  ASSERT_TRUE(yarn->PlacesByShape());
+  PlacementWalk walk(*yarn, ClusterState(&spec));
+  // 8 GPUs never fit on 4; the CPU count tells the 17 shapes apart.
+  auto shape = [](int i) { return JobBuilder(i).Gpus(8).Cpus(i).Build(); };
+  for (int i = 0; i < 17; ++i) EXPECT_TRUE(walk.Place(shape(i)).empty());
+  EXPECT_EQ(walk.skipped(), 0);
+  for (int round = 1; round <= 2; ++round) {
+    for (int i = 0; i < 17; ++i) EXPECT_TRUE(walk.Place(shape(i)).empty());
+    EXPECT_EQ(walk.skipped(), 16 * round);
+  }
+}
+
 }  // namespace
 }  // namespace schedkit
