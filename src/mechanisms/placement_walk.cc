@@ -53,17 +53,19 @@ bool PlacementWalk::MayFit(int gpus, int gpu_milli) const {
 Placement PlacementWalk::Place(const JobSpec& job) {
   if (!by_shape_) return placement_.Place(job, free());
   const Shape shape{job.gpus, job.gpu_milli, job.cpus, job.mem_gb};
-  if (std::find(misfits_.begin(), misfits_.end(), shape) != misfits_.end()) {
+  const auto misfits_end = misfits_.begin() + num_misfits_;
+  if (std::find(misfits_.begin(), misfits_end, shape) != misfits_end) {
     ++skipped_;
     return Placement();
   }
   Placement p = placement_.Place(job, free());
-  if (p.empty() && misfits_.size() < kMaxMisfits) misfits_.push_back(shape);
+  if (p.empty() && num_misfits_ < kMaxMisfits) misfits_[num_misfits_++] = shape;
   return p;
 }
 
 void PlacementWalk::Allocate(const Placement& p) {
-  misfits_.clear();
+  num_misfits_ = 0;
+  ++allocations_;
   if (writable_ != nullptr) {
     writable_->Allocate(p);
     return;

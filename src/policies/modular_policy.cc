@@ -59,6 +59,21 @@ std::set<QueuedJob>::iterator Rekey(std::set<QueuedJob>* set, std::set<QueuedJob
   return set->insert(next, std::move(node));
 }
 
+// Moves `*at`, an entry of `set`, down to `key` (REQUIRES: key < *at). If `key` is still
+// above the entry before it, it is written in place: the set's order is unchanged (key
+// is above its predecessor, and below the old key, hence below its successor), and the
+// order is all the tree reads of an entry (its elements are const only through its
+// iterators: the node holds a plain value). Else the entry moves (Rekey).
+// Returns the entry's place (unchanged when written in place).
+std::set<QueuedJob>::iterator Lower(std::set<QueuedJob>* set, std::set<QueuedJob>::iterator at,
+                                    const QueuedJob& key) {
+  if (at == set->begin() || *std::prev(at) < key) {
+    const_cast<QueuedJob&>(*at) = key;
+    return at;
+  }
+  return Rekey(set, at, key);
+}
+
 }  // namespace
 
 ModularPolicy::ModularPolicy(ModularPolicyConfig config)
@@ -97,9 +112,10 @@ class ModularPolicy::RunningWalk {
   // The greatest running job not yet given; false if none is left.
   bool Next(RunningTop* out) {
     if (policy_->running_index_ != RunningIndex::kLinear) {
-      cursor_ = policy_->NextExactBelow(view_, cursor_);
+      JobStatus status;
+      cursor_ = policy_->NextExactBelow(view_, cursor_, &status);
       if (cursor_ == policy_->running_.by_key.end()) return false;
-      *out = RunningTop{*cursor_, 0};
+      *out = RunningTop{*cursor_, 0, status};
       return true;
     }
     Class* best = nullptr;
@@ -109,7 +125,7 @@ class ModularPolicy::RunningWalk {
       if (best == nullptr || best->read.back().exact < c.read.back().exact) best = &c;
     }
     if (best == nullptr) return false;
-    *out = RunningTop{best->read.back().exact, best->rate};
+    *out = RunningTop{best->read.back().exact, best->rate, best->read.back().status};
     best->read.pop_back();
     return true;
   }
@@ -121,7 +137,7 @@ class ModularPolicy::RunningWalk {
     for (Class& c : classes_) {
       Fill(&c);
       if (c.read.empty()) continue;
-      const RunningTop top{c.read.back().exact, c.rate};
+      const RunningTop top{c.read.back().exact, c.rate, c.read.back().status};
       const double bottom = c.lowest_base + c.rate * now_;
       f(top, std::max(std::abs(top.entry.key[0]),
                       std::abs(bottom) + LineError(c.lowest_base, c.rate, now_)));
@@ -132,6 +148,7 @@ class ModularPolicy::RunningWalk {
   struct Read {
     QueueEntry exact;  // Its key now.
     double base;
+    JobStatus status;  // The one its key was read from.
   };
   struct Class {
     double rate;
@@ -153,7 +170,8 @@ class ModularPolicy::RunningWalk {
       }
       const QueueEntry& e = *c->next++;
       const JobStatus s = view_.Status(e.id);
-      const Read r{QueueEntry{policy_->config_.scheduling->Key(s, now_), e.submit, e.id}, e.key[0]};
+      const Read r{QueueEntry{policy_->config_.scheduling->Key(s, now_), e.submit, e.id}, e.key[0],
+                   s};
       auto at = std::upper_bound(c->read.begin(), c->read.end(), r,
                                  [](const Read& a, const Read& b) { return a.exact < b.exact; });
       c->read.insert(at, r);
@@ -444,7 +462,7 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     if (!walk.Next(&r)) break;  // No running job is chosen for sure.
     if (watch_order_ && !top.empty()) TopKeepsAhead(r, top.back(), now);
     while (!before.empty() && r.entry < *before.back().first) {
-      if (watch_order_) TopKeepsAhead(r, RunningTop{*before.back().first, 0}, now);
+      if (watch_order_) TopKeepsAhead(r, RunningTop{*before.back().first, 0, {}}, now);
       before_gpus -= before.back().second;
       q = before.back().first;
       before.pop_back();
@@ -460,7 +478,7 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
       before.emplace_back(q, gpus);
     }
     if (found) {
-      if (watch_order_ && q != queue_.end()) TopKeepsAhead(r, RunningTop{*q, 0}, now);
+      if (watch_order_ && q != queue_.end()) TopKeepsAhead(r, RunningTop{*q, 0, {}}, now);
       f.budget = room - before_gpus;
       for (const auto& b : before) f.chosen_pending.push_back(b.first->id);
       f.next_pending = q;
@@ -479,21 +497,26 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     f.next_pending = queue_.begin();
   }
   for (auto it = top.rbegin(); it != top.rend(); ++it) {
-    f.running.push_back(Candidate{it->entry, view.Status(it->entry.id)});
+    f.running.push_back(Candidate{it->entry, StatusOf(view, *it)});
   }
 }
 
 std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& view,
-                                                           std::set<QueueEntry>::iterator cursor) {
+                                                           std::set<QueueEntry>::iterator cursor,
+                                                           JobStatus* status) {
   if (running_index_ == RunningIndex::kExact) {
     return cursor == running_.by_key.begin() ? running_.by_key.end() : std::prev(cursor);
   }
   const Time now = view.Now();
+  JobStatus s;  // The last job whose key was re-read here (spec null: none yet).
   while (cursor != running_.by_key.begin()) {
     auto it = std::prev(cursor);
     ReadKey& read = *running_.read.Find(it->id);
-    if (read.at == now) return it;
-    const JobStatus s = view.Status(it->id);
+    if (read.at == now) {
+      if (s.spec != nullptr && s.spec->id == it->id) *status = s;
+      return it;
+    }
+    s = view.Status(it->id);
     const QueueEntry exact{config_.scheduling->Key(s, now), s.spec->submit_s, it->id};
     if (*it < exact) {
       std::fprintf(stderr,
@@ -504,7 +527,7 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
     }
     read.entry = exact;
     read.at = now;
-    if (exact < *it) read.pos = Rekey(&running_.by_key, it, exact);
+    if (exact < *it) read.pos = Lower(&running_.by_key, it, exact);
   }
   return running_.by_key.end();
 }
@@ -636,16 +659,27 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
     JobQueue::const_iterator next, end;
     int gpus;
     int gpu_milli;  // Any milli-GPU of the class: MayFit reads only whether it is whole.
+    // MayFit's last answer for the class, and walk->allocations() when it was read: the
+    // answer holds while no allocation changed the free state.
+    bool may_fit = false;
+    int64_t checked_at = -1;
   };
   std::vector<Part> parts;
   parts.reserve(queue_by_demand_.size());
   for (const auto& [demand, part] : queue_by_demand_) {
     parts.push_back(Part{part.begin(), part.end(), demand.first, demand.second ? 1 : kMilliPerGpu});
   }
+  auto may_fit = [walk](Part& p) {
+    if (p.checked_at != walk->allocations()) {
+      p.may_fit = walk->MayFit(p.gpus, p.gpu_milli);
+      p.checked_at = walk->allocations();
+    }
+    return p.may_fit;
+  };
   while (walk->MayFit(1, 1)) {  // Else no GPU has any share free.
     Part* first = nullptr;
     for (Part& p : parts) {
-      if (p.next == p.end || !walk->MayFit(p.gpus, p.gpu_milli)) continue;
+      if (p.next == p.end || !may_fit(p)) continue;
       if (first == nullptr || *p.next < *first->next) first = &p;
     }
     if (first == nullptr) break;
@@ -659,9 +693,44 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
 }
 
 void ModularPolicy::DecideKeepRunning(const ClusterView& view, Decisions* out) {
+  PlaceOnView(view, out, {});
+}
+
+void ModularPolicy::PlaceOnView(const ClusterView& view, Decisions* out,
+                                const std::vector<JobId>& skip) {
   // Copied into the scratch state if it places a job.
   PlacementWalk walk(*config_.placement, &view.Resources(), ScratchState(view));
-  PlacePending(view, &walk, out);
+  PlacePending(view, &walk, out, skip);
+}
+
+bool ModularPolicy::StopsUndoneExactly(const ClusterView& view,
+                                       const std::vector<const Candidate*>& stopped) {
+  const ClusterState& free = view.Resources();
+  for (const Candidate* c : stopped) {
+    for (const NodeShare& s : c->status.placement->shares) {
+      if (s.fractional() || free.held(s.node) || s.mem_gb != 0 || free.free_mem_gb(s.node) < 0) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+void ModularPolicy::ReturnStopped(PlacementWalk* walk, Decisions* out) {
+  // A stopped job keeps its GPUs if they are still free (no needless restart).
+  for (const Candidate* c : stopped_) {
+    if (walk->free().CanAllocate(*c->status.placement)) {
+      walk->Allocate(*c->status.placement);
+      continue;
+    }
+    Placement p = config_.backfill ? walk->Place(*c->status.spec) : Placement();
+    if (p.empty()) {
+      out->preempt.push_back(c->order.id);
+    } else {
+      walk->Allocate(p);
+      out->start.push_back(StartDecision{c->order.id, std::move(p)});
+    }
+  }
 }
 
 void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, Decisions* out) {
@@ -695,45 +764,45 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
     if (take_running) ++r; else ++q;
   }
   // Pass 2: stop running jobs that were not chosen.
-  ClusterState& free = *ScratchFree(view);
   std::vector<const Candidate*>& stopped = stopped_;
   stopped.clear();
   for (size_t i = 0; i < running.size(); ++i) {
-    const Candidate& c = running[i];
-    if (chosen_running[i]) continue;
-    free.Release(*c.status.placement);
-    stopped.push_back(&c);
+    if (!chosen_running[i]) stopped.push_back(&running[i]);
   }
-  // Pass 3: place chosen pending jobs in order.
-  PlacementWalk walk(*config_.placement, &free, PlacementWalk::InPlace());
   std::vector<JobId>& tried = tried_;
   tried.assign(chosen_pending.begin(), chosen_pending.end());
   std::sort(tried.begin(), tried.end());
-  for (JobId id : chosen_pending) {
-    Placement p = walk.Place(view.Spec(id));
-    if (p.empty()) {  // Fragmentation: it waits; leftovers are backfilled below.
-      if (!config_.backfill) break;
-      continue;
-    }
-    walk.Allocate(p);
-    out->start.push_back(StartDecision{id, std::move(p)});
-  }
-  // Pass 4: stopped jobs get first claim on what is left: they keep their GPUs if these
-  // are still free (no needless restart), else move if they fit elsewhere. Then backfill.
-  for (const Candidate* c : stopped) {
-    if (walk.free().CanAllocate(*c->status.placement)) {
-      walk.Allocate(*c->status.placement);
-      continue;
-    }
-    Placement p = config_.backfill ? walk.Place(*c->status.spec) : Placement();
-    if (p.empty()) {
-      out->preempt.push_back(c->order.id);
-    } else {
+  // A try that places no chosen pending job gives every stopped job its own GPUs back
+  // when the releases are undone exactly: the free state is then the view's own, and the
+  // backfill walks that (copied only once it places a job), without the releases (if
+  // nothing is to be placed) or the re-bookings.
+  const bool undone = StopsUndoneExactly(view, stopped);
+  if (undone && chosen_pending.empty()) {
+    if (config_.backfill) PlaceOnView(view, out, tried);
+  } else {
+    ClusterState& free = *ScratchFree(view);
+    for (const Candidate* c : stopped) free.Release(*c->status.placement);
+    // Pass 3: place chosen pending jobs in order.
+    PlacementWalk walk(*config_.placement, &free, PlacementWalk::InPlace());
+    bool placed = false;
+    for (JobId id : chosen_pending) {
+      Placement p = walk.Place(view.Spec(id));
+      if (p.empty()) {  // Fragmentation: it waits; leftovers are backfilled below.
+        if (!config_.backfill) break;
+        continue;
+      }
       walk.Allocate(p);
-      out->start.push_back(StartDecision{c->order.id, std::move(p)});
+      out->start.push_back(StartDecision{id, std::move(p)});
+      placed = true;
+    }
+    if (undone && !placed) {
+      if (config_.backfill) PlaceOnView(view, out, tried);
+    } else {
+      // Pass 4: stopped jobs get first claim on what is left. Then backfill.
+      ReturnStopped(&walk, out);
+      if (config_.backfill) PlacePending(view, &walk, out, tried);
     }
   }
-  if (config_.backfill) PlacePending(view, &walk, out, tried);
   // The sort's comparisons hold while neighbours keep their order. Only a decision that
   // did nothing needs the bound (BookDecisions).
   if (watch_order_ && out->start.empty() && out->preempt.empty()) {

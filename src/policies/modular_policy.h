@@ -94,10 +94,13 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     RunningSets(RunningSets&&) = default;
     void Clear();
   };
-  // A running job with its exact key now, and how fast key[0] grows (0 unless kLinear).
+  // A running job with its exact key now, how fast key[0] grows (0 unless kLinear), and
+  // its status if the walk read it for the key at this decision (status.spec null if
+  // not: the key read earlier was exact).
   struct RunningTop {
     QueueEntry entry;
     double rate = 0;
+    JobStatus status;
   };
   // One decision's walk down the running index in exact key order at Now().
   class RunningWalk;
@@ -121,8 +124,14 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now);
   // With a running index only. The greatest running job below `cursor` in exact key
   // order at Now(), re-reading stale keys on the way (kUpperBounds); end() if none.
+  // `*status`: the returned job's status if its key was re-read here, else untouched.
   std::set<QueueEntry>::iterator NextExactBelow(const ClusterView& view,
-                                                std::set<QueueEntry>::iterator cursor);
+                                                std::set<QueueEntry>::iterator cursor,
+                                                JobStatus* status);
+  // `top`'s status: the one the walk read, else the view's.
+  static JobStatus StatusOf(const ClusterView& view, const RunningTop& top) {
+    return top.status.spec != nullptr ? top.status : view.Status(top.entry.id);
+  }
   void TrackRunning(JobId id, const JobStatus& running, Time now);
   void UntrackRunning(JobId id);
   // kExact: re-reads the keys of running jobs whose wake-up has come (before the
@@ -148,6 +157,21 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     return running_index_ == RunningIndex::kLinear || running_index_ == RunningIndex::kExact;
   }
   void DecideKeepRunning(const ClusterView& view, Decisions* out);
+  // PlacePending on a walk over the view's own free state (copied into the scratch state
+  // only once a job is placed), skipping `skip` (sorted).
+  void PlaceOnView(const ClusterView& view, Decisions* out, const std::vector<JobId>& skip);
+  // Step 3, when no chosen pending job is placed: true iff releasing the `stopped` jobs
+  // and booking each on its own placement again (pass 4) leaves exactly the view's free
+  // state. Sufficient, checked per share: whole GPUs (their masks and counts are undone
+  // exactly) on a node not held (a held node keeps released GPUs), no memory (a float
+  // sum is not undone to the bit by a subtraction) on a node whose free memory is not
+  // negative (CanAllocate's test passes again). CPU counts are integers and never
+  // negative in the view (every booking checked them), so they are undone too.
+  static bool StopsUndoneExactly(const ClusterView& view,
+                                 const std::vector<const Candidate*>& stopped);
+  // Step 3's pass 4 on `walk`: each job of stopped_ keeps its GPUs if they are still
+  // free, else moves where it fits (with backfill) or is preempted.
+  void ReturnStopped(PlacementWalk* walk, Decisions* out);
   // Places every pending job (the queue and arrivals_, merged in queue order) beside the
   // running ones, and empties arrivals_; false (`out` untouched, arrivals_ flushed into
   // the queue) if one does not fit.

@@ -1,0 +1,232 @@
+// What the ordered policies' step 3 (ModularPolicy::DecidePriority and TopFrontier) skips
+// at 95 % load (issue 20), each pinned by a hand-worked decision on a hand-written view:
+//  - a try that places no chosen pending job backfills on the view's own free state,
+//    unless the stopped jobs' releases are not undone exactly (a held node);
+//  - a running job's key re-read lower is written in place only while it stays above the
+//    job before it in the running index, else the job moves;
+//  - the backfill walk re-asks a demand class whether it may fit only after an allocation
+//    (PlacementWalk::allocations), per class.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "mechanisms/placement_walk.h"
+#include "schedkit/registry.h"
+#include "schedkit/view.h"
+#include "sim_test_util.h"
+
+namespace schedkit {
+namespace {
+
+// Jobs with their remaining work as the view reports it, some running where the test
+// puts them; the clock and the remaining work are set by the test.
+class HandView final : public ClusterView {
+ public:
+  explicit HandView(ClusterSpec spec) : spec_(std::move(spec)), free_(&spec_) {}
+  void Add(JobId id, int gpus, double remaining_s) {
+    jobs_[id] = JobBuilder(id).Submit(0).Gpus(gpus).Duration(remaining_s).Build();
+    remaining_[id] = remaining_s;
+  }
+  // `gpus` of `node`, by local index.
+  void Run(JobId id, int node, std::vector<int> gpus) {
+    NodeShare share{node, 0, 0, 0};
+    for (int g : gpus) share.gpu_mask |= uint64_t{1} << g;
+    Placement p{{share}};
+    free_.Allocate(p);
+    placements_[id] = p;
+    running_.push_back(id);
+  }
+  void Hold(int node) { free_.SetHeld(node, true); }
+  void SetNow(Time now) { now_ = now; }
+  void SetRemaining(JobId id, double remaining_s) { remaining_[id] = remaining_s; }
+
+  Time Now() const override { return now_; }
+  const ClusterSpec& Cluster() const override { return spec_; }
+  const ClusterState& Resources() const override { return free_; }
+  const std::vector<JobId>& RunningJobs() const override { return running_; }
+  std::vector<JobId> PendingJobs() const override {
+    std::vector<JobId> ids;
+    for (const auto& [id, spec] : jobs_) {
+      if (!placements_.count(id)) ids.push_back(id);
+    }
+    return ids;
+  }
+  JobStatus Status(JobId id) const override {
+    JobStatus s;
+    s.spec = &jobs_.at(id);
+    auto it = placements_.find(id);
+    s.state = it != placements_.end() ? JobState::kRunning : JobState::kPending;
+    s.placement = it != placements_.end() ? &it->second : nullptr;
+    s.remaining_s = remaining_.at(id);
+    return s;
+  }
+  const JobSpec& Spec(JobId id) const override { return jobs_.at(id); }
+
+ private:
+  ClusterSpec spec_;
+  ClusterState free_;
+  Time now_ = 10;
+  std::map<JobId, JobSpec> jobs_;
+  std::map<JobId, double> remaining_;
+  std::map<JobId, Placement> placements_;
+  std::vector<JobId> running_;
+};
+
+std::unique_ptr<Policy> Srtf() {
+  PolicyRequest request;
+  request.policy = "srtf";
+  auto policy = MakePolicy(request);
+  EXPECT_TRUE(policy.ok()) << policy.status().message();
+  return policy.ok() ? std::move(*policy) : nullptr;
+}
+
+EventBatch Arrivals(std::vector<JobId> ids) {
+  EventBatch events;
+  events.arrived = std::move(ids);
+  return events;
+}
+
+// A fresh srtf's decision when `arrived` arrive on `view`.
+Decisions DecideArrivals(const HandView& view, std::vector<JobId> arrived) {
+  auto policy = Srtf();
+  Decisions d;
+  if (policy != nullptr) policy->Decide(view, Arrivals(std::move(arrived)), &d);
+  return d;
+}
+
+// "job@placement" for each start, in order.
+std::vector<std::string> Starts(const Decisions& d) {
+  std::vector<std::string> out;
+  for (const StartDecision& s : d.start) out.push_back(std::to_string(s.job) + "@" + s.placement.ToString());
+  return out;
+}
+
+// Two 4-GPU nodes, six GPUs busy: A (2 GPUs, 100 s left) and C (1, 600 s) on node 0, B
+// (2, 500 s) and D (1, 700 s) on node 1. P (4 GPUs, 50 s) and Q (1 GPU, 1,000 s) arrive.
+// Walking the order P, A, B, C, D, Q with 8 GPUs, P, A and B take them all: C and D are
+// stopped on paper, which leaves GPUs 2-3 free on each node, and P finds no node with 4.
+constexpr JobId kA = 1, kB = 2, kC = 3, kD = 4, kP = 5, kQ = 6;
+HandView StuckFourGpuJob() {
+  HandView view(ClusterSpec::Uniform(1, 2, 4, 0, 0));
+  view.Add(kA, 2, 100);
+  view.Add(kB, 2, 500);
+  view.Add(kC, 1, 600);
+  view.Add(kD, 1, 700);
+  view.Add(kP, 4, 50);
+  view.Add(kQ, 1, 1000);
+  view.Run(kA, 0, {0, 1});
+  view.Run(kC, 0, {2});
+  view.Run(kB, 1, {0, 1});
+  view.Run(kD, 1, {2});
+  return view;
+}
+
+TEST(Step3Costs, ATryThatPlacesNothingBackfillsTheViewsOwnState) {
+  HandView view = StuckFourGpuJob();
+  const Decisions d = DecideArrivals(view, {kP, kQ});
+  // C and D keep their GPUs; Q is backfilled on the first free GPU, P waits.
+  EXPECT_EQ(Starts(d), std::vector<std::string>{"6@n0:3"});
+  EXPECT_TRUE(d.preempt.empty());
+}
+
+TEST(Step3Costs, AStoppedJobOnAHeldNodeIsNotGivenItsGpusBack) {
+  // Node 1 is held (drained): its free GPU looks booked, and D's GPU, released on paper,
+  // stays with the hold. So D cannot keep its GPU: it moves to node 0's free GPU, and Q
+  // finds no room. Backfilling on the view's own state would start Q there instead.
+  HandView view = StuckFourGpuJob();
+  view.Hold(1);
+  const Decisions d = DecideArrivals(view, {kP, kQ});
+  EXPECT_EQ(Starts(d), std::vector<std::string>{"4@n0:3"});
+  EXPECT_TRUE(d.preempt.empty());
+}
+
+TEST(Step3Costs, AKeyReReadBelowItsPredecessorMovesAndOneAboveStays) {
+  // One 4-GPU node: A (2 GPUs), B and C (1 each), keys read at t=10 as 100, 200, 300.
+  HandView view(ClusterSpec::Uniform(1, 1, 4, 0, 0));
+  constexpr JobId a = 1, b = 2, c = 3, p = 4;
+  view.Add(a, 2, 100);
+  view.Add(b, 1, 200);
+  view.Add(c, 1, 300);
+  view.Add(p, 2, 70);
+  view.Run(a, 0, {0, 1});
+  view.Run(b, 0, {2});
+  view.Run(c, 0, {3});
+  auto policy = Srtf();
+  Decisions d;
+  policy->Decide(view, EventBatch{}, &d);  // Nobody waits: the index holds the keys read.
+  ASSERT_TRUE(d.start.empty());
+  // At t=20 (remaining work fell, B's fastest): A 90, B 50, C 290. P (2 GPUs, 70 s)
+  // arrives. Reading down from the top: C's 290 stays above B's old 200 (in place), B's
+  // 50 falls below A's old 100 (B moves), A's 90 stays above B's 50 (in place). The
+  // order B, P, A, C with 4 GPUs chooses B, P and C: A is stopped, P takes its GPUs.
+  // Had B been left in A's place, the walk would read C, B, A and keep everyone.
+  view.SetNow(20);
+  view.SetRemaining(a, 90);
+  view.SetRemaining(b, 50);
+  view.SetRemaining(c, 290);
+  d.Clear();
+  policy->Decide(view, Arrivals({p}), &d);
+  EXPECT_EQ(Starts(d), std::vector<std::string>{"4@n0:0-1"});
+  EXPECT_EQ(d.preempt, std::vector<JobId>{a});
+}
+
+TEST(Step3Costs, BackfillAsksEachDemandClassAgainAfterAnAllocation) {
+  // One 4-GPU node, R (2 GPUs, 10 s) running and ahead of everybody: no preemption, a
+  // backfill walk over 2 free GPUs. The queue: J1 (4 GPUs) cannot fit at all, J2 and J3
+  // (1 GPU each) fit one after the other, J4 (2 GPUs) fitted before J2 started only.
+  HandView view(ClusterSpec::Uniform(1, 1, 4, 0, 0));
+  view.Add(1, 2, 10);
+  view.Add(2, 4, 100);
+  view.Add(3, 1, 200);
+  view.Add(4, 1, 300);
+  view.Add(5, 2, 400);
+  view.Run(1, 0, {0, 1});
+  const Decisions d = DecideArrivals(view, {2, 3, 4, 5});
+  EXPECT_EQ(Starts(d), (std::vector<std::string>{"3@n0:2", "4@n0:3"}));
+}
+
+TEST(Step3Costs, PlacementWalkCountsItsAllocationsInEveryMode) {
+  const ClusterSpec spec = ClusterSpec::Uniform(1, 2, 4, 0, 0);
+  auto yarn = testing::MakeBuiltinPlacement("yarn");
+  const ClusterState base(&spec);
+  ClusterState scratch(&spec);
+  ClusterState in_place(&spec);
+  PlacementWalk own(*yarn, base);
+  PlacementWalk borrowed(*yarn, &base, &scratch);
+  PlacementWalk booked(*yarn, &in_place, PlacementWalk::InPlace());
+  for (PlacementWalk* walk : {&own, &borrowed, &booked}) {
+    EXPECT_EQ(walk->allocations(), 0);
+    const Placement p = walk->Place(JobBuilder(1).Gpus(4).Build());
+    ASSERT_FALSE(p.empty());
+    EXPECT_EQ(walk->allocations(), 0);  // Placing allocates nothing.
+    walk->Allocate(p);
+    EXPECT_EQ(walk->allocations(), 1);
+    EXPECT_TRUE(walk->Place(JobBuilder(2).Gpus(8).Build()).empty());  // Nor does a misfit.
+    EXPECT_EQ(walk->allocations(), 1);
+    walk->Allocate(walk->Place(JobBuilder(3).Gpus(2).Build()));
+    EXPECT_EQ(walk->allocations(), 2);
+    EXPECT_EQ(walk->free().total_free_gpus(), 2);
+  }
+  EXPECT_EQ(base.total_free_gpus(), 8);
+}
+
+// The failed shapes are held inline, at most 16: a 17th is asked about every time.
+TEST(Step3Costs, PlacementWalkRemembersAtMostSixteenFailedShapes) {
+  const ClusterSpec spec = ClusterSpec::Uniform(1, 1, 4, 0, 0);
+  auto yarn = testing::MakeBuiltinPlacement("yarn");
+  ASSERT_TRUE(yarn->PlacesByShape());
+  PlacementWalk walk(*yarn, ClusterState(&spec));
+  // 8 GPUs never fit on 4; the CPU count tells the 17 shapes apart.
+  auto shape = [](int i) { return JobBuilder(i).Gpus(8).Cpus(i).Build(); };
+  for (int i = 0; i < 17; ++i) EXPECT_TRUE(walk.Place(shape(i)).empty());
+  EXPECT_EQ(walk.skipped(), 0);
+  for (int round = 1; round <= 2; ++round) {
+    for (int i = 0; i < 17; ++i) EXPECT_TRUE(walk.Place(shape(i)).empty());
+    EXPECT_EQ(walk.skipped(), 16 * round);
+  }
+}
+
+}  // namespace
+}  // namespace schedkit
