@@ -3,64 +3,16 @@
 // a hand-written view drives the policy here.
 #include <gtest/gtest.h>
 
-#include <map>
-
+#include "hand_view.h"
 #include "schedkit/registry.h"
-#include "schedkit/view.h"
 
 namespace schedkit {
 namespace {
 
-class OneNodeView final : public ClusterView {
- public:
-  explicit OneNodeView(int gpus) : spec_(ClusterSpec::Uniform(1, 1, gpus, 0, 0)), free_(&spec_) {}
-  void Add(JobId id) {
-    jobs_[id] = JobBuilder(id).Submit(static_cast<Time>(id)).Gpus(1).Duration(100).Build();
-  }
-  void Run(JobId id, const Placement& p) {
-    free_.Allocate(p);
-    placements_[id] = p;
-    running_.push_back(id);
-  }
-  void End(JobId id) {
-    auto it = placements_.find(id);
-    if (it != placements_.end()) {
-      free_.Release(it->second);
-      placements_.erase(it);
-      std::erase(running_, id);
-    }
-    ended_.push_back(id);
-  }
-
-  Time Now() const override { return 10; }
-  const ClusterSpec& Cluster() const override { return spec_; }
-  const ClusterState& Resources() const override { return free_; }
-  const std::vector<JobId>& RunningJobs() const override { return running_; }
-  std::vector<JobId> PendingJobs() const override {
-    std::vector<JobId> ids;
-    for (const auto& [id, spec] : jobs_) {
-      if (!placements_.count(id) && std::find(ended_.begin(), ended_.end(), id) == ended_.end())
-        ids.push_back(id);
-    }
-    return ids;
-  }
-  JobStatus Status(JobId id) const override {
-    JobStatus s;
-    s.spec = &jobs_.at(id);
-    auto it = placements_.find(id);
-    s.state = it != placements_.end() ? JobState::kRunning : JobState::kPending;
-    s.placement = it != placements_.end() ? &it->second : nullptr;
-    return s;
-  }
-  const JobSpec& Spec(JobId id) const override { return jobs_.at(id); }
-
- private:
-  ClusterSpec spec_;
-  ClusterState free_;
-  std::map<JobId, JobSpec> jobs_;
-  std::map<JobId, Placement> placements_;
-  std::vector<JobId> running_, ended_;
-};
+// A one-GPU job submitted at second `id`, 100 s long.
+void Add(HandView& view, JobId id) {
+  view.Add(JobBuilder(id).Submit(static_cast<Time>(id)).Gpus(1).Duration(100).Build());
+}
 
 TEST(Modular, APendingJobThatEndsLeavesTheQueueAndNeverStarts) {
   for (const char* name : {"fifo", "tiresias", "srtf"}) {
@@ -68,8 +20,8 @@ TEST(Modular, APendingJobThatEndsLeavesTheQueueAndNeverStarts) {
     request.policy = name;
     auto policy = MakePolicy(request);
     ASSERT_TRUE(policy.ok()) << policy.status().message();
-    OneNodeView view(1);
-    for (JobId id : {1, 2, 3}) view.Add(id);
+    HandView view(ClusterSpec::Uniform(1, 1, 1, 0, 0));
+    for (JobId id : {1, 2, 3}) Add(view, id);
     Decisions d;
     (*policy)->Decide(view, EventBatch{.arrived = {1, 2, 3}}, &d);
     ASSERT_EQ(d.start.size(), 1u) << name;

@@ -8,10 +8,11 @@
 //    (PlacementWalk::allocations), per class.
 #include <gtest/gtest.h>
 
-#include <map>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "hand_view.h"
 #include "mechanisms/placement_walk.h"
 #include "schedkit/registry.h"
 #include "schedkit/view.h"
@@ -20,59 +21,16 @@
 namespace schedkit {
 namespace {
 
-// Jobs with their remaining work as the view reports it, some running where the test
-// puts them; the clock and the remaining work are set by the test.
-class HandView final : public ClusterView {
- public:
-  explicit HandView(ClusterSpec spec) : spec_(std::move(spec)), free_(&spec_) {}
-  void Add(JobId id, int gpus, double remaining_s) {
-    jobs_[id] = JobBuilder(id).Submit(0).Gpus(gpus).Duration(remaining_s).Build();
-    remaining_[id] = remaining_s;
-  }
-  // `gpus` of `node`, by local index.
-  void Run(JobId id, int node, std::vector<int> gpus) {
-    NodeShare share{node, 0, 0, 0};
-    for (int g : gpus) share.gpu_mask |= uint64_t{1} << g;
-    Placement p{{share}};
-    free_.Allocate(p);
-    placements_[id] = p;
-    running_.push_back(id);
-  }
-  void Hold(int node) { free_.SetHeld(node, true); }
-  void SetNow(Time now) { now_ = now; }
-  void SetRemaining(JobId id, double remaining_s) { remaining_[id] = remaining_s; }
-
-  Time Now() const override { return now_; }
-  const ClusterSpec& Cluster() const override { return spec_; }
-  const ClusterState& Resources() const override { return free_; }
-  const std::vector<JobId>& RunningJobs() const override { return running_; }
-  std::vector<JobId> PendingJobs() const override {
-    std::vector<JobId> ids;
-    for (const auto& [id, spec] : jobs_) {
-      if (!placements_.count(id)) ids.push_back(id);
-    }
-    return ids;
-  }
-  JobStatus Status(JobId id) const override {
-    JobStatus s;
-    s.spec = &jobs_.at(id);
-    auto it = placements_.find(id);
-    s.state = it != placements_.end() ? JobState::kRunning : JobState::kPending;
-    s.placement = it != placements_.end() ? &it->second : nullptr;
-    s.remaining_s = remaining_.at(id);
-    return s;
-  }
-  const JobSpec& Spec(JobId id) const override { return jobs_.at(id); }
-
- private:
-  ClusterSpec spec_;
-  ClusterState free_;
-  Time now_ = 10;
-  std::map<JobId, JobSpec> jobs_;
-  std::map<JobId, double> remaining_;
-  std::map<JobId, Placement> placements_;
-  std::vector<JobId> running_;
+// Pending jobs of `gpus` GPUs each with `remaining_s` of work left, as the view reports it.
+struct HandJob {
+  JobId id;
+  int gpus;
+  double remaining_s;
 };
+void Add(HandView& view, std::initializer_list<HandJob> jobs) {
+  for (const HandJob& j : jobs)
+    view.Add(JobBuilder(j.id).Submit(0).Gpus(j.gpus).Duration(j.remaining_s).Build());
+}
 
 std::unique_ptr<Policy> Srtf() {
   PolicyRequest request;
@@ -110,12 +68,7 @@ std::vector<std::string> Starts(const Decisions& d) {
 constexpr JobId kA = 1, kB = 2, kC = 3, kD = 4, kP = 5, kQ = 6;
 HandView StuckFourGpuJob() {
   HandView view(ClusterSpec::Uniform(1, 2, 4, 0, 0));
-  view.Add(kA, 2, 100);
-  view.Add(kB, 2, 500);
-  view.Add(kC, 1, 600);
-  view.Add(kD, 1, 700);
-  view.Add(kP, 4, 50);
-  view.Add(kQ, 1, 1000);
+  Add(view, {{kA, 2, 100}, {kB, 2, 500}, {kC, 1, 600}, {kD, 1, 700}, {kP, 4, 50}, {kQ, 1, 1000}});
   view.Run(kA, 0, {0, 1});
   view.Run(kC, 0, {2});
   view.Run(kB, 1, {0, 1});
@@ -146,10 +99,7 @@ TEST(Step3Costs, AKeyReReadBelowItsPredecessorMovesAndOneAboveStays) {
   // One 4-GPU node: A (2 GPUs), B and C (1 each), keys read at t=10 as 100, 200, 300.
   HandView view(ClusterSpec::Uniform(1, 1, 4, 0, 0));
   constexpr JobId a = 1, b = 2, c = 3, p = 4;
-  view.Add(a, 2, 100);
-  view.Add(b, 1, 200);
-  view.Add(c, 1, 300);
-  view.Add(p, 2, 70);
+  Add(view, {{a, 2, 100}, {b, 1, 200}, {c, 1, 300}, {p, 2, 70}});
   view.Run(a, 0, {0, 1});
   view.Run(b, 0, {2});
   view.Run(c, 0, {3});
@@ -177,11 +127,7 @@ TEST(Step3Costs, BackfillAsksEachDemandClassAgainAfterAnAllocation) {
   // backfill walk over 2 free GPUs. The queue: J1 (4 GPUs) cannot fit at all, J2 and J3
   // (1 GPU each) fit one after the other, J4 (2 GPUs) fitted before J2 started only.
   HandView view(ClusterSpec::Uniform(1, 1, 4, 0, 0));
-  view.Add(1, 2, 10);
-  view.Add(2, 4, 100);
-  view.Add(3, 1, 200);
-  view.Add(4, 1, 300);
-  view.Add(5, 2, 400);
+  Add(view, {{1, 2, 10}, {2, 4, 100}, {3, 1, 200}, {4, 1, 300}, {5, 2, 400}});
   view.Run(1, 0, {0, 1});
   const Decisions d = DecideArrivals(view, {2, 3, 4, 5});
   EXPECT_EQ(Starts(d), (std::vector<std::string>{"3@n0:2", "4@n0:3"}));
