@@ -48,6 +48,10 @@ class PlacementWalk {
   Placement Place(const JobSpec& job);
   // REQUIRES: free().CanAllocate(p).
   void Allocate(const Placement& p);
+  // True iff the module answers by shape on this walk's cluster
+  // (PlacementModule::PlacesByShape and one GPU type): then jobs of one shape get one
+  // answer from Place while allocations() is unchanged.
+  bool places_by_shape() const { return by_shape_; }
   // Place calls answered from the remembered shapes (for tests).
   int64_t skipped() const { return skipped_; }
   // Allocate calls so far: the free state is the one an answer was read on while this

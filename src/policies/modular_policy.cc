@@ -617,7 +617,11 @@ void ModularPolicy::UpkeepIndex(bool idle) {
 
 void ModularPolicy::QueueInsert(const QueueEntry& e, const JobSpec& spec) {
   queue_.Insert(e);
-  queue_by_demand_[DemandOf(spec)].Insert(e);
+  DemandPart& part = queue_by_demand_[DemandOf(spec)];
+  const ShapeKey shape = ShapeOf(spec);
+  if (part.jobs.empty()) part.shape = shape;
+  part.jobs.Insert(e);
+  if (shape == part.shape) ++part.of_shape;
   if (spec.gpu_milli >= kMilliPerGpu) queued_whole_gpus_ += spec.gpus;
 }
 
@@ -625,8 +629,12 @@ void ModularPolicy::QueueRemove(JobId id, const JobSpec& spec) {
   if (!queue_.Remove(id)) return;
   if (spec.gpu_milli >= kMilliPerGpu) queued_whole_gpus_ -= spec.gpus;
   auto part = queue_by_demand_.find(DemandOf(spec));
-  part->second.Remove(id);
-  if (part->second.empty()) queue_by_demand_.erase(part);
+  part->second.jobs.Remove(id);
+  if (part->second.jobs.empty()) {
+    queue_by_demand_.erase(part);
+  } else if (ShapeOf(spec) == part->second.shape) {
+    --part->second.of_shape;
+  }
 }
 
 void ModularPolicy::PlacePending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
@@ -653,23 +661,18 @@ void ModularPolicy::PlacePending(const ClusterView& view, PlacementWalk* walk, D
 // skipped too. The parts that may still fit are merged in queue order: the same jobs
 // are tried in the same order on the same states, without stepping over the others (on
 // a busy cluster, the large jobs that wait for room pile up ahead of the small ones).
+// Likewise, on a walk whose module answers by shape, a part whose jobs all have one shape
+// is done once one of them finds no place, until the next allocation: each of its later
+// jobs would get the same answer (the walk's remembered misfits), only after being read.
 void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
                                     const std::vector<JobId>& skip) {
-  struct Part {
-    JobQueue::const_iterator next, end;
-    int gpus;
-    int gpu_milli;  // Any milli-GPU of the class: MayFit reads only whether it is whole.
-    // MayFit's last answer for the class, and walk->allocations() when it was read: the
-    // answer holds while no allocation changed the free state.
-    bool may_fit = false;
-    int64_t checked_at = -1;
-  };
-  std::vector<Part> parts;
-  parts.reserve(queue_by_demand_.size());
+  std::vector<BackfillPart>& parts = backfill_parts_;
+  parts.clear();
   for (const auto& [demand, part] : queue_by_demand_) {
-    parts.push_back(Part{part.begin(), part.end(), demand.first, demand.second ? 1 : kMilliPerGpu});
+    parts.push_back(BackfillPart{part.jobs.begin(), part.jobs.end(), demand.first,
+                         demand.second ? 1 : kMilliPerGpu, part.one_shape()});
   }
-  auto may_fit = [walk](Part& p) {
+  auto may_fit = [walk](BackfillPart& p) {
     if (p.checked_at != walk->allocations()) {
       p.may_fit = walk->MayFit(p.gpus, p.gpu_milli);
       p.checked_at = walk->allocations();
@@ -677,8 +680,8 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
     return p.may_fit;
   };
   while (walk->MayFit(1, 1)) {  // Else no GPU has any share free.
-    Part* first = nullptr;
-    for (Part& p : parts) {
+    BackfillPart* first = nullptr;
+    for (BackfillPart& p : parts) {
       if (p.next == p.end || !may_fit(p)) continue;
       if (first == nullptr || *p.next < *first->next) first = &p;
     }
@@ -686,7 +689,11 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
     const QueueEntry& e = *first->next++;
     if (!skip.empty() && std::binary_search(skip.begin(), skip.end(), e.id)) continue;
     Placement p = walk->Place(view.Spec(e.id));
-    if (p.empty()) continue;
+    if (p.empty()) {
+      // Its part's later jobs, of the same shape, would get the same no on this state.
+      if (first->one_shape && walk->places_by_shape()) first->may_fit = false;
+      continue;
+    }
     walk->Allocate(p);
     out->start.push_back(StartDecision{e.id, std::move(p)});
   }

@@ -3,6 +3,7 @@
 #ifndef SCHEDKIT_POLICIES_MODULAR_POLICY_H_
 #define SCHEDKIT_POLICIES_MODULAR_POLICY_H_
 
+#include <bit>
 #include <map>
 #include <memory>
 #include <optional>
@@ -239,7 +240,29 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   static DemandClass DemandOf(const JobSpec& spec) {
     return {spec.gpus, spec.gpu_milli < kMilliPerGpu};
   }
-  std::map<DemandClass, JobQueue> queue_by_demand_;
+  // What a PlacesByShape module reads of a job (gpus, gpu_milli, cpus, mem_gb), the memory
+  // as its bits: a total order; two jobs of one key are one shape to the module.
+  struct ShapeKey {
+    int gpus;
+    int gpu_milli;
+    int cpus;
+    uint64_t mem_bits;
+    auto operator<=>(const ShapeKey&) const = default;
+  };
+  static ShapeKey ShapeOf(const JobSpec& spec) {
+    return {spec.gpus, spec.gpu_milli, spec.cpus, std::bit_cast<uint64_t>(spec.mem_gb)};
+  }
+  struct DemandPart {
+    JobQueue jobs;
+    // The shape of the part's first job, and how many of `jobs` have it. When all do, a
+    // by-shape module's misfit for one of them is a misfit for all of them until the
+    // walk's next allocation. (A part whose first shape left and whose jobs now share
+    // another counts as of many shapes until it empties: never wrong, at times slower.)
+    ShapeKey shape{};
+    int64_t of_shape = 0;
+    bool one_shape() const { return static_cast<size_t>(of_shape) == jobs.size(); }
+  };
+  std::map<DemandClass, DemandPart> queue_by_demand_;
   // The GPUs the queue's whole-GPU jobs ask for in all: PlaceAllPending cannot succeed
   // when more than are free.
   int64_t queued_whole_gpus_ = 0;
@@ -289,6 +312,19 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::vector<char> chosen_running_;
   std::vector<const Candidate*> stopped_;
   std::vector<JobId> tried_;
+  // One demand class of the queue in BackfillPending's walk: its jobs not yet read.
+  struct BackfillPart {
+    JobQueue::const_iterator next, end;
+    int gpus;
+    int gpu_milli;  // Any milli-GPU of the class: MayFit reads only whether it is whole.
+    bool one_shape;  // Every job of the part has one shape (DemandPart::one_shape).
+    // Whether the part's next job may fit, and walk->allocations() when that was read:
+    // the answer holds while no allocation changed the free state. MayFit's answer, or
+    // false once a job of a one-shape part found no place on a by-shape walk.
+    bool may_fit = false;
+    int64_t checked_at = -1;
+  };
+  std::vector<BackfillPart> backfill_parts_;
 };
 
 }  // namespace schedkit

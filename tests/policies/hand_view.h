@@ -69,7 +69,16 @@ class HandView final : public ClusterView {
     s.remaining_s = remaining_.at(id);
     return s;
   }
-  const JobSpec& Spec(JobId id) const override { return jobs_.at(id); }
+  const JobSpec& Spec(JobId id) const override {
+    ++spec_reads_[id];
+    return jobs_.at(id);
+  }
+  // Spec calls for `id` so far (a policy's cost: which queued jobs it read).
+  int spec_reads(JobId id) const {
+    auto it = spec_reads_.find(id);
+    return it == spec_reads_.end() ? 0 : it->second;
+  }
+  void ResetSpecReads() { spec_reads_.clear(); }
 
  private:
   ClusterSpec spec_;
@@ -79,6 +88,7 @@ class HandView final : public ClusterView {
   std::map<JobId, double> remaining_;
   std::map<JobId, Placement> placements_;
   std::vector<JobId> running_, ended_;
+  mutable std::map<JobId, int> spec_reads_;
 };
 
 }  // namespace schedkit

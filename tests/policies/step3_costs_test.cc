@@ -5,11 +5,13 @@
 //  - a running job's key re-read lower is written in place only while it stays above the
 //    job before it in the running index, else the job moves;
 //  - the backfill walk re-asks a demand class whether it may fit only after an allocation
-//    (PlacementWalk::allocations), per class.
+//    (PlacementWalk::allocations), per class, and stops reading a class of one job shape
+//    after one of its jobs found no place, until the next allocation.
 #include <gtest/gtest.h>
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hand_view.h"
@@ -131,6 +133,37 @@ TEST(Step3Costs, BackfillAsksEachDemandClassAgainAfterAnAllocation) {
   view.Run(1, 0, {0, 1});
   const Decisions d = DecideArrivals(view, {2, 3, 4, 5});
   EXPECT_EQ(Starts(d), (std::vector<std::string>{"3@n0:2", "4@n0:3"}));
+}
+
+// Two 4-GPU nodes with one GPU free on each, behind R1 and R2 (3 GPUs each, ahead of
+// everybody). J1-J3 ask for 2 GPUs each: every node has too few, though 2 are free in
+// all, so each finds no place. Q (1 GPU) arrives at the second decision and starts on
+// n0's free GPU. `j2_cpus` gives J2 another shape than J1's and J3's (the nodes have 8
+// CPUs: it would fit as well, but for the GPUs). Returns how often the second decision
+// read J2's and J3's specs.
+std::pair<int, int> SecondDecisionReadsOfJ2J3(int j2_cpus) {
+  HandView view(ClusterSpec::Uniform(1, 2, 4, 8, 0));
+  constexpr JobId r1 = 1, r2 = 2, j1 = 3, j2 = 4, j3 = 5, q = 6;
+  Add(view, {{r1, 3, 10}, {r2, 3, 20}, {j1, 2, 100}, {j3, 2, 300}, {q, 1, 1000}});
+  view.Add(JobBuilder(j2).Submit(0).Gpus(2).Cpus(j2_cpus).Duration(200).Build());
+  view.Run(r1, 0, {0, 1, 2});
+  view.Run(r2, 1, {0, 1, 2});
+  auto policy = Srtf();
+  Decisions d;
+  policy->Decide(view, Arrivals({j1, j2, j3}), &d);
+  EXPECT_TRUE(d.start.empty());
+  view.ResetSpecReads();
+  d.Clear();
+  policy->Decide(view, Arrivals({q}), &d);
+  EXPECT_EQ(Starts(d), std::vector<std::string>{"6@n0:3"});
+  return {view.spec_reads(j2), view.spec_reads(j3)};
+}
+
+TEST(Step3Costs, BackfillSkipsTheRestOfAOneShapeClassAfterAMisfit) {
+  // J1, J2 and J3 of one shape: J1's misfit ends the class's walk until an allocation.
+  EXPECT_EQ(SecondDecisionReadsOfJ2J3(0), std::make_pair(0, 0));
+  // J2 of another shape: the class is walked to its end (each gets no place).
+  EXPECT_EQ(SecondDecisionReadsOfJ2J3(1), std::make_pair(1, 1));
 }
 
 TEST(Step3Costs, PlacementWalkCountsItsAllocationsInEveryMode) {
