@@ -316,10 +316,12 @@ void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& eve
     if (adopted_ids_.empty() || adopted_ids_.erase(id) == 0) waiting_.push_back(id);
   }
   if (waiting_.empty()) return;
-  std::vector<JobId> admitted;
+  std::vector<JobId>& admitted = admitted_;
+  admitted.clear();
   config_.admission->Admit(view, waiting_, admitted_gpu_demand_, &admitted);
   if (admitted.empty()) return;
-  std::vector<JobId> in = admitted;
+  std::vector<JobId>& in = admitted_sorted_;
+  in.assign(admitted.begin(), admitted.end());
   std::sort(in.begin(), in.end());
   std::erase_if(waiting_, [&](JobId id) { return std::binary_search(in.begin(), in.end(), id); });
   for (JobId id : admitted) {

@@ -312,6 +312,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::vector<char> chosen_running_;
   std::vector<const Candidate*> stopped_;
   std::vector<JobId> tried_;
+  std::vector<JobId> admitted_, admitted_sorted_;  // AdmitArrivals': what the module admits.
   // One demand class of the queue in BackfillPending's walk: its jobs not yet read.
   struct BackfillPart {
     JobQueue::const_iterator next, end;
