@@ -52,7 +52,7 @@ bool PlacementWalk::MayFit(int gpus, int gpu_milli) const {
 
 Placement PlacementWalk::Place(const JobSpec& job) {
   if (!by_shape_) return placement_.Place(job, free());
-  const Shape shape{job.gpus, job.gpu_milli, job.cpus, job.mem_gb};
+  const Shape shape = ShapeOf(job);
   const auto misfits_end = misfits_.begin() + num_misfits_;
   if (std::find(misfits_.begin(), misfits_end, shape) != misfits_end) {
     ++skipped_;

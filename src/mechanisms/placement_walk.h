@@ -18,6 +18,17 @@ namespace schedkit {
 
 class PlacementWalk {
  public:
+  // What a PlacesByShape module's answer depends on, besides the free state. Jobs of
+  // equal shapes (a NaN never equals) get one answer on one state.
+  struct Shape {
+    int gpus;
+    int gpu_milli;
+    int cpus;
+    double mem_gb;
+    bool operator==(const Shape&) const = default;
+  };
+  static Shape ShapeOf(const JobSpec& job) { return {job.gpus, job.gpu_milli, job.cpus, job.mem_gb}; }
+
   // Walks `free`, its own (a copy of an lvalue).
   PlacementWalk(const PlacementModule& placement, ClusterState&& free);
   PlacementWalk(const PlacementModule& placement, const ClusterState& free)
@@ -59,14 +70,6 @@ class PlacementWalk {
   int64_t allocations() const { return allocations_; }
 
  private:
-  // What a PlacesByShape module's answer depends on, besides the free state.
-  struct Shape {
-    int gpus;
-    int gpu_milli;
-    int cpus;
-    double mem_gb;
-    bool operator==(const Shape&) const = default;
-  };
 
   const PlacementModule& placement_;
   // `writable_` is null while the walk reads a borrowed state; `allocated_` holds what was

@@ -620,7 +620,7 @@ void ModularPolicy::UpkeepIndex(bool idle) {
 void ModularPolicy::QueueInsert(const QueueEntry& e, const JobSpec& spec) {
   queue_.Insert(e);
   DemandPart& part = queue_by_demand_[DemandOf(spec)];
-  const ShapeKey shape = ShapeOf(spec);
+  const PlacementWalk::Shape shape = PlacementWalk::ShapeOf(spec);
   if (part.jobs.empty()) part.shape = shape;
   part.jobs.Insert(e);
   if (shape == part.shape) ++part.of_shape;
@@ -634,7 +634,7 @@ void ModularPolicy::QueueRemove(JobId id, const JobSpec& spec) {
   part->second.jobs.Remove(id);
   if (part->second.jobs.empty()) {
     queue_by_demand_.erase(part);
-  } else if (ShapeOf(spec) == part->second.shape) {
+  } else if (PlacementWalk::ShapeOf(spec) == part->second.shape) {
     --part->second.of_shape;
   }
 }

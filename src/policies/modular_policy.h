@@ -3,7 +3,6 @@
 #ifndef SCHEDKIT_POLICIES_MODULAR_POLICY_H_
 #define SCHEDKIT_POLICIES_MODULAR_POLICY_H_
 
-#include <bit>
 #include <map>
 #include <memory>
 #include <optional>
@@ -240,25 +239,13 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   static DemandClass DemandOf(const JobSpec& spec) {
     return {spec.gpus, spec.gpu_milli < kMilliPerGpu};
   }
-  // What a PlacesByShape module reads of a job (gpus, gpu_milli, cpus, mem_gb), the memory
-  // as its bits: a total order; two jobs of one key are one shape to the module.
-  struct ShapeKey {
-    int gpus;
-    int gpu_milli;
-    int cpus;
-    uint64_t mem_bits;
-    auto operator<=>(const ShapeKey&) const = default;
-  };
-  static ShapeKey ShapeOf(const JobSpec& spec) {
-    return {spec.gpus, spec.gpu_milli, spec.cpus, std::bit_cast<uint64_t>(spec.mem_gb)};
-  }
   struct DemandPart {
     JobQueue jobs;
     // The shape of the part's first job, and how many of `jobs` have it. When all do, a
     // by-shape module's misfit for one of them is a misfit for all of them until the
     // walk's next allocation. (A part whose first shape left and whose jobs now share
     // another counts as of many shapes until it empties: never wrong, at times slower.)
-    ShapeKey shape{};
+    PlacementWalk::Shape shape{};
     int64_t of_shape = 0;
     bool one_shape() const { return static_cast<size_t>(of_shape) == jobs.size(); }
   };
