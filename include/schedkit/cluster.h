@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "schedkit/inline_vector.h"
 #include "schedkit/job.h"
 #include "schedkit/status.h"
 
@@ -57,22 +58,26 @@ struct ClusterSpec {
 // Errors name the file, line and field.
 Result<ClusterSpec> LoadClusterSpec(const std::string& path);
 
-// The share of one node that a job holds.
+// The share of one node that a job holds. 32 bytes (a placement holds one inline); build
+// one with designated initializers (NodeShare{.node = 1, .gpu_mask = 0b11}).
 struct NodeShare {
   int node = 0;
-  uint64_t gpu_mask = 0;  // Bit g set = local GPU g of the node.
   int cpus = 0;
+  uint64_t gpu_mask = 0;  // Bit g set = local GPU g of the node.
   double mem_gb = 0;
   // What each GPU of gpu_mask gives the job, in milli-GPU: kMilliPerGpu = the whole GPU
   // (every placement of whole-GPU jobs); 1-999 = a share of the one GPU the mask names.
   int gpu_milli = kMilliPerGpu;
   int gpus() const { return std::popcount(gpu_mask); }
   bool fractional() const { return gpu_milli < kMilliPerGpu; }
+  bool operator==(const NodeShare&) const = default;
 };
+static_assert(sizeof(NodeShare) == 32);
 
 // Where a job runs: one share per node, in ascending node order. Empty = not placed.
+// A placement on one node (nearly all of them) is copied without an allocation.
 struct Placement {
-  std::vector<NodeShare> shares;
+  InlineVector<NodeShare, 1> shares;
 
   bool empty() const { return shares.empty(); }
   int gpus() const;

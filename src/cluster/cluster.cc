@@ -219,18 +219,7 @@ Result<Placement> ParsePlacement(const std::string& text,
   return p;
 }
 
-bool Placement::operator==(const Placement& o) const {
-  if (shares.size() != o.shares.size()) return false;
-  for (size_t i = 0; i < shares.size(); ++i) {
-    const NodeShare& a = shares[i];
-    const NodeShare& b = o.shares[i];
-    if (a.node != b.node || a.gpu_mask != b.gpu_mask || a.cpus != b.cpus || a.mem_gb != b.mem_gb ||
-        a.gpu_milli != b.gpu_milli) {
-      return false;
-    }
-  }
-  return true;
-}
+bool Placement::operator==(const Placement& o) const { return shares == o.shares; }
 
 ClusterState::ClusterState(const ClusterSpec* spec) : spec_(spec) {
   const size_t n = spec->nodes.size();

@@ -541,11 +541,6 @@ class Simulator::Impl final : public ClusterView {
     for (SimulationObserver* o : observers_) {
       o->OnJobFinish(*j.spec, now_, j.first_start, j.executed_s, j.preemptions, j.placement);
     }
-    // Nothing reads a finished job's placement again: its storage serves the next first start.
-    if (j.placement.shares.capacity() != 0) {
-      j.placement.shares.clear();
-      spare_shares_.push_back(std::move(j.placement.shares));
-    }
     if (streamed_) done_.push_back(j.index);
   }
 
@@ -559,7 +554,7 @@ class Simulator::Impl final : public ClusterView {
   void Preempt(JobRun& j) {
     Advance(j);
     applier_.Release(j.spec->id);
-    j.placement.shares.clear();  // Keeps its storage for the restart's copy (no malloc).
+    j.placement.shares.clear();
     RemoveFrom(&running_, j);
     AddTo(&pending_, j);
     j.state = JobState::kPending;
@@ -600,11 +595,7 @@ class Simulator::Impl final : public ClusterView {
     RemoveFrom(&pending_, j);
     AddTo(&running_, j);
     j.state = JobState::kRunning;
-    if (j.placement.shares.capacity() == 0 && !spare_shares_.empty()) {
-      j.placement.shares = std::move(spare_shares_.back());
-      spare_shares_.pop_back();
-    }
-    j.placement = p;  // Copy-assigned into the storage it has: no malloc.
+    j.placement = p;  // One node: held inline, no malloc.
     j.last_update = now_;
     j.last_start = now_;
     if (j.first_start == kNever) j.first_start = now_;
@@ -699,8 +690,6 @@ class Simulator::Impl final : public ClusterView {
   int64_t retired_unfinished_ = 0;
   JobList pending_;
   JobList running_;
-  // Placement storage of finished jobs, for jobs that start for the first time.
-  std::vector<std::vector<NodeShare>> spare_shares_;
   size_t next_arrival_ = 0;
   size_t next_change_ = 0;  // Next of options_.membership.
   EventQueue events_;

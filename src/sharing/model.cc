@@ -39,9 +39,11 @@ std::shared_ptr<const ClusterSpec> BookingSpec(const SharingClusterSpec& spec) {
 
 // `p` as a booking of SharingState's ClusterState. REQUIRES: p.node exists.
 Placement BookingOf(const SharingPlacement& p) {
-  return Placement{{NodeShare{p.node, p.gpu_mask, static_cast<int>(p.cpu_milli),
-                              static_cast<double>(p.mem_mib) / 1024.0,
-                              p.gpu_mask == 0 ? kMilliPerGpu : p.gpu_milli}}};
+  return Placement{{NodeShare{.node = p.node,
+                              .cpus = static_cast<int>(p.cpu_milli),
+                              .gpu_mask = p.gpu_mask,
+                              .mem_gb = static_cast<double>(p.mem_mib) / 1024.0,
+                              .gpu_milli = p.gpu_mask == 0 ? kMilliPerGpu : p.gpu_milli}}};
 }
 
 }  // namespace

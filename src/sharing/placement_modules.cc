@@ -108,8 +108,11 @@ class SharingPlacementModule final : public PlacementModule {
     const SharingPlacement p = PlacePod(*policy_, view, pod, ties_, rng_);
     if (p.empty()) return Placement();
     const NodeSpec& node = cluster_->nodes[p.node];
-    const NodeShare share{p.node, p.gpu_mask, node.cpus > 0 ? job.cpus : 0,
-                          node.mem_gb > 0 ? job.mem_gb : 0, job.gpu_milli};
+    const NodeShare share{.node = p.node,
+                          .cpus = node.cpus > 0 ? job.cpus : 0,
+                          .gpu_mask = p.gpu_mask,
+                          .mem_gb = node.mem_gb > 0 ? job.mem_gb : 0,
+                          .gpu_milli = job.gpu_milli};
     if (observed_ && share.gpu_mask != 0) {
       Placed placed{p.node, KindOf(share), nodes_[p.node].free.gpu_milli,
                     nodes_[p.node].free.gpu_milli};

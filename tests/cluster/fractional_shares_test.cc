@@ -31,7 +31,7 @@ TEST_F(FractionalSharesTest, SharesAddUpOnOneGpuAndNeverPastIt) {
   EXPECT_EQ(state_.total_free_gpus(), 3);
   EXPECT_EQ(state_.shared_gpu_mask(0), 0b10u);
   EXPECT_EQ(state_.free_gpu_milli(0, 1), 400);
-  EXPECT_FALSE(state_.CanAllocate(Placement{{NodeShare{0, 0b10, 0, 0}}}));
+  EXPECT_FALSE(state_.CanAllocate(Placement{{NodeShare{.node = 0, .gpu_mask = 0b10}}}));
   EXPECT_FALSE(state_.CanAllocate(Placement{{Frac(0, 1, 401)}}));
   ASSERT_TRUE(state_.CanAllocate(b));
   state_.Allocate(b);
@@ -53,7 +53,7 @@ TEST_F(FractionalSharesTest, SharesAddUpOnOneGpuAndNeverPastIt) {
 }
 
 TEST_F(FractionalSharesTest, AWholeGpuBookingLeavesNoShare) {
-  state_.Allocate(Placement{{NodeShare{1, 0b01, 0, 0}}});
+  state_.Allocate(Placement{{NodeShare{.node = 1, .gpu_mask = 0b01}}});
   EXPECT_EQ(state_.free_gpu_milli(1, 0), 0);
   EXPECT_FALSE(state_.CanAllocate(Placement{{Frac(1, 0, 100)}}));
   EXPECT_TRUE(state_.CanAllocate(Placement{{Frac(1, 1, 100)}}));
@@ -91,7 +91,7 @@ TEST_F(FractionalSharesTest, MayFitCountsSharedGpusForFractionalJobsOnly) {
 }
 
 TEST(FractionalPlacementText, NamesSharesBelowAWholeGpuOnly) {
-  Placement p{{NodeShare{0, 0b1111, 0, 0}, Frac(2, 3, 300)}};
+  Placement p{{NodeShare{.node = 0, .gpu_mask = 0b1111}, Frac(2, 3, 300)}};
   EXPECT_EQ(p.ToString(), "n0:0-3;n2:3@300");
   Result<Placement> back = ParsePlacement("n0:0-3;n2:3@300");
   ASSERT_TRUE(back.ok()) << back.status().message();

@@ -81,7 +81,7 @@ TEST(FreeIndex, FollowsAllocationsReleasesHoldsAndFractionalShares) {
     const int node = static_cast<int>(rng() % spec.nodes.size());
     const int r = static_cast<int>(rng() % 10);
     if (r < 5 && state.free_gpus(node) > 0) {
-      NodeShare share{node, LowestBits(state.free_gpu_mask(node), 1 + rng() % state.free_gpus(node)), 1, 1};
+      NodeShare share{.node = node, .cpus = 1, .gpu_mask = LowestBits(state.free_gpu_mask(node), 1 + rng() % state.free_gpus(node)), .mem_gb = 1};
       if (r == 0) {  // A fractional share of one free GPU.
         share.gpu_mask = LowestBits(state.free_gpu_mask(node), 1);
         share.gpu_milli = 300;
@@ -123,7 +123,7 @@ TEST(FreeIndex, PlacementsChooseAsTheFullScanDid) {
       const int cpus = static_cast<int>(rng() % 33);
       if (busy == 0 && cpus == 0) continue;
       // `busy` GPUs and `cpus` CPUs booked (a share of no GPU books CPUs only).
-      const NodeShare share{n, busy == 0 ? 0 : LowestBits(state.free_gpu_mask(n), busy), cpus, 0};
+      const NodeShare share{.node = n, .cpus = cpus, .gpu_mask = busy == 0 ? 0 : LowestBits(state.free_gpu_mask(n), busy)};
       state.Allocate(Placement{{share}});
     }
     for (int gpus : {1, 2, 3, 4, 6, 8, 12, 16}) {

@@ -114,7 +114,7 @@ TEST(ThroughputModel, SpeedOnFollowsTheJobsList) {
   EXPECT_EQ(SpeedOn(typed, kGenericGpuType), 1);
   const ClusterSpec mixed = TypedCluster({{"v100", 1}, {"k80", 1}}, 4);
   Placement across;
-  across.shares = {NodeShare{0, 0b11, 0, 0}, NodeShare{1, 0b11, 0, 0}};
+  across.shares = {NodeShare{.node = 0, .gpu_mask = 0b11}, NodeShare{.node = 1, .gpu_mask = 0b11}};
   EXPECT_EQ(PlacementSpeed(typed, across, mixed), 0.25);  // The slowest worker sets the pace.
   EXPECT_FALSE(WithinOneType(across, mixed));
 }
@@ -171,7 +171,7 @@ TEST(HeterogeneousProgress, AStartOnATypeTheJobCannotRunOnIsRefused) {
   Decisions d;
   StartDecision s;
   s.job = 0;
-  s.placement.shares = {NodeShare{0, 1, 0, 0}};
+  s.placement.shares = {NodeShare{.node = 0, .gpu_mask = 1}};
   d.start.push_back(s);
   Status st = sim.Apply(d);
   EXPECT_EQ(st.message(),

@@ -12,7 +12,7 @@ namespace {
 
 Placement Of(std::vector<std::pair<int, uint64_t>> shares) {
   Placement p;
-  for (auto [node, mask] : shares) p.shares.push_back(NodeShare{node, mask, 0, 0});
+  for (auto [node, mask] : shares) p.shares.push_back(NodeShare{.node = node, .gpu_mask = mask});
   return p;
 }
 

@@ -13,7 +13,7 @@
 namespace schedkit {
 namespace {
 
-Placement Gpus(uint64_t mask) { return Placement{{NodeShare{0, mask, 0, 0}}}; }
+Placement Gpus(uint64_t mask) { return Placement{{NodeShare{.node = 0, .gpu_mask = mask}}}; }
 
 // Jobs known to a test "engine": id -> (state, GPUs).
 class Jobs {

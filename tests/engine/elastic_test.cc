@@ -19,7 +19,7 @@ std::shared_ptr<const ScalingModel> Curve() {
   return std::make_shared<ScalingModel>(StepTimeCurve{1, 0.25}, "test");
 }
 
-Placement Gpus(uint64_t mask) { return Placement{{NodeShare{0, mask, 0, 0}}}; }
+Placement Gpus(uint64_t mask) { return Placement{{NodeShare{.node = 0, .gpu_mask = mask}}}; }
 
 struct Fixture {
   explicit Fixture(std::vector<JobSpec> jobs, std::shared_ptr<const ScalingModel> scaling = Curve()) {

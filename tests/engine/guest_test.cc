@@ -6,7 +6,7 @@
 namespace schedkit {
 namespace {
 
-Placement Gpu0() { return Placement{{NodeShare{0, 0b1, 0, 0}}}; }
+Placement Gpu0() { return Placement{{NodeShare{.node = 0, .gpu_mask = 0b1}}}; }
 
 StartDecision Guest(JobId id, Placement p, double rate) {
   StartDecision s{id, std::move(p), rate};
@@ -75,13 +75,13 @@ TEST(GuestStart, RefusesBadGuestPlacements) {
   EventBatch batch;
   ASSERT_TRUE(sim.NextDecisionPoint(&batch));
   Decisions two_gpus;
-  two_gpus.start = {Guest(1, Placement{{NodeShare{0, 0b11, 0, 0}}}, 1)};
+  two_gpus.start = {Guest(1, Placement{{NodeShare{.node = 0, .gpu_mask = 0b11}}}, 1)};
   EXPECT_FALSE(sim.Apply(two_gpus).ok());
   Decisions missing_gpu;
-  missing_gpu.start = {Guest(1, Placement{{NodeShare{0, 0b100, 0, 0}}}, 1)};
+  missing_gpu.start = {Guest(1, Placement{{NodeShare{.node = 0, .gpu_mask = 0b100}}}, 1)};
   EXPECT_FALSE(sim.Apply(missing_gpu).ok());
   Decisions missing_node;
-  missing_node.start = {Guest(1, Placement{{NodeShare{1, 0b1, 0, 0}}}, 1)};
+  missing_node.start = {Guest(1, Placement{{NodeShare{.node = 1, .gpu_mask = 0b1}}}, 1)};
   EXPECT_FALSE(sim.Apply(missing_node).ok());
   Decisions in_group;
   in_group.start = {Guest(1, Gpu0(), 1)};

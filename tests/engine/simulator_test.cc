@@ -23,7 +23,7 @@ class DoubleBooker final : public Policy {
   void Decide(const ClusterView& view, const EventBatch& events, Decisions* out) override {
     for (JobId id : events.arrived) {
       Placement p;
-      p.shares.push_back(NodeShare{0, 0b1, 0, 0});  // Always GPU 0 of node 0.
+      p.shares.push_back(NodeShare{.node = 0, .gpu_mask = 0b1});  // Always GPU 0 of node 0.
       out->start.push_back(StartDecision{id, p});
     }
   }
@@ -50,7 +50,7 @@ TEST(Simulator, RefusesConflictingDecisionsWithoutApplyingAny) {
   Simulator sim(&trace, &cluster, SimulatorOptions());
   EventBatch batch;
   ASSERT_TRUE(sim.NextDecisionPoint(&batch));
-  auto gpu = [](uint64_t mask) { return Placement{{NodeShare{0, mask, 0, 0}}}; };
+  auto gpu = [](uint64_t mask) { return Placement{{NodeShare{.node = 0, .gpu_mask = mask}}}; };
   Decisions twice;
   twice.start = {{1, gpu(0b01)}, {1, gpu(0b10)}};
   EXPECT_FALSE(sim.Apply(twice).ok());

@@ -30,7 +30,7 @@ class HandView final : public ClusterView {
   }
   // `gpus` of `node`, by local index.
   void Run(JobId id, int node, const std::vector<int>& gpus) {
-    NodeShare share{node, 0, 0, 0};
+    NodeShare share{.node = node};
     for (int g : gpus) share.gpu_mask |= uint64_t{1} << g;
     Run(id, Placement{{share}});
   }

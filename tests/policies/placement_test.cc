@@ -13,8 +13,7 @@ ClusterState StateWithBusy(const ClusterSpec& spec, std::vector<int> busy) {
   for (size_t n = 0; n < busy.size(); ++n) {
     if (busy[n] == 0) continue;
     Placement p;
-    p.shares.push_back(NodeShare{static_cast<int>(n), LowestBits(state.free_gpu_mask(n), busy[n]),
-                                 0, 0});
+    p.shares.push_back(NodeShare{.node = static_cast<int>(n), .gpu_mask = LowestBits(state.free_gpu_mask(n), busy[n])});
     state.Allocate(p);
   }
   return state;
@@ -69,15 +68,15 @@ TEST(Placement, GpuCountNeedsOnlyEnoughFreeGpus) {
 TEST(ClusterState, AllocateAndReleaseTrackFreeResources) {
   const ClusterSpec spec = ClusterSpec::Uniform(1, 2, 4, 8, 64);
   ClusterState state(&spec);
-  Placement p{{NodeShare{1, 0b0110, 4, 10}}};
+  Placement p{{NodeShare{.node = 1, .cpus = 4, .gpu_mask = 0b0110, .mem_gb = 10}}};
   ASSERT_TRUE(state.CanAllocate(p));
   state.Allocate(p);
   EXPECT_EQ(state.total_free_gpus(), 6);
   EXPECT_EQ(state.free_cpus(1), 4);
-  EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{1, 0b0010, 0, 0}}}));
+  EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{.node = 1, .gpu_mask = 0b0010}}}));
   // A node named twice could count a GPU twice: refused.
-  EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{0, 0b1, 0, 0}, NodeShare{0, 0b1, 0, 0}}}));
-  EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{1, 0b1, 0, 0}, NodeShare{0, 0b1, 0, 0}}}));
+  EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{.node = 0, .gpu_mask = 0b1}, NodeShare{.node = 0, .gpu_mask = 0b1}}}));
+  EXPECT_FALSE(state.CanAllocate(Placement{{NodeShare{.node = 1, .gpu_mask = 0b1}, NodeShare{.node = 0, .gpu_mask = 0b1}}}));
   state.Release(p);
   EXPECT_EQ(state.total_free_gpus(), 8);
   EXPECT_EQ(state.free_mem_gb(1), 64);
@@ -86,7 +85,7 @@ TEST(ClusterState, AllocateAndReleaseTrackFreeResources) {
 TEST(ClusterStateDeathTest, DoubleBookingAborts) {
   const ClusterSpec spec = ClusterSpec::Uniform(1, 1, 2, 0, 0);
   ClusterState state(&spec);
-  Placement p{{NodeShare{0, 0b01, 0, 0}}};
+  Placement p{{NodeShare{.node = 0, .gpu_mask = 0b01}}};
   state.Allocate(p);
   EXPECT_DEATH(state.Allocate(p), "double booking");
 }
@@ -147,7 +146,7 @@ TEST(PlacementWalk, BorrowedStateIsReadWithTheAllocationsAndNeverChanged) {
   EXPECT_EQ(base.total_free_gpus(), 7);
   // A fractional share on the borrowed state: MayFit reads the shares from the copy.
   PlacementWalk shares(*yarn, &base);
-  NodeShare fraction{0, uint64_t{1} << 3, 0, 0};
+  NodeShare fraction{.node = 0, .gpu_mask = uint64_t{1} << 3};
   fraction.gpu_milli = 500;
   shares.Allocate(Placement{{fraction}});
   EXPECT_FALSE(shares.MayFit(7, kMilliPerGpu));  // One GPU went to the fraction.

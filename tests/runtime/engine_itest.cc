@@ -183,7 +183,7 @@ class StatusWatcher : public Policy {
   void Decide(const ClusterView& view, const EventBatch&, Decisions* out) override {
     for (JobId id : view.PendingJobs()) {
       Placement p;
-      p.shares.push_back(NodeShare{0, gpu_mask_, 0, 0});
+      p.shares.push_back(NodeShare{.node = 0, .gpu_mask = gpu_mask_});
       if (!view.Resources().CanAllocate(p)) continue;
       out->start.push_back(StartDecision{id, p, rate_});
     }

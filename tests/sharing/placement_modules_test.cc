@@ -17,7 +17,7 @@ JobSpec Fractional(int cpus, int milli) {
 JobSpec Whole(int cpus, int gpus) { return JobBuilder(1).Gpus(gpus).Cpus(cpus).Duration(10).Build(); }
 
 NodeShare Share(int node, uint64_t mask, int cpus, int milli = kMilliPerGpu) {
-  return NodeShare{node, mask, cpus, 0, milli};
+  return NodeShare{.node = node, .cpus = cpus, .gpu_mask = mask, .gpu_milli = milli};
 }
 
 // What a module reads of a view: the running jobs' placements (fgd-clustering's kinds).
