@@ -18,6 +18,11 @@ struct QueuedJob {
   PriorityKey key;
   Time submit;
   JobId id;
+  // The job's GPU request (JobSpec::gpus, fixed for its life): not part of the order. A
+  // walk that sums the GPUs of the jobs it passes reads it here, beside the key it
+  // compares, instead of asking the view for each job's spec (two look-ups in memory
+  // that no other part of the walk touches).
+  int gpus = 0;
   // The key compares as `key != o.key ? key < o.key : ...` would (C++20: the first element
   // that is not equal decides, and one that is unordered, a NaN, makes it false), in one pass.
   bool operator<(const QueuedJob& o) const {

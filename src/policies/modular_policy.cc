@@ -63,15 +63,15 @@ std::set<QueuedJob>::iterator Rekey(std::set<QueuedJob>* set, std::set<QueuedJob
 // above the entry before it, it is written in place: the set's order is unchanged (key
 // is above its predecessor, and below the old key, hence below its successor), and the
 // order is all the tree reads of an entry (its elements are const only through its
-// iterators: the node holds a plain value). Else the entry moves (Rekey).
-// Returns the entry's place (unchanged when written in place).
-std::set<QueuedJob>::iterator Lower(std::set<QueuedJob>* set, std::set<QueuedJob>::iterator at,
-                                    const QueuedJob& key) {
-  if (at == set->begin() || *std::prev(at) < key) {
-    const_cast<QueuedJob&>(*at) = key;
-    return at;
+// iterators: the node holds a plain value). Else the entry moves (Rekey), and `*at`
+// becomes its new place. Returns true iff it was written in place.
+bool Lower(std::set<QueuedJob>* set, std::set<QueuedJob>::iterator* at, const QueuedJob& key) {
+  if (*at == set->begin() || *std::prev(*at) < key) {
+    const_cast<QueuedJob&>(**at) = key;
+    return true;
   }
-  return Rekey(set, at, key);
+  *at = Rekey(set, *at, key);
+  return false;
 }
 
 }  // namespace
@@ -170,7 +170,7 @@ class ModularPolicy::RunningWalk {
       }
       const QueueEntry& e = *c->next++;
       const JobStatus s = view_.Status(e.id);
-      const Read r{QueueEntry{policy_->config_.scheduling->Key(s, now_), e.submit, e.id}, e.key[0],
+      const Read r{QueueEntry{policy_->config_.scheduling->Key(s, now_), e.submit, e.id, e.gpus}, e.key[0],
                    s};
       auto at = std::upper_bound(c->read.begin(), c->read.end(), r,
                                  [](const Read& a, const Read& b) { return a.exact < b.exact; });
@@ -336,7 +336,8 @@ void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& eve
 }
 
 ModularPolicy::QueueEntry ModularPolicy::PendingEntry(const JobStatus& pending, Time now) const {
-  return {config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id};
+  return {config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id,
+          pending.spec->gpus};
 }
 
 void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
@@ -375,7 +376,7 @@ bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
   }
   for (JobId id : view.RunningJobs()) {
     const JobStatus s = view.Status(id);
-    const QueueEntry e{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id};
+    const QueueEntry e{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id, s.spec->gpus};
     // Behind stays behind: a running key only grows, a pending one stands.
     if (!(e < best_pending)) return false;
   }
@@ -405,7 +406,7 @@ std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const Cluste
   keys.reserve(ids.size());
   for (JobId id : ids) {
     const JobStatus s = view.Status(id);
-    keys.push_back(QueueEntry{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id});
+    keys.push_back(QueueEntry{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id, s.spec->gpus});
   }
   // Sort the small keys, then fetch statuses in order: cheaper than sorting statuses.
   std::sort(keys.begin(), keys.end());
@@ -473,7 +474,7 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     const int64_t room = total - (running_gpus_ - top_gpus);
     found = before_gpus <= room;
     for (; found && q != queue_.end() && *q < r.entry; ++q) {
-      const int gpus = view.Spec(q->id).gpus;
+      const int gpus = q->gpus;
       if (before_gpus + gpus > room) found = false;
       if (!found) break;
       before_gpus += gpus;
@@ -491,7 +492,7 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
       }
     } else {
       top.push_back(r);
-      top_gpus += view.Spec(r.entry.id).gpus;
+      top_gpus += r.entry.gpus;
     }
   }
   if (!found) {
@@ -519,7 +520,7 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
       return it;
     }
     s = view.Status(it->id);
-    const QueueEntry exact{config_.scheduling->Key(s, now), s.spec->submit_s, it->id};
+    const QueueEntry exact{config_.scheduling->Key(s, now), s.spec->submit_s, it->id, it->gpus};
     if (*it < exact) {
       std::fprintf(stderr,
                    "schedkit: internal error: policy %s: the key of running job %lld grew, "
@@ -529,7 +530,13 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
     }
     read.entry = exact;
     read.at = now;
-    if (exact < *it) read.pos = Lower(&running_.by_key, it, exact);
+    // Kept its place: still the greatest below `cursor`, now exact (the keys below it
+    // are upper bounds of their jobs' and below its own). Moved: the next one down is
+    // another entry.
+    if (!(exact < *it) || Lower(&running_.by_key, &read.pos, exact)) {
+      *status = s;
+      return it;
+    }
   }
   return running_.by_key.end();
 }
@@ -537,7 +544,7 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
 void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
   if (!index_kept_) return;
   if (running_.read.Find(id) != nullptr) return;  // Moved: its key read earlier still bounds it.
-  QueueEntry e{config_.scheduling->Key(running, now), running.spec->submit_s, id};
+  QueueEntry e{config_.scheduling->Key(running, now), running.spec->submit_s, id, running.spec->gpus};
   double rate = 0;
   std::set<QueueEntry>::iterator pos;
   if (running_index_ == RunningIndex::kLinear) {
@@ -547,7 +554,7 @@ void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
   } else {
     pos = running_.by_key.insert(e).first;
   }
-  running_.read.Insert(id, ReadKey{e, now, running.spec->gpus, rate, pos});
+  running_.read.Insert(id, ReadKey{e, now, rate, pos});
   running_gpus_ += running.spec->gpus;
 }
 
@@ -561,7 +568,7 @@ void ModularPolicy::UntrackRunning(JobId id) {
   } else {
     running_.by_key.erase(read->pos);
   }
-  running_gpus_ -= read->gpus;
+  running_gpus_ -= read->entry.gpus;
   running_.read.Erase(id);
 }
 
@@ -571,7 +578,7 @@ void ModularPolicy::RekeyWoken(const ClusterView& view) {
     ReadKey* read = running_.read.Find(w->second);
     if (read == nullptr) continue;
     const JobStatus s = view.Status(w->second);
-    const QueueEntry e{config_.scheduling->Key(s, now), s.spec->submit_s, w->second};
+    const QueueEntry e{config_.scheduling->Key(s, now), s.spec->submit_s, w->second, s.spec->gpus};
     read->pos = Rekey(&running_.by_key, read->pos, e);
     read->entry = e;
     read->at = now;
@@ -759,7 +766,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
       KeepsAhead(r->order, r->status, *q, nullptr, view.Now());
     }
     const JobId id = take_running ? r->order.id : q->id;
-    const int gpus = take_running ? r->status.spec->gpus : view.Spec(id).gpus;
+    const int gpus = take_running ? r->status.spec->gpus : q->gpus;
     if (gpus <= budget) {
       budget -= gpus;
       if (take_running) {

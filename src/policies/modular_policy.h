@@ -73,7 +73,6 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   struct ReadKey {
     QueueEntry entry;  // kLinear: key[0] is moved back to time 0.
     Time at;
-    int gpus;
     double rate = 0;  // kLinear: running_key_rate when read.
     // `entry` in its set (RunningSets::by_key, or its rate class's): found without a
     // search when it moves or leaves.
