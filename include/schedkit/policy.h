@@ -156,6 +156,16 @@ class PlacementModule {
   // the shapes that did not fit and skip their jobs (ModularPolicy's backfill walk does).
   // False, the default, is always safe.
   virtual bool PlacesByShape() const { return false; }
+  // True iff every placement Place gives `job`, on any free state of `free`'s cluster, is
+  // on one node that has at least job.gpus whole GPUs free in that state. A caller that
+  // sees no such node in a state may then take Place's answer there to be empty without
+  // asking (ModularPolicy's step 3 does, for the state its stopped jobs would leave).
+  // False, the default, is always safe.
+  virtual bool PlacesOnOneNodeWithFreeGpus(const JobSpec& job, const ClusterState& free) const {
+    (void)job;
+    (void)free;
+    return false;
+  }
 };
 
 // Implements Clone for a module that its copy constructor copies exactly:

@@ -41,6 +41,10 @@ class YarnPlacement final : public CopyableModule<YarnPlacement, PlacementModule
  public:
   std::string_view Name() const override { return "yarn"; }
   bool PlacesByShape() const override { return true; }  // FitsOn, ShareOn: the shape.
+  // Whole GPUs that one node holds: the first node with that many free (Place).
+  bool PlacesOnOneNodeWithFreeGpus(const JobSpec& job, const ClusterState& free) const override {
+    return job.gpu_milli >= kMilliPerGpu && job.gpus <= free.max_node_gpus();
+  }
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
     if (job.gpus <= free.max_node_gpus()) {
       // The first node in id order that holds it: only nodes with enough free GPUs.
@@ -132,6 +136,10 @@ class OneGpuType final : public CopyableModule<OneGpuType<T>, PlacementModule> {
   std::string_view Name() const override { return inner_.Name(); }
   // On one GPU type Place is inner_.Place (elsewhere the job's speeds choose the type).
   bool PlacesByShape() const override { return inner_.PlacesByShape(); }
+  // Elsewhere inner_ places on a copy of `free` with fewer free GPUs, on one node.
+  bool PlacesOnOneNodeWithFreeGpus(const JobSpec& job, const ClusterState& free) const override {
+    return inner_.PlacesOnOneNodeWithFreeGpus(job, free);
+  }
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
     return PlaceWithinOneType(job, free,
                               [&](const ClusterState& f) { return inner_.Place(job, f); });

@@ -1,6 +1,7 @@
 #include "policies/modular_policy.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <cfloat>
 #include <cmath>
@@ -732,6 +733,38 @@ bool ModularPolicy::StopsUndoneExactly(const ClusterView& view,
   return true;
 }
 
+bool ModularPolicy::ChosenMayBePlaced(const ClusterView& view,
+                                      const std::vector<const Candidate*>& stopped,
+                                      const std::vector<JobId>& chosen) {
+  const ClusterState& free = view.Resources();
+  int fewest = std::numeric_limits<int>::max();  // GPUs of the smallest chosen job.
+  for (JobId id : chosen) {
+    const JobSpec& spec = view.Spec(id);
+    if (!config_.placement->PlacesOnOneNodeWithFreeGpus(spec, free)) return true;
+    fewest = std::min(fewest, spec.gpus);
+  }
+  if (free.FirstNodeWithAtLeast(fewest, 0) >= 0) return true;
+  // The nodes the stopped jobs hold, with the GPUs they release there (whole GPUs: the
+  // releases are undone exactly).
+  std::vector<std::pair<int, uint64_t>>& released = released_gpus_;
+  released.clear();
+  for (const Candidate* c : stopped) {
+    for (const NodeShare& s : c->status.placement->shares) {
+      auto it = std::find_if(released.begin(), released.end(),
+                             [&](const std::pair<int, uint64_t>& r) { return r.first == s.node; });
+      if (it == released.end()) {
+        released.emplace_back(s.node, s.gpu_mask);
+      } else {
+        it->second |= s.gpu_mask;
+      }
+    }
+  }
+  for (const auto& [node, mask] : released) {
+    if (free.free_gpus(node) + std::popcount(mask) >= fewest) return true;
+  }
+  return false;
+}
+
 void ModularPolicy::ReturnStopped(PlacementWalk* walk, Decisions* out) {
   // A stopped job keeps its GPUs if they are still free (no needless restart).
   for (const Candidate* c : stopped_) {
@@ -791,9 +824,9 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
   // A try that places no chosen pending job gives every stopped job its own GPUs back
   // when the releases are undone exactly: the free state is then the view's own, and the
   // backfill walks that (copied only once it places a job), without the releases (if
-  // nothing is to be placed) or the re-bookings.
+  // nothing is to be placed, or nothing can be: ChosenMayBePlaced) or the re-bookings.
   const bool undone = StopsUndoneExactly(view, stopped);
-  if (undone && chosen_pending.empty()) {
+  if (undone && (chosen_pending.empty() || !ChosenMayBePlaced(view, stopped, chosen_pending))) {
     if (config_.backfill) PlaceOnView(view, out, tried);
   } else {
     ClusterState& free = *ScratchFree(view);

@@ -168,6 +168,14 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // negative in the view (every booking checked them), so they are undone too.
   static bool StopsUndoneExactly(const ClusterView& view,
                                  const std::vector<const Candidate*>& stopped);
+  // Step 3, when StopsUndoneExactly: false only if pass 3 would place none of the
+  // `chosen` pending jobs on the state the `stopped` jobs' releases leave: each is one
+  // the placement module puts on one node with its GPUs free
+  // (PlacementModule::PlacesOnOneNodeWithFreeGpus), and no node would have that many
+  // (the view's free GPUs, plus the stopped jobs' on their nodes). Then the try is not
+  // made: its copy of the free state, releases and placements change nothing.
+  bool ChosenMayBePlaced(const ClusterView& view, const std::vector<const Candidate*>& stopped,
+                         const std::vector<JobId>& chosen);
   // Step 3's pass 4 on `walk`: each job of stopped_ keeps its GPUs if they are still
   // free, else moves where it fits (with backfill) or is preempted.
   void ReturnStopped(PlacementWalk* walk, Decisions* out);
@@ -297,6 +305,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::vector<RunningTop> frontier_top_;
   std::vector<char> chosen_running_;
   std::vector<const Candidate*> stopped_;
+  std::vector<std::pair<int, uint64_t>> released_gpus_;  // ChosenMayBePlaced's: (node, GPUs).
   std::vector<JobId> tried_;
   std::vector<JobId> admitted_, admitted_sorted_;  // AdmitArrivals': what the module admits.
   // One demand class of the queue in BackfillPending's walk: its jobs not yet read.

@@ -1,7 +1,8 @@
 // What the ordered policies' step 3 (ModularPolicy::DecidePriority and TopFrontier) skips
 // at 95 % load (issue 20), each pinned by a hand-worked decision on a hand-written view:
 //  - a try that places no chosen pending job backfills on the view's own free state,
-//    unless the stopped jobs' releases are not undone exactly (a held node);
+//    unless the stopped jobs' releases are not undone exactly (a held node); a try that
+//    the placement module's promise says cannot place any is not made;
 //  - a running job's key re-read lower is written in place only while it stays above the
 //    job before it in the running index, else the job moves;
 //  - the backfill walk re-asks a demand class whether it may fit only after an allocation
@@ -84,6 +85,79 @@ TEST(Step3Costs, ATryThatPlacesNothingBackfillsTheViewsOwnState) {
   // C and D keep their GPUs; Q is backfilled on the first free GPU, P waits.
   EXPECT_EQ(Starts(d), std::vector<std::string>{"6@n0:3"});
   EXPECT_TRUE(d.preempt.empty());
+}
+
+// yarn, counting the Place calls for jobs of `counted_gpus` GPUs, with or without its
+// promise that such a job goes on one node with its GPUs free.
+class CountingYarn final : public PlacementModule {
+ public:
+  CountingYarn(bool promise, int counted_gpus, int* calls)
+      : yarn_(BuiltinRegistries().placements.Find("yarn")->factory(ctx_).value()),
+        promise_(promise),
+        counted_gpus_(counted_gpus),
+        calls_(calls) {}
+  std::string_view Name() const override { return "counting-yarn"; }
+  bool PlacesByShape() const override { return yarn_->PlacesByShape(); }
+  bool PlacesOnOneNodeWithFreeGpus(const JobSpec& job, const ClusterState& free) const override {
+    return promise_ && yarn_->PlacesOnOneNodeWithFreeGpus(job, free);
+  }
+  Placement Place(const JobSpec& job, const ClusterState& free) const override {
+    if (job.gpus == counted_gpus_) ++*calls_;
+    return yarn_->Place(job, free);
+  }
+
+ private:
+  ModuleContext ctx_;
+  std::unique_ptr<PlacementModule> yarn_;
+  bool promise_;
+  int counted_gpus_;
+  int* calls_;
+};
+
+// srtf's decision on StuckFourGpuJob with CountingYarn; `*p_places` counts the Place
+// calls for P (the only 4-GPU job).
+Decisions DecideStuckWithCountingYarn(bool promise, int* p_places) {
+  Registries registries = BuiltinRegistries();
+  PlacementRegistry::Entry entry;
+  entry.name = "counting-yarn";
+  entry.factory = [=](ModuleContext&) -> Result<std::unique_ptr<PlacementModule>> {
+    return std::unique_ptr<PlacementModule>(std::make_unique<CountingYarn>(promise, 4, p_places));
+  };
+  EXPECT_TRUE(registries.placements.Register(std::move(entry)).ok());
+  PolicyRequest request;
+  request.policy = "srtf";
+  request.placement = "counting-yarn";
+  auto policy = MakePolicy(request, registries);
+  Decisions d;
+  EXPECT_TRUE(policy.ok()) << policy.status().message();
+  if (policy.ok()) (*policy)->Decide(StuckFourGpuJob(), Arrivals({kP, kQ}), &d);
+  return d;
+}
+
+TEST(Step3Costs, ATryNoNodeCouldHoldIsNotMade) {
+  // P is chosen, C and D are stopped on paper: each node would have 2 + 1 = 3 GPUs free,
+  // and yarn puts a 4-GPU job on one node with 4 free, so P is not tried. Without the
+  // promise it is, and finds no place. Either way Q is backfilled and nobody is stopped.
+  for (bool promise : {true, false}) {
+    int p_places = 0;
+    const Decisions d = DecideStuckWithCountingYarn(promise, &p_places);
+    EXPECT_EQ(Starts(d), std::vector<std::string>{"6@n0:3"}) << promise;
+    EXPECT_TRUE(d.preempt.empty()) << promise;
+    EXPECT_EQ(p_places, promise ? 0 : 1) << promise;
+  }
+}
+
+TEST(Step3Costs, YarnPromisesOneNodeForWholeGpusThatANodeHolds) {
+  const ClusterSpec spec = ClusterSpec::Uniform(1, 2, 4, 0, 0);
+  const ClusterState free(&spec);
+  ModuleContext ctx;
+  auto yarn = BuiltinRegistries().placements.Find("yarn")->factory(ctx).value();
+  EXPECT_TRUE(yarn->PlacesOnOneNodeWithFreeGpus(JobBuilder(1).Gpus(4).Build(), free));
+  EXPECT_FALSE(yarn->PlacesOnOneNodeWithFreeGpus(JobBuilder(1).Gpus(5).Build(), free));  // Spans nodes.
+  // A fraction may share a GPU that is not free.
+  EXPECT_FALSE(yarn->PlacesOnOneNodeWithFreeGpus(JobBuilder(1).Gpus(1).GpuMilli(500).Build(), free));
+  auto gpu_count = BuiltinRegistries().placements.Find("gpu-count")->factory(ctx).value();
+  EXPECT_FALSE(gpu_count->PlacesOnOneNodeWithFreeGpus(JobBuilder(1).Gpus(1).Build(), free));
 }
 
 TEST(Step3Costs, AStoppedJobOnAHeldNodeIsNotGivenItsGpusBack) {
