@@ -171,8 +171,7 @@ class ModularPolicy::RunningWalk {
       }
       const QueueEntry& e = *c->next++;
       const JobStatus s = view_.Status(e.id);
-      const Read r{QueueEntry{policy_->config_.scheduling->Key(s, now_), e.submit, e.id, e.gpus}, e.key[0],
-                   s};
+      const Read r{policy_->EntryOf(s, now_), e.key[0], s};
       auto at = std::upper_bound(c->read.begin(), c->read.end(), r,
                                  [](const Read& a, const Read& b) { return a.exact < b.exact; });
       c->read.insert(at, r);
@@ -329,16 +328,15 @@ void ModularPolicy::AdmitArrivals(const ClusterView& view, const EventBatch& eve
     const JobStatus s = view.Status(id);
     admitted_gpu_demand_ += s.spec->gpus;
     if (arrivals_may_skip_queue_) {
-      arrivals_.push_back(Arrival{PendingEntry(s, view.Now()), s.spec});
+      arrivals_.push_back(Arrival{EntryOf(s, view.Now()), s.spec});
     } else {
       Enqueue(s, view.Now());
     }
   }
 }
 
-ModularPolicy::QueueEntry ModularPolicy::PendingEntry(const JobStatus& pending, Time now) const {
-  return {config_.scheduling->Key(pending, now), pending.spec->submit_s, pending.spec->id,
-          pending.spec->gpus};
+ModularPolicy::QueueEntry ModularPolicy::EntryOf(const JobStatus& job, Time now) const {
+  return {config_.scheduling->Key(job, now), job.spec->submit_s, job.spec->id, job.spec->gpus};
 }
 
 void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
@@ -346,7 +344,7 @@ void ModularPolicy::Enqueue(const JobStatus& pending, Time now) {
     list_.Append(pending.spec->id, config_.scheduling->Key(pending, now));
     return;
   }
-  QueueInsert(PendingEntry(pending, now), *pending.spec);
+  QueueInsert(EntryOf(pending, now), *pending.spec);
 }
 
 void ModularPolicy::FlushArrivals() {
@@ -377,7 +375,7 @@ bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
   }
   for (JobId id : view.RunningJobs()) {
     const JobStatus s = view.Status(id);
-    const QueueEntry e{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id, s.spec->gpus};
+    const QueueEntry e = EntryOf(s, view.Now());
     // Behind stays behind: a running key only grows, a pending one stands.
     if (!(e < best_pending)) return false;
   }
@@ -407,7 +405,7 @@ std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const Cluste
   keys.reserve(ids.size());
   for (JobId id : ids) {
     const JobStatus s = view.Status(id);
-    keys.push_back(QueueEntry{config_.scheduling->Key(s, view.Now()), s.spec->submit_s, id, s.spec->gpus});
+    keys.push_back(EntryOf(s, view.Now()));
   }
   // Sort the small keys, then fetch statuses in order: cheaper than sorting statuses.
   std::sort(keys.begin(), keys.end());
@@ -521,7 +519,7 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
       return it;
     }
     s = view.Status(it->id);
-    const QueueEntry exact{config_.scheduling->Key(s, now), s.spec->submit_s, it->id, it->gpus};
+    const QueueEntry exact = EntryOf(s, now);
     if (*it < exact) {
       std::fprintf(stderr,
                    "schedkit: internal error: policy %s: the key of running job %lld grew, "
@@ -545,7 +543,7 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
 void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
   if (!index_kept_) return;
   if (running_.read.Find(id) != nullptr) return;  // Moved: its key read earlier still bounds it.
-  QueueEntry e{config_.scheduling->Key(running, now), running.spec->submit_s, id, running.spec->gpus};
+  QueueEntry e = EntryOf(running, now);
   double rate = 0;
   std::set<QueueEntry>::iterator pos;
   if (running_index_ == RunningIndex::kLinear) {
@@ -579,7 +577,7 @@ void ModularPolicy::RekeyWoken(const ClusterView& view) {
     ReadKey* read = running_.read.Find(w->second);
     if (read == nullptr) continue;
     const JobStatus s = view.Status(w->second);
-    const QueueEntry e{config_.scheduling->Key(s, now), s.spec->submit_s, w->second, s.spec->gpus};
+    const QueueEntry e = EntryOf(s, now);
     read->pos = Rekey(&running_.by_key, read->pos, e);
     read->entry = e;
     read->at = now;

@@ -106,8 +106,9 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
 
   // Admits waiting jobs: into the queue (Enqueue), or into arrivals_ where they may skip it.
   void AdmitArrivals(const ClusterView& view, const EventBatch& events, Decisions* out);
-  // A pending job's place in the queue at `now`.
-  QueueEntry PendingEntry(const JobStatus& pending, Time now) const;
+  // A job's entry at `now`, as the view shows it: its key, submit time, id and GPU count
+  // (a pending job's place in the queue; a running job's in the running index).
+  QueueEntry EntryOf(const JobStatus& job, Time now) const;
   void Enqueue(const JobStatus& pending, Time now);
   // Queues arrivals_ (Enqueue's entries, read at admission) and empties it.
   void FlushArrivals();
