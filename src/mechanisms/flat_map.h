@@ -36,7 +36,7 @@ class FlatMap {
     if (2 * (size_ + 1) > slots_.size()) Grow();
     size_t i = Home(key);
     while (slots_[i].used) i = (i + 1) & mask_;
-    slots_[i] = Slot{key, std::move(value), true};
+    slots_[i] = Slot{key, true, std::move(value)};
     ++size_;
     return {&slots_[i].value, true};
   }
@@ -72,10 +72,12 @@ class FlatMap {
   }
 
  private:
+  // `used` beside `key`: a probe reads both from the slot's first cache line, whatever
+  // the value's size.
   struct Slot {
     int64_t key = 0;
-    V value{};
     bool used = false;
+    V value{};
   };
 
   size_t Home(int64_t key) const {

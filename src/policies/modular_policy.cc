@@ -527,7 +527,6 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
                    config_.name.c_str(), static_cast<long long>(it->id));
       std::abort();
     }
-    read.entry = exact;
     read.at = now;
     // Kept its place: still the greatest below `cursor`, now exact (the keys below it
     // are upper bounds of their jobs' and below its own). Moved: the next one down is
@@ -553,13 +552,14 @@ void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
   } else {
     pos = running_.by_key.insert(e).first;
   }
-  running_.read.Insert(id, ReadKey{e, now, rate, pos});
+  running_.read.Insert(id, ReadKey{now, rate, pos});
   running_gpus_ += running.spec->gpus;
 }
 
 void ModularPolicy::UntrackRunning(JobId id) {
   const ReadKey* read = running_.read.Find(id);
   if (read == nullptr) return;
+  running_gpus_ -= read->pos->gpus;
   if (running_index_ == RunningIndex::kLinear) {
     auto rate_class = running_.by_rate.find(read->rate);
     rate_class->second.erase(read->pos);
@@ -567,7 +567,6 @@ void ModularPolicy::UntrackRunning(JobId id) {
   } else {
     running_.by_key.erase(read->pos);
   }
-  running_gpus_ -= read->entry.gpus;
   running_.read.Erase(id);
 }
 
@@ -579,7 +578,6 @@ void ModularPolicy::RekeyWoken(const ClusterView& view) {
     const JobStatus s = view.Status(w->second);
     const QueueEntry e = EntryOf(s, now);
     read->pos = Rekey(&running_.by_key, read->pos, e);
-    read->entry = e;
     read->at = now;
   }
 }

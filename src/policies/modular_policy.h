@@ -68,13 +68,14 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     // decision's time (RunningWalk).
     kLinear,
   };
-  // A running job's key as last read (kUpperBounds: it bounds the key now from above;
-  // kExact: it is the key now), when it was read, and the job's GPUs.
+  // Where a running job's entry stands in the running index and when its key was read.
+  // The entry, *pos, holds the key as last read (kUpperBounds: it bounds the key now from
+  // above; kExact: it is the key now; kLinear: key[0] moved back to time 0) and the job's
+  // GPUs. Kept small: a walk down the index probes one of these per job it passes.
   struct ReadKey {
-    QueueEntry entry;  // kLinear: key[0] is moved back to time 0.
     Time at;
     double rate = 0;  // kLinear: running_key_rate when read.
-    // `entry` in its set (RunningSets::by_key, or its rate class's): found without a
+    // The entry in its set (RunningSets::by_key, or its rate class's): found without a
     // search when it moves or leaves.
     std::set<QueueEntry>::iterator pos;
   };
