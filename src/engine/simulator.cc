@@ -18,6 +18,7 @@
 namespace schedkit {
 
 double RestartOverheads::For(const std::string& model, int gpus) const {
+  if (table_.empty()) return default_s_;  // No key to build (a copy of the model's name).
   auto it = table_.find({model, gpus});
   return it == table_.end() ? default_s_ : it->second;
 }
@@ -461,12 +462,13 @@ class Simulator::Impl final : public ClusterView {
     for (size_t line = 0; line < sizeof(JobRun); line += 64) __builtin_prefetch(run + line);
   }
 
+  // A retired job's events are all stale (it finished or was rejected).
+  bool Stale(const TimedEvent& e) const {
+    return jobs_.retired(e.job) || e.generation != jobs_[e.job].generation;
+  }
+
   void DropStaleEvents() {
-    // A retired job's events are all stale (it finished or was rejected).
-    while (!events_.empty() && (jobs_.retired(events_.top().job) ||
-                                events_.top().generation != jobs_[events_.top().job].generation)) {
-      events_.Pop();
-    }
+    while (!events_.empty() && Stale(events_.top())) events_.Pop();
   }
 
   // Streamed runs: the jobs that finished or were rejected before the current decision
@@ -483,12 +485,17 @@ class Simulator::Impl final : public ClusterView {
     done_.clear();
   }
 
+  // Every event is at now_ or later (the decision point dropped the stale ones at the top
+  // first). An event's time is read before its job's state: the first event after now_ is
+  // left, unread, to the next decision point, and PrefetchNextEvent fetches its job's state
+  // meanwhile (a stale one is dropped there: events pop in (time, seq) order whenever the
+  // stale ones around them are dropped).
   void ProcessCompletions(EventBatch* batch) {
-    while (true) {
-      DropStaleEvents();
-      if (events_.empty() || events_.top().time != now_) break;
-      const int32_t idx = events_.top().job;
+    while (!events_.empty() && events_.top().time == now_) {
+      const TimedEvent event = events_.top();
       events_.Pop();
+      if (Stale(event)) continue;
+      const int32_t idx = event.job;
       ++stats_.events;
       JobRun& j = jobs_[idx];
       // The event was predicted from remaining/rate at an earlier time; the clock's
