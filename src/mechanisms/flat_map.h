@@ -1,8 +1,8 @@
 // FlatMap: int64 key -> V in one array (open addressing, linear probing, deletion by
 // backward shift). For maps that change at every start and completion (the engine's
 // bookings, a policy's queue by id): a node-based std::unordered_map allocated and freed
-// a node each time. No iteration: callers look up, insert and erase by key only, so no
-// order can leak into results.
+// a node each time. Callers look up, insert and erase by key; the one walk over all entries
+// (ForEachUnordered) says that its order must not reach results.
 #ifndef SCHEDKIT_MECHANISMS_FLAT_MAP_H_
 #define SCHEDKIT_MECHANISMS_FLAT_MAP_H_
 
@@ -39,6 +39,16 @@ class FlatMap {
     slots_[i] = Slot{key, true, std::move(value)};
     ++size_;
     return {&slots_[i].value, true};
+  }
+
+  // Calls f(key, value) for every entry in the table's order, which depends on the
+  // history of inserts and erases: only for callers whose results cannot depend on the
+  // order (such as inserting every entry into an ordered set).
+  template <class F>
+  void ForEachUnordered(F f) const {
+    for (const Slot& s : slots_) {
+      if (s.used) f(s.key, s.value);
+    }
   }
 
   // Removes every key, keeping the storage (for per-decision scratch maps).

@@ -10,42 +10,52 @@ PlacementWalk::PlacementWalk(const PlacementModule& placement, ClusterState&& fr
       own_(std::move(free)),
       free_(&*own_),
       writable_(&*own_),
+      allocated_(&own_allocated_),
       by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
 
 PlacementWalk::PlacementWalk(const PlacementModule& placement, const ClusterState* free)
-    : placement_(placement), free_(free), by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
+    : placement_(placement),
+      free_(free),
+      allocated_(&own_allocated_),
+      by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
 
 PlacementWalk::PlacementWalk(const PlacementModule& placement, const ClusterState* free,
-                             ClusterState* scratch)
+                             Scratch* scratch)
     : placement_(placement),
       scratch_(scratch),
       free_(free),
-      by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
+      allocated_(&scratch->allocated),
+      by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {
+  allocated_->clear();
+}
 
 PlacementWalk::PlacementWalk(const PlacementModule& placement, ClusterState* free, InPlace)
     : placement_(placement),
       free_(free),
       writable_(free),
+      allocated_(&own_allocated_),
       by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
 
 const ClusterState& PlacementWalk::free() const {
-  if (!allocated_.empty()) {
-    if (scratch_ != nullptr) {
-      *scratch_ = *free_;
-      writable_ = scratch_;
-    } else {
+  if (!allocated_->empty()) {
+    if (scratch_ == nullptr) {
       own_.emplace(*free_);
       writable_ = &*own_;
+    } else if (scratch_->state) {
+      *scratch_->state = *free_;  // Keeps its storage.
+      writable_ = &*scratch_->state;
+    } else {
+      writable_ = &scratch_->state.emplace(*free_);
     }
-    for (const Placement& p : allocated_) writable_->Allocate(p);
-    allocated_.clear();
+    for (const Placement& p : *allocated_) writable_->Allocate(p);
+    allocated_->clear();
     free_ = writable_;
   }
   return *free_;
 }
 
 bool PlacementWalk::MayFit(int gpus, int gpu_milli) const {
-  if (allocated_.empty() || allocated_fraction_) return free().MayFit(gpus, gpu_milli);
+  if (allocated_->empty() || allocated_fraction_) return free().MayFit(gpus, gpu_milli);
   // Whole-GPU bookings take their GPUs from the free count and leave the shared GPUs.
   return free_->MayFit(gpus + allocated_gpus_, gpu_milli);
 }
@@ -70,7 +80,7 @@ void PlacementWalk::Allocate(const Placement& p) {
     writable_->Allocate(p);
     return;
   }
-  allocated_.push_back(p);
+  allocated_->push_back(p);
   for (const NodeShare& s : p.shares) {
     if (s.fractional()) allocated_fraction_ = true;
     else allocated_gpus_ += s.gpus();

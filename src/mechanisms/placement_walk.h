@@ -38,10 +38,16 @@ class PlacementWalk {
   // asks only MayFit after it (on 1,280 nodes the copy is 30 KB). REQUIRES: `*free`
   // outlives the walk and does not change while it lives.
   PlacementWalk(const PlacementModule& placement, const ClusterState* free);
-  // The same, but the copy, when one is made, is assigned into `*scratch` (a caller's
-  // state kept across walks, whose storage is then not allocated again).
-  // REQUIRES: `*scratch` outlives the walk; it is not `*free`.
-  PlacementWalk(const PlacementModule& placement, const ClusterState* free, ClusterState* scratch);
+  // Storage a caller keeps across walks, so that a walk on a borrowed state allocates
+  // nothing once warm: the copy of the state (assigned into `state`, whatever it held)
+  // and the placements allocated before the copy is made.
+  struct Scratch {
+    std::optional<ClusterState> state;
+    std::vector<Placement> allocated;
+  };
+  // The same, with `*scratch`'s storage. REQUIRES: `*scratch` outlives the walk, no other
+  // walk uses it meanwhile, and its state is not `*free`.
+  PlacementWalk(const PlacementModule& placement, const ClusterState* free, Scratch* scratch);
   // Walks `*free` itself and changes it: Allocate books on it at once (a caller's scratch
   // state, prepared for the walk). REQUIRES: `*free` outlives the walk.
   struct InPlace {};
@@ -72,15 +78,16 @@ class PlacementWalk {
  private:
 
   const PlacementModule& placement_;
-  // `writable_` is null while the walk reads a borrowed state; `allocated_` holds what was
-  // allocated on it since (applied to the copy when the state is read: `scratch_`, else
-  // `own_`), `allocated_gpus_` their whole GPUs, `allocated_fraction_` whether any is
-  // fractional.
+  // `writable_` is null while the walk reads a borrowed state; `*allocated_` holds what
+  // was allocated on it since (applied to the copy when the state is read: the scratch
+  // state, else `own_`), `allocated_gpus_` their whole GPUs, `allocated_fraction_` whether
+  // any is fractional.
   mutable std::optional<ClusterState> own_;
-  ClusterState* const scratch_ = nullptr;
+  Scratch* const scratch_ = nullptr;
   mutable const ClusterState* free_;  // The state walked: borrowed, or *writable_.
   mutable ClusterState* writable_ = nullptr;  // Where Allocate books: &*own_, a scratch state.
-  mutable std::vector<Placement> allocated_;
+  std::vector<Placement> own_allocated_;
+  std::vector<Placement>* const allocated_;  // &scratch_->allocated, else &own_allocated_.
   int allocated_gpus_ = 0;
   bool allocated_fraction_ = false;
   const bool by_shape_;  // The module answers by shape on this cluster.

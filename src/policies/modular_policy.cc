@@ -273,13 +273,14 @@ void ModularPolicy::AdoptRunning(const ClusterView& view) {
 
 bool ModularPolicy::PlaceAllPending(const ClusterView& view, Decisions* out) {
   if (queue_.empty() && arrivals_.empty()) return true;
-  std::vector<StartDecision> starts;
+  std::vector<StartDecision>& starts = all_starts_;
+  starts.clear();
   if (!PlaceAllInOrder(view, &starts)) {
     FlushArrivals();
     return false;
   }
   arrivals_.clear();
-  out->start = std::move(starts);
+  out->start.swap(starts);  // Both vectors keep their storage for later decisions.
   return true;
 }
 
@@ -294,7 +295,7 @@ bool ModularPolicy::PlaceAllInOrder(const ClusterView& view, std::vector<StartDe
   std::sort(arrivals_.begin(), arrivals_.end(),
             [](const Arrival& a, const Arrival& b) { return a.entry < b.entry; });
   // The walk's remembered misfits change nothing here: the first misfit ends the call.
-  PlacementWalk walk(*config_.placement, &view.Resources(), ScratchState(view));
+  PlacementWalk walk(*config_.placement, &view.Resources(), &walk_scratch_);
   auto q = queue_.begin();
   auto a = arrivals_.begin();
   while (q != queue_.end() || a != arrivals_.end()) {
@@ -422,18 +423,14 @@ void ModularPolicy::FullFrontier(const ClusterView& view, Frontier* f) const {
   f->budget = view.Resources().total_gpus();
 }
 
-ClusterState* ModularPolicy::ScratchState(const ClusterView& view) {
-  if (!scratch_free_) scratch_free_.emplace(view.Resources());
-  return &*scratch_free_;
-}
-
 ClusterState* ModularPolicy::ScratchFree(const ClusterView& view) {
-  if (scratch_free_) {
-    *scratch_free_ = view.Resources();  // Keeps its storage.
+  std::optional<ClusterState>& state = walk_scratch_.state;
+  if (state) {
+    *state = view.Resources();  // Keeps its storage.
   } else {
-    scratch_free_.emplace(view.Resources());
+    state.emplace(view.Resources());
   }
-  return &*scratch_free_;
+  return &*state;
 }
 
 // Walking the merged order, the jobs up to a running job r are all chosen if their GPUs
@@ -596,10 +593,10 @@ void ModularPolicy::KeepIndex(const ClusterView& view) {
   if (index_kept_) return;
   index_kept_ = true;
   SyncRunning(view);
-  for (const auto& [id, at] : wake_of_) {
+  wake_of_.ForEachUnordered([&](JobId id, Time at) {  // Into ordered sets: order-free.
     wakes_.emplace(at, id);
     if (running_index_ == RunningIndex::kLinear) wake_phase_.emplace(std::fmod(at, period_), id);
-  }
+  });
 }
 
 void ModularPolicy::UpkeepIndex(bool idle) {
@@ -712,7 +709,7 @@ void ModularPolicy::DecideKeepRunning(const ClusterView& view, Decisions* out) {
 void ModularPolicy::PlaceOnView(const ClusterView& view, Decisions* out,
                                 const std::vector<JobId>& skip) {
   // Copied into the scratch state if it places a job.
-  PlacementWalk walk(*config_.placement, &view.Resources(), ScratchState(view));
+  PlacementWalk walk(*config_.placement, &view.Resources(), &walk_scratch_);
   PlacePending(view, &walk, out, skip);
 }
 
@@ -1088,7 +1085,7 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
     if (it == wake_phase_.end()) it = wake_phase_.begin();
     if (!(from + ahead(it->first) - width < best)) break;
     const JobId id = it->second;
-    Time t = wake_of_.at(id);
+    Time t = *wake_of_.Find(id);
     if (!wanted(t)) {
       const JobStatus s = view.Status(id);
       while (!(t > now)) t = config_.scheduling->NextKeyChange(s, t);
@@ -1100,7 +1097,7 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
   for (const auto& [id, t] : stepped) {
     ForgetWake(id);
     wakes_.emplace(t, id);
-    wake_of_[id] = t;
+    wake_of_.Insert(id, t);  // Forgotten above: inserted afresh.
     wake_phase_.emplace(std::fmod(t, period_), id);
   }
   return best;
@@ -1122,20 +1119,20 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
   if (wanted && running_index_ != RunningIndex::kLinear && index_kept_) {
     // A job asking again (the next key change once one has come): its entries move, the
     // set's node reused.
-    auto [old, fresh] = wake_of_.try_emplace(id, at);
+    auto [old, fresh] = wake_of_.Insert(id, at);
     if (fresh) {
       wakes_.emplace(at, id);
     } else {
-      auto node = wakes_.extract({old->second, id});
+      auto node = wakes_.extract({*old, id});
       node.value().first = at;
       wakes_.insert(std::move(node));
-      old->second = at;
+      *old = at;
     }
     return;
   }
   ForgetWake(id);
   if (!wanted) return;
-  wake_of_[id] = at;
+  wake_of_.Insert(id, at);  // Forgotten above: inserted afresh.
   if (running_index_ == RunningIndex::kLinear) {
     if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
   }
@@ -1145,13 +1142,13 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
 }
 
 void ModularPolicy::ForgetWake(JobId id) {
-  auto it = wake_of_.find(id);
-  if (it == wake_of_.end()) return;
+  const Time* at = wake_of_.Find(id);
+  if (at == nullptr) return;
   if (index_kept_) {
-    if (running_index_ == RunningIndex::kLinear) wake_phase_.erase({std::fmod(it->second, period_), id});
-    wakes_.erase({it->second, id});
+    if (running_index_ == RunningIndex::kLinear) wake_phase_.erase({std::fmod(*at, period_), id});
+    wakes_.erase({*at, id});
   }
-  wake_of_.erase(it);
+  wake_of_.Erase(id);
 }
 
 }  // namespace schedkit

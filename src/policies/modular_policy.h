@@ -271,7 +271,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // only while index_kept_, from wake_of_ (which may then hold past wake-ups: caught up
   // by the next decision that keeps the index).
   std::set<std::pair<Time, JobId>> wakes_;
-  std::unordered_map<JobId, Time> wake_of_;
+  FlatMap<Time> wake_of_;
   // kLinear: the wake-ups in wakes_ by phase, their time modulo the period (each job's
   // later wake-ups keep its phase, up to rounding), and the period (NextKeyChange(s, 0)).
   // Kept only while index_kept_.
@@ -297,11 +297,10 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
 
   // Per-decision scratch, kept so that its storage is not allocated at every decision:
   // a free state to place on (ScratchFree), step 3's frontier and what builds it.
-  std::optional<ClusterState> scratch_free_;
-  // `scratch_free_`, holding a copy of the view's free resources.
+  // The walks' storage (one walk at a time): its state is also ScratchFree's.
+  PlacementWalk::Scratch walk_scratch_;
+  // walk_scratch_.state, holding a copy of the view's free resources.
   ClusterState* ScratchFree(const ClusterView& view);
-  // `scratch_free_`, holding anything (for PlacementWalk's copy).
-  ClusterState* ScratchState(const ClusterView& view);
   Frontier frontier_;
   std::vector<std::pair<JobQueue::const_iterator, int>> frontier_before_;
   std::vector<RunningTop> frontier_top_;
@@ -309,6 +308,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::vector<const Candidate*> stopped_;
   std::vector<std::pair<int, uint64_t>> released_gpus_;  // ChosenMayBePlaced's: (node, GPUs).
   std::vector<JobId> tried_;
+  std::vector<StartDecision> all_starts_;  // PlaceAllPending's, until they all fit.
   std::vector<JobId> admitted_, admitted_sorted_;  // AdmitArrivals': what the module admits.
   // One demand class of the queue in BackfillPending's walk: its jobs not yet read.
   struct BackfillPart {

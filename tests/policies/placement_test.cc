@@ -155,24 +155,34 @@ TEST(PlacementWalk, BorrowedStateIsReadWithTheAllocationsAndNeverChanged) {
   EXPECT_EQ(base.total_free_gpus(), 7);
 }
 
-// A borrowed walk with a scratch state copies into the scratch (whatever it held before)
-// and leaves the borrowed state alone; an in-place walk books on the state it is given.
+// A borrowed walk with scratch storage copies into the scratch state (whatever it held
+// before; made if it held none), starts with none of the scratch's old allocations, and
+// leaves the borrowed state alone; an in-place walk books on the state it is given.
 TEST(PlacementWalk, ScratchAndInPlaceStates) {
   const ClusterState base = StateWithBusy(kTwoNodes, {1, 0});  // 3 + 4 GPUs free.
   auto yarn = testing::MakeBuiltinPlacement("yarn");
-  ClusterState scratch = StateWithBusy(kTwoNodes, {4, 4});  // Stale: nothing free.
+  PlacementWalk::Scratch scratch;
+  scratch.state = StateWithBusy(kTwoNodes, {4, 4});  // Stale: nothing free.
+  scratch.allocated.resize(3);                       // Stale too.
   {
     PlacementWalk walk(*yarn, &base, &scratch);
     const Placement first = walk.Place(JobBuilder(1).Gpus(4).Build());
     ASSERT_EQ(first.ToString(), "n1:0-3");
     walk.Allocate(first);
-    EXPECT_EQ(scratch.total_free_gpus(), 0);  // Not copied until the state is read.
+    EXPECT_EQ(scratch.state->total_free_gpus(), 0);  // Not copied until the state is read.
     const Placement second = walk.Place(JobBuilder(2).Gpus(2).Build());
     EXPECT_EQ(second.ToString(), "n0:1-2");
     walk.Allocate(second);
-    EXPECT_EQ(&walk.free(), &scratch);
-    EXPECT_EQ(scratch.total_free_gpus(), 1);
+    EXPECT_EQ(&walk.free(), &*scratch.state);
+    EXPECT_EQ(scratch.state->total_free_gpus(), 1);
     EXPECT_EQ(base.total_free_gpus(), 7);
+  }
+  {
+    PlacementWalk::Scratch empty;
+    PlacementWalk walk(*yarn, &base, &empty);
+    walk.Allocate(walk.Place(JobBuilder(5).Gpus(4).Build()));
+    EXPECT_EQ(walk.free().total_free_gpus(), 3);
+    EXPECT_EQ(&walk.free(), &*empty.state);
   }
   ClusterState mine = base;
   PlacementWalk in_place(*yarn, &mine, PlacementWalk::InPlace());

@@ -244,7 +244,7 @@ TEST(Step3Costs, PlacementWalkCountsItsAllocationsInEveryMode) {
   const ClusterSpec spec = ClusterSpec::Uniform(1, 2, 4, 0, 0);
   auto yarn = testing::MakeBuiltinPlacement("yarn");
   const ClusterState base(&spec);
-  ClusterState scratch(&spec);
+  PlacementWalk::Scratch scratch;
   ClusterState in_place(&spec);
   PlacementWalk own(*yarn, base);
   PlacementWalk borrowed(*yarn, &base, &scratch);
