@@ -136,7 +136,9 @@ class MetricsRecorder final : public SimulationObserver {
   // A row as kept: RecordedJob without its strings, 80 bytes instead of 128 and two
   // strings. The last placement is `node`'s whole GPUs `gpu_mask` when node >= 0 (nearly
   // every start: neither a lookup nor a text until jobs.csv is written), else
-  // placement_texts_[placement] (several nodes, a fractional share; 0 = "": never started).
+  // placements_[placement] (several nodes, a fractional share; 0 = empty: never started),
+  // also formatted only when jobs.csv is written: a restarted job's earlier placements
+  // are never shown.
   // The VC is vc_texts_[vc] (0 = "").
   struct Row {
     JobId id = 0;
@@ -154,8 +156,8 @@ class MetricsRecorder final : public SimulationObserver {
     RecordedJob::Outcome outcome = RecordedJob::Outcome::kUnfinished;
   };
   // One-node fractional placements, by what their text shows (node, GPU, milli-GPU): equal
-  // keys, equal text, so a start formats such a placement only the first time it is seen.
-  // (A multi-node start formats its own text: those seldom repeat, PlacementId.)
+  // keys, equal text, so such a placement is kept only the first time it is seen. (A
+  // multi-node start keeps its own copy: those seldom repeat, PlacementId.)
   struct TextHash {
     size_t operator()(const Placement& p) const;
   };
@@ -175,7 +177,7 @@ class MetricsRecorder final : public SimulationObserver {
   std::vector<int32_t> dense_rows_;
   std::unordered_map<JobId, int> sparse_rows_;
   std::unordered_map<Placement, uint32_t, TextHash, SameText> placement_ids_;
-  std::vector<std::string> placement_texts_{""};
+  std::vector<Placement> placements_{Placement()};
   std::unordered_map<std::string, uint32_t> vc_ids_;
   std::vector<std::string> vc_texts_{""};
   std::vector<int> completion_order_;

@@ -117,18 +117,17 @@ uint32_t MetricsRecorder::PlacementId(const Placement& placement) {
   if (placement.shares.size() > 1) {
     // A job over several nodes seldom starts on the same GPUs twice (Tiresias' 1M runs:
     // nearly every such start is new): a lookup would cost more than it saves, and the
-    // table would hold them all. Such a start keeps its own text.
-    placement_texts_.push_back(placement.ToString());
-    return static_cast<uint32_t>(placement_texts_.size() - 1);
+    // table would hold them all. Such a start keeps its own copy.
+    placements_.push_back(placement);
+    return static_cast<uint32_t>(placements_.size() - 1);
   }
-  auto [it, added] =
-      placement_ids_.try_emplace(placement, static_cast<uint32_t>(placement_texts_.size()));
-  if (added) placement_texts_.push_back(placement.ToString());
+  auto [it, added] = placement_ids_.try_emplace(placement, static_cast<uint32_t>(placements_.size()));
+  if (added) placements_.push_back(placement);
   return it->second;
 }
 
 std::string MetricsRecorder::PlacementText(const Row& row) const {
-  if (row.node < 0) return placement_texts_[row.placement];
+  if (row.node < 0) return placements_[row.placement].ToString();
   Placement p;
   p.shares.emplace_back();
   p.shares[0].node = row.node;
