@@ -113,10 +113,10 @@ class ModularPolicy::RunningWalk {
   // The greatest running job not yet given; false if none is left.
   bool Next(RunningTop* out) {
     if (policy_->running_index_ != RunningIndex::kLinear) {
-      JobStatus status;
-      cursor_ = policy_->NextExactBelow(view_, cursor_, &status);
+      cursor_ = policy_->NextExactBelow(view_, cursor_, &out->status);
       if (cursor_ == policy_->running_.by_key.end()) return false;
-      *out = RunningTop{*cursor_, 0, status};
+      out->entry = *cursor_;
+      out->rate = 0;
       return true;
     }
     Class* best = nullptr;
@@ -503,16 +503,17 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
 std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& view,
                                                            std::set<QueueEntry>::iterator cursor,
                                                            JobStatus* status) {
+  status->spec = nullptr;  // None re-read yet.
   if (running_index_ == RunningIndex::kExact) {
     return cursor == running_.by_key.begin() ? running_.by_key.end() : std::prev(cursor);
   }
   const Time now = view.Now();
-  JobStatus s;  // The last job whose key was re-read here (spec null: none yet).
+  JobStatus& s = *status;  // The last job whose key was re-read here (spec null: none yet).
   while (cursor != running_.by_key.begin()) {
     auto it = std::prev(cursor);
     ReadKey& read = *running_.read.Find(it->id);
     if (read.at == now) {
-      if (s.spec != nullptr && s.spec->id == it->id) *status = s;
+      if (s.spec != nullptr && s.spec->id != it->id) s.spec = nullptr;  // Another job's.
       return it;
     }
     s = view.Status(it->id);
@@ -528,11 +529,9 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
     // Kept its place: still the greatest below `cursor`, now exact (the keys below it
     // are upper bounds of their jobs' and below its own). Moved: the next one down is
     // another entry.
-    if (!(exact < *it) || Lower(&running_.by_key, &read.pos, exact)) {
-      *status = s;
-      return it;
-    }
+    if (!(exact < *it) || Lower(&running_.by_key, &read.pos, exact)) return it;
   }
+  s.spec = nullptr;
   return running_.by_key.end();
 }
 

@@ -96,7 +96,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   };
   // A running job with its exact key now, how fast key[0] grows (0 unless kLinear), and
   // its status if the walk read it for the key at this decision (status.spec null if
-  // not: the key read earlier was exact).
+  // not, and its other fields mean nothing: the key read earlier was exact).
   struct RunningTop {
     QueueEntry entry;
     double rate = 0;
@@ -125,7 +125,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now);
   // With a running index only. The greatest running job below `cursor` in exact key
   // order at Now(), re-reading stale keys on the way (kUpperBounds); end() if none.
-  // `*status`: the returned job's status if its key was re-read here, else untouched.
+  // `*status`: the returned job's status if its key was re-read here, else spec null.
   std::set<QueueEntry>::iterator NextExactBelow(const ClusterView& view,
                                                 std::set<QueueEntry>::iterator cursor,
                                                 JobStatus* status);
