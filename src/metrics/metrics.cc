@@ -117,7 +117,8 @@ uint32_t MetricsRecorder::PlacementId(const Placement& placement) {
   if (placement.shares.size() > 1) {
     // A job over several nodes seldom starts on the same GPUs twice (Tiresias' 1M runs:
     // nearly every such start is new): a lookup would cost more than it saves, and the
-    // table would hold them all. Such a start keeps its own copy.
+    // table would hold them all. Such a start keeps its own copy, the row's from then on
+    // (OnJobStart).
     placements_.push_back(placement);
     return static_cast<uint32_t>(placements_.size() - 1);
   }
@@ -177,6 +178,8 @@ void MetricsRecorder::OnJobStart(const JobSpec& job, Time now, const Placement& 
   if (placement.shares.size() == 1 && !placement.shares[0].fractional()) {
     r.node = placement.shares[0].node;
     r.gpu_mask = placement.shares[0].gpu_mask;
+  } else if (placement.shares.size() > 1 && r.node < 0 && placements_[r.placement].shares.size() > 1) {
+    placements_[r.placement] = placement;  // The row's own copy (PlacementId): a restart's replaces it.
   } else {
     r.node = -1;
     r.placement = PlacementId(placement);

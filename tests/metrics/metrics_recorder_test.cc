@@ -25,6 +25,38 @@ Placement OnNode(int node, uint64_t mask, int cpus = 0, int milli = kMilliPerGpu
   return p;
 }
 
+Placement OnTwoNodes(int first, int second, uint64_t mask) {
+  Placement p = OnNode(first, mask);
+  p.shares.push_back(OnNode(second, mask).shares[0]);
+  return p;
+}
+
+// A job restarted on several nodes again keeps one copy, replaced each time (the row owns
+// it), and shows its last placement whatever came between; a fractional share (interned,
+// shared by rows) is never overwritten by another row's restart.
+TEST(MetricsRecorder, RestartsShowTheLastPlacement) {
+  MetricsRecorder recorder(nullptr, 1.0);
+  const JobSpec a = JobBuilder(0).Gpus(4).Duration(10).Build();
+  const JobSpec b = JobBuilder(1).Gpus(1).Duration(10).Build();
+  recorder.AddJob(a);
+  recorder.AddJob(b);
+  const Placement fraction = OnNode(2, 1, 0, 500);
+  recorder.OnJobStart(b, 1, fraction);
+  recorder.OnJobStart(a, 1, OnTwoNodes(0, 1, 0b11));
+  EXPECT_EQ(recorder.job(0).placement, "n0:0-1;n1:0-1");
+  recorder.OnJobStart(a, 2, OnTwoNodes(3, 5, 0b1100));
+  EXPECT_EQ(recorder.job(0).placement, "n3:2-3;n5:2-3");
+  recorder.OnJobStart(a, 3, fraction);
+  EXPECT_EQ(recorder.job(0).placement, fraction.ToString());
+  recorder.OnJobStart(a, 4, OnTwoNodes(6, 7, 0b11));
+  EXPECT_EQ(recorder.job(0).placement, "n6:0-1;n7:0-1");
+  recorder.OnJobStart(a, 5, OnNode(4, 0xF));
+  EXPECT_EQ(recorder.job(0).placement, "n4:0-3");
+  recorder.OnJobStart(a, 6, OnTwoNodes(1, 2, 0b11));
+  EXPECT_EQ(recorder.job(0).placement, "n1:0-1;n2:0-1");
+  EXPECT_EQ(recorder.job(1).placement, fraction.ToString());
+}
+
 // 9,000 jobs (five chunks of 2,048 rows): each row as the signals left it, placement text and
 // VC included, whether the placement was seen before or not.
 TEST(MetricsRecorder, RowsBuildBackWhatTheSignalsSaid) {
