@@ -58,9 +58,17 @@ struct ClusterSpec {
 // Errors name the file, line and field.
 Result<ClusterSpec> LoadClusterSpec(const std::string& path);
 
+// NodeShare's first member, of no size: a positional NodeShare{1, 2, ...} would make it from
+// an int, which does not compile. The fields were reordered once; code that listed them by
+// position would have read a GPU mask as CPUs, and now fails to build instead.
+struct NamedFieldsOnly {
+  bool operator==(const NamedFieldsOnly&) const = default;
+};
+
 // The share of one node that a job holds. 32 bytes (a placement holds one inline); build
 // one with designated initializers (NodeShare{.node = 1, .gpu_mask = 0b11}).
 struct NodeShare {
+  [[no_unique_address]] NamedFieldsOnly named_fields_only = {};
   int node = 0;
   int cpus = 0;
   uint64_t gpu_mask = 0;  // Bit g set = local GPU g of the node.

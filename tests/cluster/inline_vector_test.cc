@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <type_traits>
 #include <vector>
 
 #include "schedkit/cluster.h"
@@ -83,6 +85,24 @@ TEST(InlineVector, APlacementOnOneNodeFitsTheEnginesJobLine) {
   // The engine keeps a job's placement in its three-cache-line record.
   EXPECT_EQ(sizeof(NodeShare), 32u);
   EXPECT_EQ(sizeof(Placement), 40u);
+}
+
+// A NodeShare is built by naming its fields: a list of values by position does not compile
+// (checked here at compile time), and the member that refuses it takes no room.
+template <class T>
+concept BuiltByPosition = requires { T{1, 2}; };
+static_assert(!BuiltByPosition<NodeShare>);
+static_assert(std::is_trivially_copyable_v<NodeShare>);
+
+TEST(NodeShare, NamedFieldsOnlyTakesNoRoom) {
+  EXPECT_EQ(offsetof(NodeShare, node), 0u);
+  const NodeShare s{.node = 2, .gpu_mask = 0b101};
+  EXPECT_EQ(s.node, 2);
+  EXPECT_EQ(s.cpus, 0);
+  EXPECT_EQ(s.gpus(), 2);
+  EXPECT_EQ(s.gpu_milli, kMilliPerGpu);
+  EXPECT_EQ(s, (NodeShare{.node = 2, .gpu_mask = 0b101}));
+  EXPECT_NE(s, (NodeShare{.node = 2, .gpu_mask = 0b100}));
 }
 
 }  // namespace
