@@ -60,9 +60,14 @@ void AddTraceCommands(CLI::App& app, std::vector<Subcommand>& out);
 // `schedkit predict ...` (cli/predict_commands.cc, docs/predict.md).
 void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out);
 
-// The real-cluster runtime: serve, submit, jobs, cancel, status, drain (cli/runtime_commands.cc;
-// no commands when built with SCHEDKIT_BUILD_RUNTIME=OFF).
-void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out);
+// The real-cluster runtime: serve, submit, jobs, cancel, status, drain (cli/runtime_commands.cc,
+// built into libschedkit_runtime_commands.so: registry/companion.h). Opens that library and
+// adds its commands unless the command line (`argc`, `argv`) names a command `app` already
+// has or asks only for --version: the other commands start without loading gRPC, protobuf
+// and SQLite (~16 ms). Fails if the library is needed and cannot be opened. No commands
+// when built with SCHEDKIT_BUILD_RUNTIME=OFF.
+Status AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out, int argc,
+                          const char* const* argv);
 
 // `--compat lucid` for simulate (one policy) and compare (several): loads the Lucid/Helios
 // log keeping the configured VCs, runs each policy, prints the metrics and, when `out` is

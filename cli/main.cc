@@ -477,7 +477,9 @@ int main(int argc, char** argv) {
   sk::cli::AddGavelCommands(app, area_commands);
   sk::cli::AddTraceCommands(app, area_commands);
   sk::cli::AddPredictCommands(app, area_commands);
-  sk::cli::AddRuntimeCommands(app, area_commands);
+  if (sk::Status st = sk::cli::AddRuntimeCommands(app, area_commands, argc, argv); !st.ok()) {
+    return Fail(st.message());
+  }
 
   try {
     app.parse(argc, argv);

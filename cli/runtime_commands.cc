@@ -1,8 +1,8 @@
 // The real-cluster runtime (docs/runtime.md): `schedkit serve` and its clients `submit`,
-// `jobs`, `cancel`, `status`, `drain`. Built only with SCHEDKIT_BUILD_RUNTIME.
+// `jobs`, `cancel`, `status`, `drain`. Built only with SCHEDKIT_BUILD_RUNTIME, into
+// libschedkit_runtime_commands.so with the runtime and gRPC, not into the executable, which
+// opens it only for these commands (cli/runtime_loader.cc).
 #include "commands.h"
-
-#ifdef SCHEDKIT_WITH_RUNTIME
 
 #include <pwd.h>
 #include <signal.h>
@@ -18,6 +18,7 @@
 
 #include "runtime/auth.h"
 #include "runtime/client.h"
+#include "schedkit/plugin.h"
 #include "schedkit/runtime.h"
 #include "workload/trace_formats.h"
 
@@ -360,7 +361,7 @@ int SetDrained(const ClientArgs& c, const std::string& node, bool drained) {
 
 }  // namespace
 
-void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
+void DefineRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
   auto serve = std::make_shared<ServeArgs>();
   CLI::App* s = app.add_subcommand(
       "serve", "Run the scheduler service (gRPC) on real jobs (docs/runtime.md)");
@@ -477,10 +478,11 @@ void AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out) {
 
 }  // namespace schedkit::cli
 
-#else  // Built without the runtime (SCHEDKIT_BUILD_RUNTIME=OFF): no runtime commands.
+// What the executable looks up (cli/runtime_loader.cc) after checking the ABI symbol.
+extern "C" __attribute__((visibility("default"), used))
+const char SCHEDKIT_PLUGIN_ABI_SYMBOL[] = SCHEDKIT_PLUGIN_ABI;
 
-namespace schedkit::cli {
-void AddRuntimeCommands(CLI::App&, std::vector<Subcommand>&) {}
-}  // namespace schedkit::cli
-
-#endif
+extern "C" __attribute__((visibility("default"))) void schedkit_define_runtime_commands(
+    CLI::App* app, std::vector<schedkit::cli::Subcommand>* out) {
+  schedkit::cli::DefineRuntimeCommands(*app, *out);
+}

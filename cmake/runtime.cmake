@@ -28,17 +28,39 @@ add_custom_command(
   DEPENDS ${SCHEDKIT_PROTO}
   COMMENT "protoc scheduler.proto")
 
+# The runtime's objects, position-independent: in the static library that the runtime's
+# tests and benchmark link with the core, and in the module below.
 file(GLOB SCHEDKIT_RUNTIME_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/runtime/*.cc)
-add_library(schedkit_runtime STATIC ${SCHEDKIT_RUNTIME_SOURCES} ${SCHEDKIT_PROTO_SRCS})
-target_include_directories(schedkit_runtime
+add_library(schedkit_runtime_objects OBJECT ${SCHEDKIT_RUNTIME_SOURCES} ${SCHEDKIT_PROTO_SRCS})
+set_target_properties(schedkit_runtime_objects PROPERTIES POSITION_INDEPENDENT_CODE ON)
+target_include_directories(schedkit_runtime_objects
   PUBLIC ${PROJECT_SOURCE_DIR}/include ${SCHEDKIT_PROTO_OUT}
   PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(schedkit_runtime_objects PUBLIC nlohmann_json::nlohmann_json
+                      PkgConfig::SCHEDKIT_GRPC PkgConfig::SCHEDKIT_SQLITE Threads::Threads)
 # Generated protobuf code is not ours to warn about.
 set_source_files_properties(${SCHEDKIT_PROTO_SRCS} PROPERTIES COMPILE_OPTIONS "-w")
-target_link_libraries(schedkit_runtime PUBLIC schedkit_core PkgConfig::SCHEDKIT_GRPC
-                      PkgConfig::SCHEDKIT_SQLITE Threads::Threads)
+add_library(schedkit_runtime STATIC)
+target_link_libraries(schedkit_runtime PUBLIC schedkit_runtime_objects schedkit_core)
 
-target_link_libraries(schedkit PRIVATE schedkit_runtime)
+# `schedkit serve` and its client commands (cli/runtime_commands.cc) with the runtime and
+# gRPC in a library of their own, libschedkit_runtime_commands.so beside the executable,
+# which opens it only for those commands (registry/companion.h): linked into the executable,
+# gRPC, protobuf and SQLite cost every other command ~16 ms of start-up (docs/performance.md,
+# "Start-up"). Like a plugin it links no copy of the core library (the executable exports it)
+# and carries the plugin ABI symbol.
+add_library(schedkit_runtime_commands MODULE ${PROJECT_SOURCE_DIR}/cli/runtime_commands.cc)
+target_link_libraries(schedkit_runtime_commands PRIVATE schedkit_runtime_objects CLI11::CLI11)
+target_include_directories(schedkit_runtime_commands PRIVATE ${PROJECT_SOURCE_DIR}/src
+                           ${CMAKE_BINARY_DIR}/generated/include)
+set_target_properties(schedkit_runtime_commands PROPERTIES
+  CXX_VISIBILITY_PRESET hidden
+  VISIBILITY_INLINES_HIDDEN ON
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+add_dependencies(schedkit_runtime_commands schedkit_plugin_abi)
+# `schedkit` looks for it in ../lib/schedkit/ of an installed prefix.
+install(TARGETS schedkit_runtime_commands LIBRARY DESTINATION lib/schedkit)
+add_dependencies(schedkit schedkit_runtime_commands)
 target_compile_definitions(schedkit PRIVATE SCHEDKIT_WITH_RUNTIME=1)
 
 if(SCHEDKIT_BUILD_TESTS)

@@ -1,6 +1,7 @@
 #include "predict/stump_booster.h"
 
-#include <xgboost/c_api.h>
+#include <dlfcn.h>
+#include <xgboost/c_api.h>  // Types and signatures only: the functions come from Xgb().
 
 #include <cmath>
 #include <limits>
@@ -12,14 +13,60 @@ namespace schedkit::predict {
 
 namespace {
 
+// XGBoost's C functions, looked up in the shared library the first time a booster is made
+// rather than linked: libxgboost and its OpenMP runtime cost every `schedkit` process ~6 ms
+// of dynamic linking, and only the predictors use them (docs/performance.md, "Start-up").
+#define SCHEDKIT_XGB_FUNCTIONS(X)                                                           \
+  X(XGBGetLastError) X(XGDMatrixCreateFromMat_omp) X(XGDMatrixSetStrFeatureInfo)             \
+  X(XGDMatrixSetFloatInfo) X(XGDMatrixFree) X(XGBoosterCreate) X(XGBoosterFree)              \
+  X(XGBoosterSetParam) X(XGBoosterUpdateOneIter) X(XGBoosterLoadModelFromBuffer)             \
+  X(XGBoosterSaveModelToBuffer) X(XGBoosterPredict)
+
+struct XgbApi {
+#define SCHEDKIT_XGB_MEMBER(name) decltype(&::name) name = nullptr;
+  SCHEDKIT_XGB_FUNCTIONS(SCHEDKIT_XGB_MEMBER)
+#undef SCHEDKIT_XGB_MEMBER
+  std::string error;  // Why the library or a function could not be loaded; "" if all were.
+};
+
+XgbApi LoadXgb() {
+  XgbApi api;
+  void* library = dlopen(SCHEDKIT_XGBOOST_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* why = dlerror();
+    api.error = std::string("cannot load XGBoost: ") +
+                (why != nullptr ? why : SCHEDKIT_XGBOOST_LIBRARY);
+    return api;
+  }
+#define SCHEDKIT_XGB_RESOLVE(name)                                                      \
+  api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name));              \
+  if (api.name == nullptr && api.error.empty()) {                                       \
+    api.error = std::string(SCHEDKIT_XGBOOST_LIBRARY) + " has no " + #name;             \
+  }
+  SCHEDKIT_XGB_FUNCTIONS(SCHEDKIT_XGB_RESOLVE)
+#undef SCHEDKIT_XGB_RESOLVE
+  return api;  // The library stays loaded for the process' life.
+}
+
+// Loaded once (thread-safe); its `error` says why it is unusable.
+const XgbApi& Xgb() {
+  static const XgbApi api = LoadXgb();
+  return api;
+}
+
 Status XgbError(const char* call) {
-  return Status::Internal(std::string("XGBoost ") + call + ": " + XGBGetLastError());
+  return Status::Internal(std::string("XGBoost ") + call + ": " + Xgb().XGBGetLastError());
 }
 
 #define SCHEDKIT_XGB(call)                   \
   do {                                       \
     if ((call) != 0) return XgbError(#call); \
   } while (0)
+
+// Every entry point that makes a matrix or a booster asks first.
+Status XgbLoaded() {
+  return Xgb().error.empty() ? Status::Ok() : Status::Internal(Xgb().error);
+}
 
 // RAII for a DMatrix.
 class Matrix {
@@ -28,7 +75,7 @@ class Matrix {
   Matrix(const Matrix&) = delete;
   Matrix& operator=(const Matrix&) = delete;
   ~Matrix() {
-    if (h_ != nullptr) XGDMatrixFree(h_);
+    if (h_ != nullptr) Xgb().XGDMatrixFree(h_);
   }
   DMatrixHandle* out() { return &h_; }
   DMatrixHandle get() const { return h_; }
@@ -38,15 +85,18 @@ class Matrix {
 };
 
 Status MakeMatrix(const FeatureMatrix& x, const std::vector<FeatureType>& types, Matrix* m) {
+  SCHEDKIT_RETURN_IF_ERROR(XgbLoaded());
   if (static_cast<int>(types.size()) != x.cols || x.cols == 0) {
     return Status::InvalidArgument("feature matrix has " + std::to_string(x.cols) +
                                    " columns, the model " + std::to_string(types.size()));
   }
-  SCHEDKIT_XGB(XGDMatrixCreateFromMat_omp(x.values.data(), x.rows, x.cols,
-                                          std::numeric_limits<float>::quiet_NaN(), m->out(), 1));
+  SCHEDKIT_XGB(Xgb().XGDMatrixCreateFromMat_omp(x.values.data(), x.rows, x.cols,
+                                              std::numeric_limits<float>::quiet_NaN(), m->out(),
+                                              1));
   std::vector<const char*> names;
   for (FeatureType t : types) names.push_back(t == FeatureType::kCategorical ? "c" : "q");
-  SCHEDKIT_XGB(XGDMatrixSetStrFeatureInfo(m->get(), "feature_type", names.data(), names.size()));
+  SCHEDKIT_XGB(
+      Xgb().XGDMatrixSetStrFeatureInfo(m->get(), "feature_type", names.data(), names.size()));
   return Status::Ok();
 }
 
@@ -55,7 +105,7 @@ Status MakeMatrix(const FeatureMatrix& x, const std::vector<FeatureType>& types,
 struct StumpBooster::Handle {
   BoosterHandle h = nullptr;
   ~Handle() {
-    if (h != nullptr) XGBoosterFree(h);
+    if (h != nullptr) Xgb().XGBoosterFree(h);
   }
 };
 
@@ -84,7 +134,7 @@ Status SetParams(BoosterHandle h, const BoosterParams& p, double base_score) {
       {"lambda", FormatDouble(p.lambda)},
       {"base_score", FormatDouble(base_score)},
   };
-  for (const auto& [k, v] : kv) SCHEDKIT_XGB(XGBoosterSetParam(h, k.c_str(), v.c_str()));
+  for (const auto& [k, v] : kv) SCHEDKIT_XGB(Xgb().XGBoosterSetParam(h, k.c_str(), v.c_str()));
   return Status::Ok();
 }
 
@@ -104,32 +154,33 @@ Result<StumpBooster> StumpBooster::Train(const FeatureMatrix& x,
   }
   Matrix m;
   SCHEDKIT_RETURN_IF_ERROR(MakeMatrix(x, types, &m));
-  SCHEDKIT_XGB(XGDMatrixSetFloatInfo(m.get(), "label", labels.data(), labels.size()));
+  SCHEDKIT_XGB(Xgb().XGDMatrixSetFloatInfo(m.get(), "label", labels.data(), labels.size()));
   auto handle = std::make_shared<Handle>();
   DMatrixHandle dm = m.get();
-  SCHEDKIT_XGB(XGBoosterCreate(&dm, 1, &handle->h));
+  SCHEDKIT_XGB(Xgb().XGBoosterCreate(&dm, 1, &handle->h));
   const double mean =
       std::accumulate(labels.begin(), labels.end(), 0.0) / static_cast<double>(labels.size());
   SCHEDKIT_RETURN_IF_ERROR(SetParams(handle->h, params, mean));
   for (int i = 0; i < params.rounds; ++i) {
-    SCHEDKIT_XGB(XGBoosterUpdateOneIter(handle->h, i, m.get()));
+    SCHEDKIT_XGB(Xgb().XGBoosterUpdateOneIter(handle->h, i, m.get()));
   }
   return StumpBooster(std::move(handle), types);
 }
 
 Result<StumpBooster> StumpBooster::FromJson(const std::string& json,
                                             const std::vector<FeatureType>& types) {
+  SCHEDKIT_RETURN_IF_ERROR(XgbLoaded());
   auto handle = std::make_shared<Handle>();
-  SCHEDKIT_XGB(XGBoosterCreate(nullptr, 0, &handle->h));
-  SCHEDKIT_XGB(XGBoosterLoadModelFromBuffer(handle->h, json.data(), json.size()));
-  SCHEDKIT_XGB(XGBoosterSetParam(handle->h, "nthread", "1"));
+  SCHEDKIT_XGB(Xgb().XGBoosterCreate(nullptr, 0, &handle->h));
+  SCHEDKIT_XGB(Xgb().XGBoosterLoadModelFromBuffer(handle->h, json.data(), json.size()));
+  SCHEDKIT_XGB(Xgb().XGBoosterSetParam(handle->h, "nthread", "1"));
   return StumpBooster(std::move(handle), types);
 }
 
 Result<std::string> StumpBooster::ToJson() const {
   bst_ulong len = 0;
   const char* data = nullptr;
-  SCHEDKIT_XGB(XGBoosterSaveModelToBuffer(booster_->h, R"({"format": "json"})", &len, &data));
+  SCHEDKIT_XGB(Xgb().XGBoosterSaveModelToBuffer(booster_->h, R"({"format": "json"})", &len, &data));
   return std::string(data, len);
 }
 
@@ -138,7 +189,7 @@ Result<std::vector<double>> StumpBooster::Run(const FeatureMatrix& x, int option
   SCHEDKIT_RETURN_IF_ERROR(MakeMatrix(x, types_, &m));
   bst_ulong len = 0;
   const float* out = nullptr;
-  SCHEDKIT_XGB(XGBoosterPredict(booster_->h, m.get(), option_mask, 0, 0, &len, &out));
+  SCHEDKIT_XGB(Xgb().XGBoosterPredict(booster_->h, m.get(), option_mask, 0, 0, &len, &out));
   return std::vector<double>(out, out + len);
 }
 
@@ -151,5 +202,6 @@ Result<std::vector<double>> StumpBooster::Contributions(const FeatureMatrix& x) 
 }
 
 #undef SCHEDKIT_XGB
+#undef SCHEDKIT_XGB_FUNCTIONS
 
 }  // namespace schedkit::predict

@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "registry/builtins.h"
+#include "registry/companion.h"
 
 namespace schedkit {
 namespace {
@@ -168,43 +169,12 @@ using PythonRegisterFn = void (*)(const char* spec, const char* search_dir, Regi
 constexpr char kPythonRegisterSymbol[] = "schedkit_python_register";
 constexpr char kPythonEmbedFile[] = "libschedkit_pyembed.so";
 
-// Where the embedded-Python library is: $SCHEDKIT_PYTHON_EMBED, else beside the running
-// executable (a build tree), else in ../lib/schedkit/ from it (an installed prefix).
-Result<std::string> PythonEmbedPath() {
-  if (const char* env = std::getenv("SCHEDKIT_PYTHON_EMBED"); env != nullptr && *env != 0) {
-    return std::string(env);
-  }
-  std::error_code ec;
-  const std::filesystem::path exe_dir =
-      std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
-  std::vector<std::filesystem::path> tried = {exe_dir / kPythonEmbedFile,
-                                              exe_dir.parent_path() / "lib/schedkit" /
-                                                  kPythonEmbedFile};
-  std::string where;
-  for (const std::filesystem::path& p : tried) {
-    if (std::filesystem::is_regular_file(p, ec)) return p.string();
-    where += (where.empty() ? "" : ", ") + p.string();
-  }
-  return Status::NotFound(std::string("Python policies need ") + kPythonEmbedFile +
-                          " (schedkit built with SCHEDKIT_BUILD_PYTHON=ON); not in " + where +
-                          "; $SCHEDKIT_PYTHON_EMBED names it");
-}
-
-// The embedded-Python library, opened and checked once; null with the reason otherwise.
+// The embedded-Python library, opened and checked once.
 Result<PythonRegisterFn> PythonEmbed() {
-  static void* handle = nullptr;
-  if (handle == nullptr) {
-    Result<std::string> path = PythonEmbedPath();
-    if (!path.ok()) return path.status();
-    Result<void*> opened = Open(*path);
-    if (!opened.ok()) return opened.status();
-    if (Status st = CheckAbi(*opened, *path); !st.ok()) {
-      dlclose(*opened);
-      return st;
-    }
-    handle = *opened;
-  }
-  auto fn = reinterpret_cast<PythonRegisterFn>(dlsym(handle, kPythonRegisterSymbol));
+  Result<void*> handle = OpenCompanionLibrary(kPythonEmbedFile, "SCHEDKIT_PYTHON_EMBED",
+                                              "Python policies", "SCHEDKIT_BUILD_PYTHON");
+  if (!handle.ok()) return handle.status();
+  auto fn = reinterpret_cast<PythonRegisterFn>(dlsym(*handle, kPythonRegisterSymbol));
   if (fn == nullptr) {
     return Status::InvalidArgument(std::string(kPythonEmbedFile) + ": no symbol " +
                                    kPythonRegisterSymbol);
@@ -212,7 +182,43 @@ Result<PythonRegisterFn> PythonEmbed() {
   return fn;
 }
 
+// Where the companion library `file` is (OpenCompanionLibrary's search).
+Result<std::string> CompanionPath(const std::string& file, const char* env_var,
+                                  const std::string& needed_for, const std::string& build_option) {
+  if (const char* env = std::getenv(env_var); env != nullptr && *env != 0) return std::string(env);
+  std::error_code ec;
+  const std::filesystem::path exe_dir =
+      std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  std::string where;
+  for (const std::filesystem::path& p :
+       {exe_dir / file, exe_dir.parent_path() / "lib/schedkit" / file}) {
+    if (std::filesystem::is_regular_file(p, ec)) return p.string();
+    where += (where.empty() ? "" : ", ") + p.string();
+  }
+  return Status::NotFound(needed_for + " need " + file + " (schedkit built with " + build_option +
+                          "=ON); not in " + where + "; $" + env_var + " names it");
+}
+
 }  // namespace
+
+Result<void*> OpenCompanionLibrary(const std::string& file, const char* env_var,
+                                   const std::string& needed_for,
+                                   const std::string& build_option) {
+  static auto* const opened = new std::vector<std::pair<std::string, void*>>();
+  for (const auto& [name, handle] : *opened) {
+    if (name == file) return handle;
+  }
+  Result<std::string> path = CompanionPath(file, env_var, needed_for, build_option);
+  if (!path.ok()) return path.status();
+  Result<void*> handle = Open(*path);
+  if (!handle.ok()) return handle.status();
+  if (Status st = CheckAbi(*handle, *path); !st.ok()) {
+    dlclose(*handle);
+    return st;
+  }
+  opened->emplace_back(file, *handle);
+  return *handle;
+}
 
 Status LoadPlugin(const std::string& path) {
   std::error_code ec;

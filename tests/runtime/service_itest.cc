@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "cli_runner.h"
 #include "runtime_itest_util.h"
 
 namespace schedkit::runtime::testing {
@@ -306,6 +307,33 @@ TEST(RuntimeService, WatchStreamsTransitionsAndDrainHoldsNewJobs) {
   EXPECT_TRUE(status.nodes(0).drained());
   EXPECT_EQ(status.pending(), 1);
   EXPECT_EQ(status.policy(), "fifo");
+}
+
+// The runtime's commands live in libschedkit_runtime_commands.so (registry/companion.h):
+// opened for them and for --help, never for another command, so those start without gRPC.
+// A path that cannot load shows which commands open it.
+TEST(RuntimeService, OnlyTheRuntimesCommandsOpenTheirLibrary) {
+  using schedkit::testing::RunCli;
+  const std::string missing = ::testing::TempDir() + "/nowhere/libschedkit_runtime_commands.so";
+  ASSERT_EQ(setenv("SCHEDKIT_RUNTIME_COMMANDS", missing.c_str(), 1), 0);
+  const std::string source = SCHEDKIT_SOURCE_DIR;
+  const auto simulate = RunCli("simulate --trace " + source + "/data/traces/tiny.csv --cluster " +
+                               source + "/data/clusters/tiny.csv --policy fifo");
+  const auto version = RunCli("--version");
+  const auto serve = RunCli("serve --help");
+  const auto help = RunCli("--help");
+  unsetenv("SCHEDKIT_RUNTIME_COMMANDS");
+  EXPECT_EQ(simulate.exit_code, 0) << simulate.output;
+  EXPECT_NE(simulate.output.find("jobs finished      7"), std::string::npos) << simulate.output;
+  EXPECT_EQ(version.exit_code, 0) << version.output;
+  for (const auto& o : {serve, help}) {
+    EXPECT_EQ(o.exit_code, 1) << o.output;
+    EXPECT_EQ(o.output.rfind("schedkit: " + missing + ": cannot load: ", 0), 0u) << o.output;
+    EXPECT_EQ(std::count(o.output.begin(), o.output.end(), '\n'), 1) << o.output;
+  }
+  const auto found = RunCli("serve --help");  // Beside the executable.
+  EXPECT_EQ(found.exit_code, 0) << found.output;
+  EXPECT_NE(found.output.find("--backend"), std::string::npos) << found.output;
 }
 
 }  // namespace
