@@ -7,7 +7,9 @@ if(SCHEDKIT_BUILD_BENCHMARKS)
   add_executable(schedkit_dag_bench ${PROJECT_SOURCE_DIR}/bench/dag_bench.cc)
   target_link_libraries(schedkit_dag_bench PRIVATE schedkit_core)
   target_include_directories(schedkit_dag_bench PRIVATE ${PROJECT_SOURCE_DIR}/src)
-  target_compile_definitions(schedkit_dag_bench PRIVATE SCHEDKIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+  target_compile_definitions(schedkit_dag_bench PRIVATE SCHEDKIT_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                             SCHEDKIT_CLI="$<TARGET_FILE:schedkit>")
+  add_dependencies(schedkit_dag_bench schedkit)  # `process` runs it.
 endif()
 # The golden values of DecimaModelTest come from an independent PyTorch implementation; this
 # re-runs it (when /usr/bin/python3 can import torch, else skipped) so they cannot go stale.
