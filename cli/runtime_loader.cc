@@ -1,7 +1,5 @@
 // Opens the runtime's commands (cli/runtime_commands.cc, in libschedkit_runtime_commands.so)
 // only when the command line may name one of them.
-#include <dlfcn.h>
-
 #include <string_view>
 
 #include "commands.h"
@@ -14,8 +12,9 @@ namespace schedkit::cli {
 namespace {
 
 using DefineFn = void (*)(CLI::App*, std::vector<Subcommand>*);
-constexpr char kRuntimeCommandsFile[] = "libschedkit_runtime_commands.so";
-constexpr char kDefineSymbol[] = "schedkit_define_runtime_commands";
+constexpr CompanionLibrary kRuntimeCommands = {
+    "libschedkit_runtime_commands.so", "schedkit_define_runtime_commands",
+    "SCHEDKIT_RUNTIME_COMMANDS", "the runtime's commands", "SCHEDKIT_BUILD_RUNTIME"};
 
 // False when the command line names a command `app` has, or gives no command and asks for
 // --version: no runtime command can be meant. Otherwise (a runtime command, a misspelt one,
@@ -37,15 +36,9 @@ bool MayNameRuntimeCommand(const CLI::App& app, int argc, const char* const* arg
 Status AddRuntimeCommands(CLI::App& app, std::vector<Subcommand>& out, int argc,
                           const char* const* argv) {
   if (!MayNameRuntimeCommand(app, argc, argv)) return Status::Ok();
-  Result<void*> library = OpenCompanionLibrary(kRuntimeCommandsFile, "SCHEDKIT_RUNTIME_COMMANDS",
-                                               "the runtime's commands", "SCHEDKIT_BUILD_RUNTIME");
-  if (!library.ok()) return library.status();
-  auto define = reinterpret_cast<DefineFn>(dlsym(*library, kDefineSymbol));
-  if (define == nullptr) {
-    return Status::InvalidArgument(std::string(kRuntimeCommandsFile) + ": no symbol " +
-                                   kDefineSymbol);
-  }
-  define(&app, &out);
+  Result<void*> define = CompanionEntry(kRuntimeCommands);
+  if (!define.ok()) return define.status();
+  reinterpret_cast<DefineFn>(*define)(&app, &out);
   return Status::Ok();
 }
 

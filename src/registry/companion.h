@@ -13,14 +13,22 @@
 
 namespace schedkit {
 
-// Opens the companion library `file` once per process (later calls return the same handle;
-// it stays open): the path in $`env_var` if set, else `file` beside the running executable
-// (a build tree), else in ../lib/schedkit/ from it (an installed prefix). Fails, with one
-// line, when it is in none of them ("<needed_for> need FILE (schedkit built with
-// <build_option>=ON); not in ...; $ENV names it"), cannot be loaded, or was built against
-// other schedkit headers.
-Result<void*> OpenCompanionLibrary(const std::string& file, const char* env_var,
-                                   const std::string& needed_for, const std::string& build_option);
+// One companion library, as its caller names it.
+struct CompanionLibrary {
+  const char* file;          // "libschedkit_pyembed.so"
+  const char* entry;         // The symbol its caller calls.
+  const char* env_var;       // Names another path: "SCHEDKIT_PYTHON_EMBED".
+  const char* needed_for;    // For the error: "Python policies".
+  const char* build_option;  // For the error: "SCHEDKIT_BUILD_PYTHON".
+};
+
+// The address of `library.entry` in the companion library, opened once per process (it stays
+// open): the path in $env_var if set, else `file` beside the running executable (a build
+// tree), else in ../lib/schedkit/ from it (an installed prefix). Fails, with one line, when
+// it is in none of them ("<needed_for> need FILE (schedkit built with <build_option>=ON); not
+// in ...; $ENV names it"), cannot be loaded, was built against other schedkit headers, or has
+// no such symbol ("FILE: no symbol ENTRY").
+Result<void*> CompanionEntry(const CompanionLibrary& library);
 
 }  // namespace schedkit
 

@@ -166,49 +166,42 @@ Result<void*> Open(const std::string& path) {
 // The embedded-Python library's registration function (python/embed/embed.cc).
 using PythonRegisterFn = void (*)(const char* spec, const char* search_dir, Registries* into,
                                   Status* status);
-constexpr char kPythonRegisterSymbol[] = "schedkit_python_register";
-constexpr char kPythonEmbedFile[] = "libschedkit_pyembed.so";
+constexpr CompanionLibrary kPythonEmbed = {"libschedkit_pyembed.so", "schedkit_python_register",
+                                           "SCHEDKIT_PYTHON_EMBED", "Python policies",
+                                           "SCHEDKIT_BUILD_PYTHON"};
 
-// The embedded-Python library, opened and checked once.
+// The embedded-Python library's registration function, opened and checked once.
 Result<PythonRegisterFn> PythonEmbed() {
-  Result<void*> handle = OpenCompanionLibrary(kPythonEmbedFile, "SCHEDKIT_PYTHON_EMBED",
-                                              "Python policies", "SCHEDKIT_BUILD_PYTHON");
-  if (!handle.ok()) return handle.status();
-  auto fn = reinterpret_cast<PythonRegisterFn>(dlsym(*handle, kPythonRegisterSymbol));
-  if (fn == nullptr) {
-    return Status::InvalidArgument(std::string(kPythonEmbedFile) + ": no symbol " +
-                                   kPythonRegisterSymbol);
-  }
-  return fn;
+  Result<void*> fn = CompanionEntry(kPythonEmbed);
+  if (!fn.ok()) return fn.status();
+  return reinterpret_cast<PythonRegisterFn>(*fn);
 }
 
-// Where the companion library `file` is (OpenCompanionLibrary's search).
-Result<std::string> CompanionPath(const std::string& file, const char* env_var,
-                                  const std::string& needed_for, const std::string& build_option) {
-  if (const char* env = std::getenv(env_var); env != nullptr && *env != 0) return std::string(env);
+// Where the companion library is (CompanionEntry's search).
+Result<std::string> CompanionPath(const CompanionLibrary& library) {
+  const char* env = std::getenv(library.env_var);
+  if (env != nullptr && *env != 0) return std::string(env);
   std::error_code ec;
   const std::filesystem::path exe_dir =
       std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
   std::string where;
   for (const std::filesystem::path& p :
-       {exe_dir / file, exe_dir.parent_path() / "lib/schedkit" / file}) {
+       {exe_dir / library.file, exe_dir.parent_path() / "lib/schedkit" / library.file}) {
     if (std::filesystem::is_regular_file(p, ec)) return p.string();
     where += (where.empty() ? "" : ", ") + p.string();
   }
-  return Status::NotFound(needed_for + " need " + file + " (schedkit built with " + build_option +
-                          "=ON); not in " + where + "; $" + env_var + " names it");
+  return Status::NotFound(std::string(library.needed_for) + " need " + library.file +
+                          " (schedkit built with " + library.build_option + "=ON); not in " +
+                          where + "; $" + library.env_var + " names it");
 }
 
-}  // namespace
-
-Result<void*> OpenCompanionLibrary(const std::string& file, const char* env_var,
-                                   const std::string& needed_for,
-                                   const std::string& build_option) {
+// The companion library, opened and its ABI checked once per process.
+Result<void*> OpenCompanion(const CompanionLibrary& library) {
   static auto* const opened = new std::vector<std::pair<std::string, void*>>();
-  for (const auto& [name, handle] : *opened) {
-    if (name == file) return handle;
+  for (const auto& [file, handle] : *opened) {
+    if (file == library.file) return handle;
   }
-  Result<std::string> path = CompanionPath(file, env_var, needed_for, build_option);
+  Result<std::string> path = CompanionPath(library);
   if (!path.ok()) return path.status();
   Result<void*> handle = Open(*path);
   if (!handle.ok()) return handle.status();
@@ -216,8 +209,20 @@ Result<void*> OpenCompanionLibrary(const std::string& file, const char* env_var,
     dlclose(*handle);
     return st;
   }
-  opened->emplace_back(file, *handle);
+  opened->emplace_back(library.file, *handle);
   return *handle;
+}
+
+}  // namespace
+
+Result<void*> CompanionEntry(const CompanionLibrary& library) {
+  Result<void*> handle = OpenCompanion(library);
+  if (!handle.ok()) return handle.status();
+  void* entry = dlsym(*handle, library.entry);
+  if (entry == nullptr) {
+    return Status::InvalidArgument(std::string(library.file) + ": no symbol " + library.entry);
+  }
+  return entry;
 }
 
 Status LoadPlugin(const std::string& path) {
