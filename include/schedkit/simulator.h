@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -41,13 +42,17 @@ class RestartOverheads {
   // (model_name,batch_size,num_gpu,...,restart_overhead_s). Errors name file:line:field.
   static Result<RestartOverheads> Load(const std::string& path, double default_s = 0);
 
-  void Set(const std::string& model, int gpus, double seconds) { table_[{model, gpus}] = seconds; }
-  double For(const std::string& model, int gpus) const;
+  void Set(const std::string& model, int gpus, double seconds) {
+    table_[model][gpus] = seconds;
+  }
+  double For(std::string_view model, int gpus) const;
   double default_s() const { return default_s_; }
 
  private:
   double default_s_;
-  std::map<std::pair<std::string, int>, double> table_;
+  // By model, then GPU count. Looked up by a view of the name: no key is built (a copy
+  // of the name, once per job).
+  std::map<std::string, std::map<int, double>, std::less<>> table_;
 };
 
 struct SimulatorOptions {

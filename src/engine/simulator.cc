@@ -17,10 +17,11 @@
 
 namespace schedkit {
 
-double RestartOverheads::For(const std::string& model, int gpus) const {
-  if (table_.empty()) return default_s_;  // No key to build (a copy of the model's name).
-  auto it = table_.find({model, gpus});
-  return it == table_.end() ? default_s_ : it->second;
+double RestartOverheads::For(std::string_view model, int gpus) const {
+  auto by_model = table_.find(model);
+  if (by_model == table_.end()) return default_s_;
+  auto it = by_model->second.find(gpus);
+  return it == by_model->second.end() ? default_s_ : it->second;
 }
 
 namespace {

@@ -29,6 +29,25 @@ class DoubleBooker final : public Policy {
   }
 };
 
+// A job's restart overhead is its model's at its GPU count, else the default: the
+// model looked up by a view of the name (no key built), the count within it.
+TEST(RestartOverheads, ForReadsTheModelThenTheGpuCountElseTheDefault) {
+  RestartOverheads overheads(7);
+  EXPECT_EQ(overheads.For("resnet", 2), 7);  // An empty table.
+  overheads.Set("resnet", 2, 30);
+  overheads.Set("resnet", 4, 40);
+  overheads.Set("bert", 2, 50);
+  overheads.Set("resnet", 2, 31);  // Set again: replaced.
+  EXPECT_EQ(overheads.For("resnet", 2), 31);
+  EXPECT_EQ(overheads.For("resnet", 4), 40);
+  EXPECT_EQ(overheads.For("resnet", 8), 7);
+  EXPECT_EQ(overheads.For("bert", 2), 50);
+  EXPECT_EQ(overheads.For("bert", 4), 7);
+  EXPECT_EQ(overheads.For("gpt", 2), 7);
+  EXPECT_EQ(overheads.For(std::string_view("resnet50").substr(0, 6), 4), 40);
+  EXPECT_EQ(overheads.For("resnet50", 4), 7);
+}
+
 TEST(Simulator, RefusesAPolicyThatDoubleBooksAGpu) {
   const ClusterSpec cluster = ClusterSpec::Uniform(1, 1, 2, 0, 0);
   Trace trace;
