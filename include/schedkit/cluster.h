@@ -165,6 +165,9 @@ class ClusterState {
   bool CanAllocate(const Placement& p) const;
   // REQUIRES: CanAllocate(p). Aborts on violation: a double booking is an engine bug.
   void Allocate(const Placement& p);
+  // Allocate(p) if CanAllocate(p), checked once; returns whether it booked. (A stopped
+  // job booked again on its own GPUs when they are still free: step 3's pass 4.)
+  bool TryAllocate(const Placement& p);
   // REQUIRES: p was allocated and not yet released. On a held node the GPUs stay booked
   // (by the hold); CPUs and memory are freed as everywhere.
   void Release(const Placement& p);
@@ -182,6 +185,9 @@ class ClusterState {
   std::string CheckShares() const;
 
  private:
+  // Books p. REQUIRES: CanAllocate(p), checked by the caller.
+  void Book(const Placement& p);
+
   const ClusterSpec* spec_;
   std::vector<uint64_t> free_gpu_mask_;
   std::vector<int> free_gpus_;

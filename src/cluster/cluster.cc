@@ -293,11 +293,8 @@ bool ClusterState::CanAllocate(const Placement& p) const {
   return true;
 }
 
-void ClusterState::Allocate(const Placement& p) {
-  if (!CanAllocate(p)) {
-    std::fprintf(stderr, "schedkit: internal error: double booking of %s\n", p.ToString().c_str());
-    std::abort();
-  }
+// Inlined into both callers: Allocate is on every path that books a job.
+[[gnu::always_inline]] inline void ClusterState::Book(const Placement& p) {
   for (const NodeShare& s : p.shares) {
     free_cpus_[s.node] -= s.cpus;
     free_mem_gb_[s.node] -= s.mem_gb;
@@ -311,6 +308,21 @@ void ClusterState::Allocate(const Placement& p) {
     total_free_gpus_ -= gpus;
   }
 }
+
+void ClusterState::Allocate(const Placement& p) {
+  if (!CanAllocate(p)) {
+    std::fprintf(stderr, "schedkit: internal error: double booking of %s\n", p.ToString().c_str());
+    std::abort();
+  }
+  Book(p);
+}
+
+bool ClusterState::TryAllocate(const Placement& p) {
+  if (!CanAllocate(p)) return false;
+  Book(p);
+  return true;
+}
+
 
 void ClusterState::Release(const Placement& p) {
   for (const NodeShare& s : p.shares) {

@@ -5,7 +5,7 @@
 namespace schedkit {
 
 void JobQueue::Insert(const QueuedJob& job) {
-  const auto [at, fresh] = order_.insert(job);
+  const auto [at, fresh] = spare_.Insert(&order_, job);
   const bool indexed = by_id_.Insert(job.id, at).second;
   assert(fresh && indexed);
   (void)fresh;
@@ -28,7 +28,7 @@ void JobQueue::Reindex() {
 bool JobQueue::Remove(JobId id) {
   const auto* at = by_id_.Find(id);
   if (at == nullptr) return false;
-  order_.erase(*at);
+  spare_.Erase(&order_, *at);
   by_id_.Erase(id);
   return true;
 }

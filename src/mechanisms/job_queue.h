@@ -9,6 +9,7 @@
 #include <set>
 
 #include "mechanisms/flat_map.h"
+#include "mechanisms/spare_nodes.h"
 #include "schedkit/policy.h"
 
 namespace schedkit {
@@ -60,6 +61,7 @@ class JobQueue {
  private:
   std::set<QueuedJob> order_;
   FlatMap<std::set<QueuedJob>::iterator> by_id_;  // Where each job stands in order_.
+  SpareNodes<std::set<QueuedJob>> spare_;  // order_'s nodes erased, for later inserts.
 
   void Reindex();
 };

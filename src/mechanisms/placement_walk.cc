@@ -73,6 +73,18 @@ Placement PlacementWalk::Place(const JobSpec& job) {
   return p;
 }
 
+bool PlacementWalk::TryAllocate(const Placement& p) {
+  if (writable_ == nullptr) {
+    if (!free().CanAllocate(p)) return false;
+    Allocate(p);
+    return true;
+  }
+  if (!writable_->TryAllocate(p)) return false;
+  num_misfits_ = 0;
+  ++allocations_;
+  return true;
+}
+
 void PlacementWalk::Allocate(const Placement& p) {
   num_misfits_ = 0;
   ++allocations_;

@@ -65,6 +65,8 @@ class PlacementWalk {
   Placement Place(const JobSpec& job);
   // REQUIRES: free().CanAllocate(p).
   void Allocate(const Placement& p);
+  // Allocate(p) if free().CanAllocate(p), checked once; returns whether it booked.
+  bool TryAllocate(const Placement& p);
   // True iff the module answers by shape on this walk's cluster
   // (PlacementModule::PlacesByShape and one GPU type): then jobs of one shape get one
   // answer from Place while allocations() is unchanged.

@@ -544,9 +544,9 @@ void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
   if (running_index_ == RunningIndex::kLinear) {
     rate = config_.running_key_rate(running);
     e.key[0] -= rate * now;
-    pos = running_.by_rate[rate].insert(e).first;
+    pos = running_.spare.Insert(&running_.by_rate[rate], e).first;
   } else {
-    pos = running_.by_key.insert(e).first;
+    pos = running_.spare.Insert(&running_.by_key, e).first;
   }
   running_.read.Insert(id, ReadKey{now, rate, pos});
   running_gpus_ += running.spec->gpus;
@@ -558,10 +558,10 @@ void ModularPolicy::UntrackRunning(JobId id) {
   running_gpus_ -= read->pos->gpus;
   if (running_index_ == RunningIndex::kLinear) {
     auto rate_class = running_.by_rate.find(read->rate);
-    rate_class->second.erase(read->pos);
+    running_.spare.Erase(&rate_class->second, read->pos);
     if (rate_class->second.empty()) running_.by_rate.erase(rate_class);
   } else {
-    running_.by_key.erase(read->pos);
+    running_.spare.Erase(&running_.by_key, read->pos);
   }
   running_.read.Erase(id);
 }
@@ -593,8 +593,10 @@ void ModularPolicy::KeepIndex(const ClusterView& view) {
   index_kept_ = true;
   SyncRunning(view);
   wake_of_.ForEachUnordered([&](JobId id, Time at) {  // Into ordered sets: order-free.
-    wakes_.emplace(at, id);
-    if (running_index_ == RunningIndex::kLinear) wake_phase_.emplace(std::fmod(at, period_), id);
+    wake_spare_.Insert(&wakes_, {at, id});
+    if (running_index_ == RunningIndex::kLinear) {
+      wake_spare_.Insert(&wake_phase_, {std::fmod(at, period_), id});
+    }
   });
 }
 
@@ -630,13 +632,11 @@ void ModularPolicy::QueueInsert(const QueueEntry& e, const JobSpec& spec) {
 void ModularPolicy::QueueRemove(JobId id, const JobSpec& spec) {
   if (!queue_.Remove(id)) return;
   if (spec.gpu_milli >= kMilliPerGpu) queued_whole_gpus_ -= spec.gpus;
-  auto part = queue_by_demand_.find(DemandOf(spec));
-  part->second.jobs.Remove(id);
-  if (part->second.jobs.empty()) {
-    queue_by_demand_.erase(part);
-  } else if (PlacementWalk::ShapeOf(spec) == part->second.shape) {
-    --part->second.of_shape;
-  }
+  DemandPart& part = queue_by_demand_.find(DemandOf(spec))->second;
+  part.jobs.Remove(id);
+  // An emptied part stays (with its storage) for the class's next job; its count of the
+  // first shape is 0 then, as a new part's.
+  if (PlacementWalk::ShapeOf(spec) == part.shape) --part.of_shape;
 }
 
 void ModularPolicy::PlacePending(const ClusterView& view, PlacementWalk* walk, Decisions* out,
@@ -671,6 +671,7 @@ void ModularPolicy::BackfillPending(const ClusterView& view, PlacementWalk* walk
   std::vector<BackfillPart>& parts = backfill_parts_;
   parts.clear();
   for (const auto& [demand, part] : queue_by_demand_) {
+    if (part.jobs.empty()) continue;
     parts.push_back(BackfillPart{part.jobs.begin(), part.jobs.end(), demand.first,
                          demand.second ? 1 : kMilliPerGpu, part.one_shape()});
   }
@@ -760,10 +761,7 @@ bool ModularPolicy::ChosenMayBePlaced(const ClusterView& view,
 void ModularPolicy::ReturnStopped(PlacementWalk* walk, Decisions* out) {
   // A stopped job keeps its GPUs if they are still free (no needless restart).
   for (const Candidate* c : stopped_) {
-    if (walk->free().CanAllocate(*c->status.placement)) {
-      walk->Allocate(*c->status.placement);
-      continue;
-    }
+    if (walk->TryAllocate(*c->status.placement)) continue;
     Placement p = config_.backfill ? walk->Place(*c->status.spec) : Placement();
     if (p.empty()) {
       out->preempt.push_back(c->order.id);
@@ -1095,9 +1093,9 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
   }
   for (const auto& [id, t] : stepped) {
     ForgetWake(id);
-    wakes_.emplace(t, id);
+    wake_spare_.Insert(&wakes_, {t, id});
     wake_of_.Insert(id, t);  // Forgotten above: inserted afresh.
-    wake_phase_.emplace(std::fmod(t, period_), id);
+    wake_spare_.Insert(&wake_phase_, {std::fmod(t, period_), id});
   }
   return best;
 }
@@ -1120,7 +1118,7 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
     // set's node reused.
     auto [old, fresh] = wake_of_.Insert(id, at);
     if (fresh) {
-      wakes_.emplace(at, id);
+      wake_spare_.Insert(&wakes_, {at, id});
     } else {
       auto node = wakes_.extract({*old, id});
       node.value().first = at;
@@ -1136,16 +1134,20 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
     if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
   }
   if (!index_kept_) return;
-  if (running_index_ == RunningIndex::kLinear) wake_phase_.emplace(std::fmod(at, period_), id);
-  wakes_.emplace(at, id);
+  if (running_index_ == RunningIndex::kLinear) {
+    wake_spare_.Insert(&wake_phase_, {std::fmod(at, period_), id});
+  }
+  wake_spare_.Insert(&wakes_, {at, id});
 }
 
 void ModularPolicy::ForgetWake(JobId id) {
   const Time* at = wake_of_.Find(id);
   if (at == nullptr) return;
   if (index_kept_) {
-    if (running_index_ == RunningIndex::kLinear) wake_phase_.erase({std::fmod(*at, period_), id});
-    wakes_.erase({*at, id});
+    if (running_index_ == RunningIndex::kLinear) {
+      wake_spare_.Erase(&wake_phase_, {std::fmod(*at, period_), id});
+    }
+    wake_spare_.Erase(&wakes_, {*at, id});
   }
   wake_of_.Erase(id);
 }

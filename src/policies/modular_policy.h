@@ -15,6 +15,7 @@
 #include "mechanisms/flat_map.h"
 #include "mechanisms/job_queue.h"
 #include "mechanisms/placement_walk.h"
+#include "mechanisms/spare_nodes.h"
 #include "mechanisms/persistent_order.h"
 #include "schedkit/modular_policy.h"
 
@@ -86,6 +87,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     std::set<QueueEntry> by_key;
     std::map<double, std::set<QueueEntry>> by_rate;
     FlatMap<ReadKey> read;
+    SpareNodes<std::set<QueueEntry>> spare;  // Nodes of entries erased from any of the sets.
 
     RunningSets() = default;
     RunningSets(const RunningSets& other);
@@ -243,7 +245,8 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   const bool arrivals_may_skip_queue_;
   // The same jobs split by what ClusterState::MayFit reads of them: their GPU count and
   // whether they are fractional. The backfill walk (PlacePending) walks only the parts
-  // whose jobs may fit, merged in queue order.
+  // whose jobs may fit, merged in queue order. A part that empties stays, empty, for its
+  // class's next job (a busy queue empties and refills a class at many events).
   using DemandClass = std::pair<int, bool>;
   static DemandClass DemandOf(const JobSpec& spec) {
     return {spec.gpus, spec.gpu_milli < kMilliPerGpu};
@@ -276,6 +279,8 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // later wake-ups keep its phase, up to rounding), and the period (NextKeyChange(s, 0)).
   // Kept only while index_kept_.
   std::set<std::pair<double, JobId>> wake_phase_;
+  // Nodes erased from wakes_ and wake_phase_ (one type: Time is double).
+  SpareNodes<std::set<std::pair<Time, JobId>>> wake_spare_;
   Time period_ = 0;
   // Whether the running index (running_.by_key, running_.by_rate, running_.read,
   // running_gpus_), wakes_ and wake_phase_ are kept (wake_of_ always is): always but for

@@ -102,6 +102,47 @@ TEST(FreeIndex, FollowsAllocationsReleasesHoldsAndFractionalShares) {
   ExpectIndexMatchesCounts(state);
 }
 
+// TryAllocate books exactly what CanAllocate-then-Allocate books, and a refusal changes
+// nothing: two states side by side, one through each, on random placements of which
+// many overlap booked GPUs or ask for more CPUs than are left.
+TEST(FreeIndex, TryAllocateBooksWhatCanAllocateThenAllocateBooks) {
+  const ClusterSpec spec = MixedCluster();
+  ClusterState checked(&spec), tried(&spec);
+  std::mt19937 rng(23);
+  std::vector<Placement> booked;
+  int refused = 0;
+  for (int step = 0; step < 600; ++step) {
+    const int node = static_cast<int>(rng() % spec.nodes.size());
+    if (rng() % 3 == 0 && !booked.empty()) {
+      const size_t i = rng() % booked.size();
+      checked.Release(booked[i]);
+      tried.Release(booked[i]);
+      booked.erase(booked.begin() + static_cast<std::ptrdiff_t>(i));
+      continue;
+    }
+    // Any of the node's GPUs, free or not.
+    const uint64_t all = (uint64_t{1} << spec.nodes[node].gpus) - 1;
+    const uint64_t mask = LowestBits(all, 1 + rng() % spec.nodes[node].gpus) << (rng() % 2);
+    const Placement p{{NodeShare{.node = node, .cpus = static_cast<int>(rng() % 12),
+                                 .gpu_mask = mask & all, .mem_gb = 1}}};
+    if (p.shares[0].gpu_mask == 0) continue;
+    const bool can = checked.CanAllocate(p);
+    if (can) checked.Allocate(p);
+    ASSERT_EQ(tried.TryAllocate(p), can) << p.ToString();
+    if (can) booked.push_back(p);
+    refused += !can;
+    for (int n = 0; n < tried.num_nodes(); ++n) {
+      ASSERT_EQ(tried.free_gpu_mask(n), checked.free_gpu_mask(n)) << "node " << n;
+      ASSERT_EQ(tried.free_cpus(n), checked.free_cpus(n)) << "node " << n;
+      ASSERT_EQ(tried.free_mem_gb(n), checked.free_mem_gb(n)) << "node " << n;
+    }
+    ASSERT_EQ(tried.total_free_gpus(), checked.total_free_gpus());
+  }
+  EXPECT_GT(refused, 100);  // The refusals were exercised, not only the bookings.
+  EXPECT_GT(booked.size(), 20u);
+  ExpectIndexMatchesCounts(tried);
+}
+
 // Best-fit, yarn's single-node rule and gpu-count's emptiest-first order decide as the
 // scans did (gpu-count and best-fit's fallback stop reading the index once placed), on 300 random states of a cluster of mixed node sizes.
 TEST(FreeIndex, PlacementsChooseAsTheFullScanDid) {
