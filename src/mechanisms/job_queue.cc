@@ -25,12 +25,13 @@ void JobQueue::Reindex() {
   for (auto it = order_.begin(); it != order_.end(); ++it) by_id_.Insert(it->id, it);
 }
 
-bool JobQueue::Remove(JobId id) {
+std::optional<QueuedJob> JobQueue::Remove(JobId id) {
   const auto* at = by_id_.Find(id);
-  if (at == nullptr) return false;
+  if (at == nullptr) return std::nullopt;
+  const QueuedJob removed = **at;
   spare_.Erase(&order_, *at);
   by_id_.Erase(id);
-  return true;
+  return removed;
 }
 
 }  // namespace schedkit

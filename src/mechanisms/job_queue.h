@@ -6,6 +6,7 @@
 #define SCHEDKIT_MECHANISMS_JOB_QUEUE_H_
 
 #include <cstddef>
+#include <optional>
 #include <set>
 
 #include "mechanisms/flat_map.h"
@@ -49,8 +50,8 @@ class JobQueue {
 
   // REQUIRES: job.id is not queued.
   void Insert(const QueuedJob& job);
-  // Drops `id`; returns true iff it was queued.
-  bool Remove(JobId id);
+  // Drops `id`; returns its entry if it was queued.
+  std::optional<QueuedJob> Remove(JobId id);
   bool Contains(JobId id) const { return by_id_.Find(id) != nullptr; }
 
   bool empty() const { return order_.empty(); }

@@ -624,16 +624,17 @@ void ModularPolicy::QueueInsert(const QueueEntry& e, const JobSpec& spec) {
   DemandPart& part = queue_by_demand_[DemandOf(spec)];
   const PlacementWalk::Shape shape = PlacementWalk::ShapeOf(spec);
   if (part.jobs.empty()) part.shape = shape;
-  part.jobs.Insert(e);
+  part.spare.Insert(&part.jobs, e);
   if (shape == part.shape) ++part.of_shape;
   if (spec.gpu_milli >= kMilliPerGpu) queued_whole_gpus_ += spec.gpus;
 }
 
 void ModularPolicy::QueueRemove(JobId id, const JobSpec& spec) {
-  if (!queue_.Remove(id)) return;
+  const std::optional<QueueEntry> entry = queue_.Remove(id);
+  if (!entry) return;
   if (spec.gpu_milli >= kMilliPerGpu) queued_whole_gpus_ -= spec.gpus;
   DemandPart& part = queue_by_demand_.find(DemandOf(spec))->second;
-  part.jobs.Remove(id);
+  part.spare.Erase(&part.jobs, *entry);
   // An emptied part stays (with its storage) for the class's next job; its count of the
   // first shape is 0 then, as a new part's.
   if (PlacementWalk::ShapeOf(spec) == part.shape) --part.of_shape;
@@ -965,8 +966,8 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   }
   for (JobId id : out->preempt) Requeue(view, id);
   for (const StartDecision& s : out->start) {
-    QueueRemove(s.job, view.Spec(s.job));
     JobStatus st = view.Status(s.job);
+    QueueRemove(s.job, *st.spec);
     st.state = JobState::kRunning;
     st.placement = &s.placement;
     SetWake(st, config_.scheduling->NextKeyChange(st, now), now);

@@ -251,8 +251,11 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   static DemandClass DemandOf(const JobSpec& spec) {
     return {spec.gpus, spec.gpu_milli < kMilliPerGpu};
   }
+  // A part is found from the queue (QueueRemove reads the entry there), so it needs no
+  // index by id of its own.
   struct DemandPart {
-    JobQueue jobs;
+    std::set<QueueEntry> jobs;
+    SpareNodes<std::set<QueueEntry>> spare;  // Nodes of `jobs`' erased entries.
     // The shape of the part's first job, and how many of `jobs` have it. When all do, a
     // by-shape module's misfit for one of them is a misfit for all of them until the
     // walk's next allocation. (A part whose first shape left and whose jobs now share
