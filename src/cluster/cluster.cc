@@ -323,7 +323,6 @@ bool ClusterState::TryAllocate(const Placement& p) {
   return true;
 }
 
-
 void ClusterState::Release(const Placement& p) {
   for (const NodeShare& s : p.shares) {
     if ((free_gpu_mask_[s.node] & s.gpu_mask) != 0) {
