@@ -60,7 +60,7 @@ void AddTraceCommands(CLI::App& app, std::vector<Subcommand>& out);
 // `schedkit predict ...` (cli/predict_commands.cc, docs/predict.md).
 void AddPredictCommands(CLI::App& app, std::vector<Subcommand>& out);
 
-// The real-cluster runtime: serve, submit, jobs, cancel, status, drain (cli/runtime_commands.cc,
+// The real-cluster runtime: serve and its clients (docs/runtime.md; cli/runtime_commands.cc,
 // built into libschedkit_runtime_commands.so: registry/companion.h). Opens that library and
 // adds its commands unless the command line (`argc`, `argv`) names a command `app` already
 // has or asks only for --version: the other commands start without loading gRPC, protobuf

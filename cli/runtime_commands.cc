@@ -1,7 +1,7 @@
 // The real-cluster runtime (docs/runtime.md): `schedkit serve` and its clients `submit`,
-// `jobs`, `cancel`, `status`, `drain`. Built only with SCHEDKIT_BUILD_RUNTIME, into
-// libschedkit_runtime_commands.so with the runtime and gRPC, not into the executable, which
-// opens it only for these commands (cli/runtime_loader.cc).
+// `jobs`, `watch`, `cancel`, `resize`, `status`, `drain`, `undrain`. Built only with
+// SCHEDKIT_BUILD_RUNTIME, into libschedkit_runtime_commands.so with the runtime and gRPC,
+// not into the executable, which opens it only for these commands (cli/runtime_loader.cc).
 #include "commands.h"
 
 #include <pwd.h>
