@@ -124,11 +124,11 @@ class ClusterState {
   explicit ClusterState(const ClusterSpec* spec);
 
   const ClusterSpec& spec() const { return *spec_; }
-  int num_nodes() const { return static_cast<int>(free_gpus_.size()); }
-  uint64_t free_gpu_mask(int node) const { return free_gpu_mask_[node]; }
-  int free_gpus(int node) const { return free_gpus_[node]; }
-  int free_cpus(int node) const { return free_cpus_[node]; }
-  double free_mem_gb(int node) const { return free_mem_gb_[node]; }
+  int num_nodes() const { return static_cast<int>(free_.size()); }
+  uint64_t free_gpu_mask(int node) const { return free_[node].gpu_mask; }
+  int free_gpus(int node) const { return free_[node].gpus; }
+  int free_cpus(int node) const { return free_[node].cpus; }
+  double free_mem_gb(int node) const { return free_[node].mem_gb; }
   int total_free_gpus() const { return total_free_gpus_; }
   int total_gpus() const { return total_gpus_; }  // Free or not: the cluster's size.
   // GPUs of `node` that fractional jobs book part of and that have share left: where a
@@ -189,16 +189,21 @@ class ClusterState {
   void Book(const Placement& p);
 
   const ClusterSpec* spec_;
-  std::vector<uint64_t> free_gpu_mask_;
-  std::vector<int> free_gpus_;
-  std::vector<int> free_cpus_;
-  std::vector<double> free_mem_gb_;
+  // What each node has free, in one array: a booking reads and writes one entry, and a
+  // copy of the state (a policy's scratch, a decision's validation) is one block.
+  struct NodeFree {
+    uint64_t gpu_mask;  // Bit g set = local GPU g is free.
+    double mem_gb;
+    int gpus;  // popcount(gpu_mask).
+    int cpus;
+  };
+  std::vector<NodeFree> free_;
   int total_free_gpus_ = 0;
   int total_gpus_ = 0;
   int max_node_gpus_ = 0;
   bool one_gpu_type_ = true;
   // One bit per node in row free_gpus (rows 0..max_node_gpus_, words_ words each): the
-  // index FirstNodeWithFree reads. Every change of free_gpus_ goes through SetFreeGpus.
+  // index FirstNodeWithFree reads. Every change of a node's free GPU count goes through SetFreeGpus.
   int words_ = 0;
   std::vector<uint64_t> by_free_;
   void SetFreeGpus(int node, int count);

@@ -223,15 +223,12 @@ bool Placement::operator==(const Placement& o) const { return shares == o.shares
 
 ClusterState::ClusterState(const ClusterSpec* spec) : spec_(spec) {
   const size_t n = spec->nodes.size();
-  free_gpu_mask_.reserve(n);
-  free_gpus_.reserve(n);
-  free_cpus_.reserve(n);
-  free_mem_gb_.reserve(n);
+  free_.reserve(n);
   for (const NodeSpec& n : spec->nodes) {
-    free_gpu_mask_.push_back(n.gpus >= 64 ? ~uint64_t{0} : (uint64_t{1} << n.gpus) - 1);
-    free_gpus_.push_back(n.gpus);
-    free_cpus_.push_back(n.cpus);
-    free_mem_gb_.push_back(n.mem_gb);
+    free_.push_back(NodeFree{.gpu_mask = n.gpus >= 64 ? ~uint64_t{0} : (uint64_t{1} << n.gpus) - 1,
+                             .mem_gb = n.mem_gb,
+                             .gpus = n.gpus,
+                             .cpus = n.cpus});
     total_free_gpus_ += n.gpus;
     max_node_gpus_ = std::max(max_node_gpus_, n.gpus);
     one_gpu_type_ = one_gpu_type_ && n.gpu_type == spec->nodes[0].gpu_type;
@@ -240,15 +237,15 @@ ClusterState::ClusterState(const ClusterSpec* spec) : spec_(spec) {
   words_ = static_cast<int>((n + 63) / 64);
   by_free_.assign(static_cast<size_t>(max_node_gpus_ + 1) * words_, 0);
   for (size_t node = 0; node < n; ++node) {
-    by_free_[static_cast<size_t>(free_gpus_[node]) * words_ + node / 64] |= uint64_t{1} << (node % 64);
+    by_free_[static_cast<size_t>(free_[node].gpus) * words_ + node / 64] |= uint64_t{1} << (node % 64);
   }
 }
 
 void ClusterState::SetFreeGpus(int node, int count) {
   const uint64_t bit = uint64_t{1} << (node % 64);
-  by_free_[static_cast<size_t>(free_gpus_[node]) * words_ + node / 64] &= ~bit;
+  by_free_[static_cast<size_t>(free_[node].gpus) * words_ + node / 64] &= ~bit;
   by_free_[static_cast<size_t>(count) * words_ + node / 64] |= bit;
-  free_gpus_[node] = count;
+  free_[node].gpus = count;
 }
 
 int ClusterState::FirstNodeWithFree(int count, int from) const {
@@ -285,10 +282,10 @@ bool ClusterState::CanAllocate(const Placement& p) const {
     previous_node = s.node;
     if (s.fractional()) {
       if (!CanAllocateFraction(s)) return false;
-    } else if ((s.gpu_mask & free_gpu_mask_[s.node]) != s.gpu_mask) {
+    } else if ((s.gpu_mask & free_[s.node].gpu_mask) != s.gpu_mask) {
       return false;
     }
-    if (s.cpus > free_cpus_[s.node] || s.mem_gb > free_mem_gb_[s.node] + 1e-9) return false;
+    if (s.cpus > free_[s.node].cpus || s.mem_gb > free_[s.node].mem_gb + 1e-9) return false;
   }
   return true;
 }
@@ -296,15 +293,15 @@ bool ClusterState::CanAllocate(const Placement& p) const {
 // Inlined into both callers: Allocate is on every path that books a job.
 [[gnu::always_inline]] inline void ClusterState::Book(const Placement& p) {
   for (const NodeShare& s : p.shares) {
-    free_cpus_[s.node] -= s.cpus;
-    free_mem_gb_[s.node] -= s.mem_gb;
+    free_[s.node].cpus -= s.cpus;
+    free_[s.node].mem_gb -= s.mem_gb;
     if (s.fractional()) {
       AllocateFraction(s);
       continue;
     }
-    free_gpu_mask_[s.node] &= ~s.gpu_mask;
+    free_[s.node].gpu_mask &= ~s.gpu_mask;
     const int gpus = GpusOf(s);
-    SetFreeGpus(s.node, free_gpus_[s.node] - gpus);
+    SetFreeGpus(s.node, free_[s.node].gpus - gpus);
     total_free_gpus_ -= gpus;
   }
 }
@@ -325,13 +322,13 @@ bool ClusterState::TryAllocate(const Placement& p) {
 
 void ClusterState::Release(const Placement& p) {
   for (const NodeShare& s : p.shares) {
-    if ((free_gpu_mask_[s.node] & s.gpu_mask) != 0) {
+    if ((free_[s.node].gpu_mask & s.gpu_mask) != 0) {
       std::fprintf(stderr, "schedkit: internal error: releasing free GPUs %s\n",
                    p.ToString().c_str());
       std::abort();
     }
-    free_cpus_[s.node] += s.cpus;
-    free_mem_gb_[s.node] += s.mem_gb;
+    free_[s.node].cpus += s.cpus;
+    free_[s.node].mem_gb += s.mem_gb;
     if (s.fractional()) {
       ReleaseFraction(s);
       continue;
@@ -340,9 +337,9 @@ void ClusterState::Release(const Placement& p) {
       held_gpus_[s.node] |= s.gpu_mask;  // The hold keeps them.
       continue;
     }
-    free_gpu_mask_[s.node] |= s.gpu_mask;
+    free_[s.node].gpu_mask |= s.gpu_mask;
     const int gpus = GpusOf(s);
-    SetFreeGpus(s.node, free_gpus_[s.node] + gpus);
+    SetFreeGpus(s.node, free_[s.node].gpus + gpus);
     total_free_gpus_ += gpus;
   }
 }
@@ -350,20 +347,20 @@ void ClusterState::Release(const Placement& p) {
 void ClusterState::SetHeld(int node, bool held_now) {
   if (held(node) == held_now) return;
   if (held_.empty()) {
-    held_.assign(free_gpus_.size(), 0);
-    held_gpus_.assign(free_gpus_.size(), 0);
+    held_.assign(free_.size(), 0);
+    held_gpus_.assign(free_.size(), 0);
   }
-  const uint64_t gpus = held_now ? free_gpu_mask_[node] : held_gpus_[node];
+  const uint64_t gpus = held_now ? free_[node].gpu_mask : held_gpus_[node];
   const int count = std::popcount(gpus);
-  free_gpu_mask_[node] = held_now ? free_gpu_mask_[node] & ~gpus : free_gpu_mask_[node] | gpus;
-  SetFreeGpus(node, free_gpus_[node] + (held_now ? -count : count));
+  free_[node].gpu_mask = held_now ? free_[node].gpu_mask & ~gpus : free_[node].gpu_mask | gpus;
+  SetFreeGpus(node, free_[node].gpus + (held_now ? -count : count));
   total_free_gpus_ += held_now ? -count : count;
   held_gpus_[node] = held_now ? gpus : 0;
   held_[node] = held_now;
 }
 
 int ClusterState::free_gpu_milli(int node, int gpu) const {
-  if (free_gpu_mask_[node] >> gpu & 1) return kMilliPerGpu;
+  if (free_[node].gpu_mask >> gpu & 1) return kMilliPerGpu;
   if (!(shared_gpu_mask(node) >> gpu & 1)) return 0;
   return kMilliPerGpu - share_used_[first_gpu_[node] + gpu];
 }
@@ -378,8 +375,8 @@ bool ClusterState::CanAllocateFraction(const NodeShare& s) const {
 
 void ClusterState::AllocateFraction(const NodeShare& s) {
   if (share_used_.empty()) {
-    shared_mask_.assign(free_gpus_.size(), 0);
-    first_gpu_.reserve(free_gpus_.size());
+    shared_mask_.assign(free_.size(), 0);
+    first_gpu_.reserve(free_.size());
     int first = 0;
     for (const NodeSpec& n : spec_->nodes) {
       first_gpu_.push_back(first);
@@ -387,9 +384,9 @@ void ClusterState::AllocateFraction(const NodeShare& s) {
     }
     share_used_.assign(static_cast<size_t>(first), 0);
   }
-  if (free_gpu_mask_[s.node] & s.gpu_mask) {  // A free GPU becomes shared.
-    free_gpu_mask_[s.node] &= ~s.gpu_mask;
-    SetFreeGpus(s.node, free_gpus_[s.node] - 1);
+  if (free_[s.node].gpu_mask & s.gpu_mask) {  // A free GPU becomes shared.
+    free_[s.node].gpu_mask &= ~s.gpu_mask;
+    SetFreeGpus(s.node, free_[s.node].gpus - 1);
     --total_free_gpus_;
   }
   int& used = share_used_[first_gpu_[s.node] + std::countr_zero(s.gpu_mask)];
@@ -422,8 +419,8 @@ void ClusterState::GpuFreed(int node, uint64_t bit) {
     held_gpus_[node] |= bit;  // The hold keeps it.
     return;
   }
-  free_gpu_mask_[node] |= bit;
-  SetFreeGpus(node, free_gpus_[node] + 1);
+  free_[node].gpu_mask |= bit;
+  SetFreeGpus(node, free_[node].gpus + 1);
   ++total_free_gpus_;
 }
 
@@ -432,12 +429,12 @@ std::string ClusterState::CheckShares() const {
   for (int node = 0; node < num_nodes(); ++node) {
     const std::string at = "node " + std::to_string(node);
     const int gpus = spec_->nodes[node].gpus;
-    if (free_gpus_[node] != std::popcount(free_gpu_mask_[node])) {
+    if (free_[node].gpus != std::popcount(free_[node].gpu_mask)) {
       return at + ": free GPU count differs from its free mask";
     }
     for (int c = 0; c <= max_node_gpus_; ++c) {
       const bool indexed = by_free_[static_cast<size_t>(c) * words_ + node / 64] >> (node % 64) & 1;
-      if (indexed != (c == free_gpus_[node])) return at + ": index by free GPUs differs from its count";
+      if (indexed != (c == free_[node].gpus)) return at + ": index by free GPUs differs from its count";
     }
     if (share_used_.empty()) continue;
     for (int g = 0; g < gpus; ++g) {
@@ -447,7 +444,7 @@ std::string ClusterState::CheckShares() const {
         return at + " GPU " + std::to_string(g) + ": fractional jobs book " +
                std::to_string(used) + " milli-GPU";
       }
-      if (used > 0 && (free_gpu_mask_[node] & bit)) {
+      if (used > 0 && (free_[node].gpu_mask & bit)) {
         return at + " GPU " + std::to_string(g) + " is free and booked by fractional jobs";
       }
       const bool shared = used > 0 && used < kMilliPerGpu;
