@@ -419,6 +419,7 @@ std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const Cluste
 void ModularPolicy::FullFrontier(const ClusterView& view, Frontier* f) const {
   f->running = RunningInOrder(view);
   f->chosen_pending.clear();
+  f->fewest_chosen_gpus = std::numeric_limits<int>::max();
   f->next_pending = queue_.begin();
   f->budget = view.Resources().total_gpus();
 }
@@ -451,6 +452,7 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
   Frontier& f = *out;
   f.running.clear();
   f.chosen_pending.clear();
+  f.fewest_chosen_gpus = std::numeric_limits<int>::max();
   RunningWalk walk(this, view);
   RunningTop r;
   bool found = false;
@@ -479,7 +481,10 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     if (found) {
       if (watch_order_ && q != queue_.end()) TopKeepsAhead(r, RunningTop{*q, 0, {}}, now);
       f.budget = room - before_gpus;
-      for (const auto& b : before) f.chosen_pending.push_back(b.first->id);
+      for (const auto& [pending, gpus] : before) {
+        f.chosen_pending.push_back(pending->id);
+        f.fewest_chosen_gpus = std::min(f.fewest_chosen_gpus, gpus);
+      }
       f.next_pending = q;
       if (watch_order_) {
         walk.ForEachClassTop([&](const RunningTop& rest, double abs) {
@@ -729,15 +734,13 @@ bool ModularPolicy::StopsUndoneExactly(const ClusterView& view,
 
 bool ModularPolicy::ChosenMayBePlaced(const ClusterView& view,
                                       const std::vector<const Candidate*>& stopped,
-                                      const std::vector<JobId>& chosen) {
+                                      const std::vector<JobId>& chosen, int fewest) {
   const ClusterState& free = view.Resources();
-  int fewest = std::numeric_limits<int>::max();  // GPUs of the smallest chosen job.
-  for (JobId id : chosen) {
-    const JobSpec& spec = view.Spec(id);
-    if (!config_.placement->PlacesOnOneNodeWithFreeGpus(spec, free)) return true;
-    fewest = std::min(fewest, spec.gpus);
-  }
+  // The cheap test first: a node with room for the smallest (no spec read).
   if (free.FirstNodeWithAtLeast(fewest, 0) >= 0) return true;
+  for (JobId id : chosen) {
+    if (!config_.placement->PlacesOnOneNodeWithFreeGpus(view.Spec(id), free)) return true;
+  }
   // The nodes the stopped jobs hold, with the GPUs they release there (whole GPUs: the
   // releases are undone exactly).
   std::vector<std::pair<int, uint64_t>>& released = released_gpus_;
@@ -797,6 +800,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
         chosen_running[r - running.begin()] = 1;
       } else {
         chosen_pending.push_back(id);
+        frontier->fewest_chosen_gpus = std::min(frontier->fewest_chosen_gpus, gpus);
       }
     } else if (!config_.backfill) {
       break;
@@ -817,7 +821,8 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
   // backfill walks that (copied only once it places a job), without the releases (if
   // nothing is to be placed, or nothing can be: ChosenMayBePlaced) or the re-bookings.
   const bool undone = StopsUndoneExactly(view, stopped);
-  if (undone && (chosen_pending.empty() || !ChosenMayBePlaced(view, stopped, chosen_pending))) {
+  if (undone && (chosen_pending.empty() || !ChosenMayBePlaced(view, stopped, chosen_pending,
+                                                                  frontier->fewest_chosen_gpus))) {
     if (config_.backfill) PlaceOnView(view, out, tried);
   } else {
     ClusterState& free = *ScratchFree(view);

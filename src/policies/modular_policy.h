@@ -54,6 +54,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   struct Frontier {
     std::vector<Candidate> running;
     std::vector<JobId> chosen_pending;
+    int fewest_chosen_gpus = 0;  // GPUs of the smallest job of chosen_pending (none: INT_MAX).
     JobQueue::const_iterator next_pending;
     int64_t budget = 0;
   };
@@ -178,8 +179,9 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // (PlacementModule::PlacesOnOneNodeWithFreeGpus), and no node would have that many
   // (the view's free GPUs, plus the stopped jobs' on their nodes). Then the try is not
   // made: its copy of the free state, releases and placements change nothing.
+  // `fewest`: the GPUs of the smallest of them.
   bool ChosenMayBePlaced(const ClusterView& view, const std::vector<const Candidate*>& stopped,
-                         const std::vector<JobId>& chosen);
+                         const std::vector<JobId>& chosen, int fewest);
   // Step 3's pass 4 on `walk`: each job of stopped_ keeps its GPUs if they are still
   // free, else moves where it fits (with backfill) or is preempted.
   void ReturnStopped(PlacementWalk* walk, Decisions* out);
