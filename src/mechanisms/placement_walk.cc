@@ -36,28 +36,19 @@ PlacementWalk::PlacementWalk(const PlacementModule& placement, ClusterState* fre
       allocated_(&own_allocated_),
       by_shape_(placement.PlacesByShape() && free_->one_gpu_type()) {}
 
-const ClusterState& PlacementWalk::free() const {
-  if (!allocated_->empty()) {
-    if (scratch_ == nullptr) {
-      own_.emplace(*free_);
-      writable_ = &*own_;
-    } else if (scratch_->state) {
-      *scratch_->state = *free_;  // Keeps its storage.
-      writable_ = &*scratch_->state;
-    } else {
-      writable_ = &scratch_->state.emplace(*free_);
-    }
-    for (const Placement& p : *allocated_) writable_->Allocate(p);
-    allocated_->clear();
-    free_ = writable_;
+void PlacementWalk::CopyWithAllocations() const {
+  if (scratch_ == nullptr) {
+    own_.emplace(*free_);
+    writable_ = &*own_;
+  } else if (scratch_->state) {
+    *scratch_->state = *free_;  // Keeps its storage.
+    writable_ = &*scratch_->state;
+  } else {
+    writable_ = &scratch_->state.emplace(*free_);
   }
-  return *free_;
-}
-
-bool PlacementWalk::MayFit(int gpus, int gpu_milli) const {
-  if (allocated_->empty() || allocated_fraction_) return free().MayFit(gpus, gpu_milli);
-  // Whole-GPU bookings take their GPUs from the free count and leave the shared GPUs.
-  return free_->MayFit(gpus + allocated_gpus_, gpu_milli);
+  for (const Placement& p : *allocated_) writable_->Allocate(p);
+  allocated_->clear();
+  free_ = writable_;
 }
 
 Placement PlacementWalk::Place(const JobSpec& job) {

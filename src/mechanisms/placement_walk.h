@@ -56,10 +56,19 @@ class PlacementWalk {
   PlacementWalk& operator=(const PlacementWalk&) = delete;
 
   // The state after every Allocate so far.
-  const ClusterState& free() const;
+  const ClusterState& free() const {
+    if (!allocated_->empty()) CopyWithAllocations();
+    return *free_;
+  }
   // free().MayFit(gpus, gpu_milli), without copying a borrowed state when only whole-GPU
-  // placements were allocated on it.
-  bool MayFit(int gpus, int gpu_milli) const;
+  // placements were allocated on it. Inline: the backfill walk asks it for every demand
+  // class at every step.
+  bool MayFit(int gpus, int gpu_milli) const {
+    if (allocated_->empty()) return free_->MayFit(gpus, gpu_milli);
+    if (allocated_fraction_) return free().MayFit(gpus, gpu_milli);
+    // Whole-GPU bookings take their GPUs from the free count and leave the shared GPUs.
+    return free_->MayFit(gpus + allocated_gpus_, gpu_milli);
+  }
   // placement.Place(job, free()), or an empty placement without asking when a job of the
   // same shape got one since the last Allocate.
   Placement Place(const JobSpec& job);
@@ -78,6 +87,8 @@ class PlacementWalk {
   int64_t allocations() const { return allocations_; }
 
  private:
+  // Walks, from now on, a copy of the borrowed state with `*allocated_` booked on it.
+  void CopyWithAllocations() const;
 
   const PlacementModule& placement_;
   // `writable_` is null while the walk reads a borrowed state; `*allocated_` holds what
