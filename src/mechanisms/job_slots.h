@@ -25,13 +25,15 @@ class JobSlots {
   static constexpr JobId kDenseLimit = JobId{1} << 31;
 
   // The value of `id`, value-initialised (V()) when first touched.
+  // Inline for a slot of a page already touched (nearly every call); the rest out of line.
   V& operator[](JobId id) {
-    if (id < 0 || id >= kDenseLimit) return sparse_[id];
-    const size_t page = static_cast<size_t>(id / kPageSize);
-    if (page >= pages_.size()) pages_.resize(page + 1);
-    std::vector<V>& slots = pages_[page];
-    if (slots.empty()) slots.resize(kPageSize);
-    return slots[static_cast<size_t>(id % kPageSize)];
+    if (id >= 0 && id < kDenseLimit) [[likely]] {
+      const size_t page = static_cast<size_t>(id / kPageSize);
+      if (page < pages_.size() && !pages_[page].empty()) [[likely]] {
+        return pages_[page][static_cast<size_t>(id % kPageSize)];
+      }
+    }
+    return Touch(id);
   }
 
   // Pages allocated (for tests and memory accounting).
@@ -42,6 +44,16 @@ class JobSlots {
   }
 
  private:
+  // operator[] for an id outside the dense range or in a page not yet allocated.
+  [[gnu::noinline]] V& Touch(JobId id) {
+    if (id < 0 || id >= kDenseLimit) return sparse_[id];
+    const size_t page = static_cast<size_t>(id / kPageSize);
+    if (page >= pages_.size()) pages_.resize(page + 1);
+    std::vector<V>& slots = pages_[page];
+    if (slots.empty()) slots.resize(kPageSize);
+    return slots[static_cast<size_t>(id % kPageSize)];
+  }
+
   std::vector<std::vector<V>> pages_;  // An empty page: none of its slots touched yet.
   std::unordered_map<JobId, V> sparse_;  // Ids outside [0, kDenseLimit).
 };
