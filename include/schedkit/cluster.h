@@ -15,6 +15,15 @@
 namespace schedkit {
 
 inline constexpr int kMaxGpusPerNode = 64;  // GPUs of a node are bits of a uint64_t mask.
+
+// The GPUs a mask names: std::popcount without the libgcc call it compiles to on a baseline
+// x86-64 target (no POPCNT instruction). Every start and stop counts GPUs several times.
+constexpr int CountGpus(uint64_t mask) {
+  mask -= (mask >> 1) & 0x5555555555555555ull;
+  mask = (mask & 0x3333333333333333ull) + ((mask >> 2) & 0x3333333333333333ull);
+  mask = (mask + (mask >> 4)) & 0x0f0f0f0f0f0f0f0full;
+  return static_cast<int>((mask * 0x0101010101010101ull) >> 56);
+}
 // The GPU type of a node whose spec names none. Every job runs on it at its solo speed
 // (schedkit/throughput.h), so clusters that never name a type behave as before types
 // existed.
@@ -76,7 +85,7 @@ struct NodeShare {
   // What each GPU of gpu_mask gives the job, in milli-GPU: kMilliPerGpu = the whole GPU
   // (every placement of whole-GPU jobs); 1-999 = a share of the one GPU the mask names.
   int gpu_milli = kMilliPerGpu;
-  int gpus() const { return std::popcount(gpu_mask); }
+  int gpus() const { return CountGpus(gpu_mask); }
   bool fractional() const { return gpu_milli < kMilliPerGpu; }
   bool operator==(const NodeShare&) const = default;
 };
@@ -88,7 +97,11 @@ struct Placement {
   InlineVector<NodeShare, 1> shares;
 
   bool empty() const { return shares.empty(); }
-  int gpus() const;
+  int gpus() const {
+    int total = 0;
+    for (const NodeShare& s : shares) total += s.gpus();
+    return total;
+  }
   // The placement text, the one format of jobs.csv, the runtime's store and its gRPC
   // `placement` field (docs/formats.md, "Placement text"): one "n<node>:<gpus>" per
   // share joined by ';', <gpus> the share's GPU indices in ascending order, joined by ','
@@ -156,7 +169,18 @@ class ClusterState {
   // FirstNodeWithAtLeast, at least `count`), or -1 if there is none. Ascending id order
   // within one count, so a scan by count then id visits nodes in the order a scan of
   // every node would rank them.
-  int FirstNodeWithFree(int count, int from) const;
+  int FirstNodeWithFree(int count, int from) const {  // Inline: placements scan by count.
+    if (count < 0 || count > max_node_gpus_ || from >= num_nodes()) return -1;
+    from = from < 0 ? 0 : from;
+    const uint64_t* row = &by_free_[static_cast<size_t>(count) * words_];
+    int w = from / 64;
+    uint64_t bits = row[w] & (~uint64_t{0} << (from % 64));
+    while (bits == 0) {
+      if (++w == words_) return -1;
+      bits = row[w];
+    }
+    return w * 64 + std::countr_zero(bits);
+  }
   int FirstNodeWithAtLeast(int count, int from) const;
 
   // Returns true iff the shares name distinct nodes in ascending order and every share's

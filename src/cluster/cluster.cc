@@ -41,26 +41,6 @@ ClusterSpec ClusterSpec::Uniform(int switches, int nodes_per_switch, int gpus_pe
 
 namespace {
 
-// NodeShare::gpus() without the libgcc call std::popcount compiles to on a baseline x86-64
-// target (no POPCNT instruction): these run at every start and stop, several times each.
-inline int GpusOf(const NodeShare& s) {
-  uint64_t x = s.gpu_mask;
-  x -= (x >> 1) & 0x5555555555555555ull;
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-  return static_cast<int>((x * 0x0101010101010101ull) >> 56);
-}
-
-}  // namespace
-
-int Placement::gpus() const {
-  int total = 0;
-  for (const NodeShare& s : shares) total += GpusOf(s);
-  return total;
-}
-
-namespace {
-
 void AppendInt(std::string* out, int v) {
   char text[16];
   const auto end = std::to_chars(text, text + sizeof(text), v).ptr;
@@ -248,19 +228,6 @@ void ClusterState::SetFreeGpus(int node, int count) {
   free_[node].gpus = count;
 }
 
-int ClusterState::FirstNodeWithFree(int count, int from) const {
-  if (count < 0 || count > max_node_gpus_ || from >= num_nodes()) return -1;
-  from = std::max(from, 0);
-  const uint64_t* row = &by_free_[static_cast<size_t>(count) * words_];
-  int w = from / 64;
-  uint64_t bits = row[w] & (~uint64_t{0} << (from % 64));
-  while (bits == 0) {
-    if (++w == words_) return -1;
-    bits = row[w];
-  }
-  return w * 64 + std::countr_zero(bits);
-}
-
 int ClusterState::FirstNodeWithAtLeast(int count, int from) const {
   count = std::max(count, 0);
   if (count > max_node_gpus_ || from >= num_nodes()) return -1;
@@ -300,7 +267,7 @@ bool ClusterState::CanAllocate(const Placement& p) const {
       continue;
     }
     free_[s.node].gpu_mask &= ~s.gpu_mask;
-    const int gpus = GpusOf(s);
+    const int gpus = s.gpus();
     SetFreeGpus(s.node, free_[s.node].gpus - gpus);
     total_free_gpus_ -= gpus;
   }
@@ -338,7 +305,7 @@ void ClusterState::Release(const Placement& p) {
       continue;
     }
     free_[s.node].gpu_mask |= s.gpu_mask;
-    const int gpus = GpusOf(s);
+    const int gpus = s.gpus();
     SetFreeGpus(s.node, free_[s.node].gpus + gpus);
     total_free_gpus_ += gpus;
   }

@@ -3,6 +3,7 @@
 // node chose before the index (the reference scans below), ties included.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <random>
 
 #include "placement/placement_util.h"
@@ -185,6 +186,17 @@ TEST(FreeIndex, PlacementsChooseAsTheFullScanDid) {
     }
   }
   EXPECT_GT(placed, 1000);  // The states were not all too full to place anything.
+}
+
+// CountGpus is std::popcount written without a call: the same count for every mask.
+TEST(FreeIndex, CountGpusCountsEveryMaskAsPopcount) {
+  static_assert(CountGpus(0) == 0 && CountGpus(~uint64_t{0}) == 64 && CountGpus(0xF0) == 4);
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 10000; ++i) {
+    const uint64_t mask = rng() & rng();  // Sparse and dense masks alike.
+    ASSERT_EQ(CountGpus(mask), std::popcount(mask)) << std::hex << mask;
+  }
+  for (int bit = 0; bit < 64; ++bit) EXPECT_EQ(CountGpus(uint64_t{1} << bit), 1) << bit;
 }
 
 }  // namespace
