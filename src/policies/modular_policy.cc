@@ -741,25 +741,21 @@ bool ModularPolicy::ChosenMayBePlaced(const ClusterView& view,
   for (JobId id : chosen) {
     if (!config_.placement->PlacesOnOneNodeWithFreeGpus(view.Spec(id), free)) return true;
   }
-  // The nodes the stopped jobs hold, with the GPUs they release there (whole GPUs: the
-  // releases are undone exactly).
-  std::vector<std::pair<int, uint64_t>>& released = released_gpus_;
-  released.clear();
+  // The GPUs the stopped jobs release on each node they hold (whole GPUs: the releases
+  // are undone exactly), gathered in a per-node scratch that is all zero between calls.
+  std::vector<uint64_t>& released = released_gpus_;
+  released.resize(free.num_nodes());
+  for (const Candidate* c : stopped) {
+    for (const NodeShare& s : c->status.placement->shares) released[s.node] |= s.gpu_mask;
+  }
+  bool room = false;
   for (const Candidate* c : stopped) {
     for (const NodeShare& s : c->status.placement->shares) {
-      auto it = std::find_if(released.begin(), released.end(),
-                             [&](const std::pair<int, uint64_t>& r) { return r.first == s.node; });
-      if (it == released.end()) {
-        released.emplace_back(s.node, s.gpu_mask);
-      } else {
-        it->second |= s.gpu_mask;
-      }
+      room = room || free.free_gpus(s.node) + CountGpus(released[s.node]) >= fewest;
+      released[s.node] = 0;
     }
   }
-  for (const auto& [node, mask] : released) {
-    if (free.free_gpus(node) + std::popcount(mask) >= fewest) return true;
-  }
-  return false;
+  return room;
 }
 
 void ModularPolicy::ReturnStopped(PlacementWalk* walk, Decisions* out) {

@@ -316,7 +316,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::vector<RunningTop> frontier_top_;
   std::vector<char> chosen_running_;
   std::vector<const Candidate*> stopped_;
-  std::vector<std::pair<int, uint64_t>> released_gpus_;  // ChosenMayBePlaced's: (node, GPUs).
+  std::vector<uint64_t> released_gpus_;  // ChosenMayBePlaced's: GPUs per node, zero between calls.
   std::vector<JobId> tried_;
   std::vector<StartDecision> all_starts_;  // PlaceAllPending's, until they all fit.
   std::vector<JobId> admitted_, admitted_sorted_;  // AdmitArrivals': what the module admits.
