@@ -24,6 +24,7 @@ constexpr int CountGpus(uint64_t mask) {
   mask = (mask + (mask >> 4)) & 0x0f0f0f0f0f0f0f0full;
   return static_cast<int>((mask * 0x0101010101010101ull) >> 56);
 }
+
 // The GPU type of a node whose spec names none. Every job runs on it at its solo speed
 // (schedkit/throughput.h), so clusters that never name a type behave as before types
 // existed.
@@ -204,8 +205,8 @@ class ClusterState {
 
   // "" if the per-GPU shares are consistent (each GPU's fractional bookings within
   // [0, 1000] milli-GPU, a GPU in free_gpu_mask booked by none, shared_gpu_mask exactly
-  // the GPUs partly booked, the free counts matching the masks and the index by free GPUs), else what is wrong.
-  // The simulator checks it at the end of every run.
+  // the GPUs partly booked, the free counts matching the masks and the index by free
+  // GPUs), else what is wrong. The simulator checks it at the end of every run.
   std::string CheckShares() const;
 
  private:
@@ -227,7 +228,8 @@ class ClusterState {
   int max_node_gpus_ = 0;
   bool one_gpu_type_ = true;
   // One bit per node in row free_gpus (rows 0..max_node_gpus_, words_ words each): the
-  // index FirstNodeWithFree reads. Every change of a node's free GPU count goes through SetFreeGpus.
+  // index FirstNodeWithFree reads. Every change of a node's free GPU count goes through
+  // SetFreeGpus.
   int words_ = 0;
   std::vector<uint64_t> by_free_;
   void SetFreeGpus(int node, int count);
