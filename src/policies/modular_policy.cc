@@ -446,7 +446,9 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
   before.clear();
   int64_t before_gpus = 0;
   auto q = queue_.begin();
-  auto& top = frontier_top_;  // r_1, r_2, ...: exact keys, descending.
+  // r_1, r_2, ...: exact keys, descending. Each job is read into its place here, r last
+  // (and dropped once found): the statuses the walk reads are copied once, into f.running.
+  auto& top = frontier_top_;
   top.clear();
   int64_t top_gpus = 0;
   Frontier& f = *out;
@@ -454,14 +456,17 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
   f.chosen_pending.clear();
   f.fewest_chosen_gpus = std::numeric_limits<int>::max();
   RunningWalk walk(this, view);
-  RunningTop r;
   bool found = false;
   // With watch_order_, every comparison below that running time could reverse is bounded
   // (KeepsAhead): r_1 > r_2 > ... > r_m, r_m > every other running job, and each running
   // job found ahead of a pending one. Then a later decision builds the same frontier.
   while (!found) {
-    if (!walk.Next(&r)) break;  // No running job is chosen for sure.
-    if (watch_order_ && !top.empty()) TopKeepsAhead(r, top.back(), now);
+    RunningTop& r = top.emplace_back();
+    if (!walk.Next(&r)) {  // No running job is chosen for sure.
+      top.pop_back();
+      break;
+    }
+    if (watch_order_ && top.size() > 1) TopKeepsAhead(r, top[top.size() - 2], now);
     while (!before.empty() && r.entry < *before.back().first) {
       if (watch_order_) TopKeepsAhead(r, RunningTop{*before.back().first, 0, {}}, now);
       before_gpus -= before.back().second;
@@ -491,8 +496,8 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
           KeepsAhead(rest.entry.key[0], abs, rest.rate, r.entry.key[0], r.rate, now);
         });
       }
+      top.pop_back();  // r: chosen for sure, so not in the frontier's running jobs.
     } else {
-      top.push_back(r);
       top_gpus += r.entry.gpus;
     }
   }
@@ -501,7 +506,11 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     f.next_pending = queue_.begin();
   }
   for (auto it = top.rbegin(); it != top.rend(); ++it) {
-    f.running.push_back(Candidate{it->entry, StatusOf(view, *it)});
+    if (it->status.spec != nullptr) {
+      f.running.emplace_back(it->entry, it->status);
+    } else {
+      f.running.emplace_back(it->entry, view.Status(it->entry.id));
+    }
   }
 }
 

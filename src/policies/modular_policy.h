@@ -132,10 +132,6 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::set<QueueEntry>::iterator NextExactBelow(const ClusterView& view,
                                                 std::set<QueueEntry>::iterator cursor,
                                                 JobStatus* status);
-  // `top`'s status: the one the walk read, else the view's.
-  static JobStatus StatusOf(const ClusterView& view, const RunningTop& top) {
-    return top.status.spec != nullptr ? top.status : view.Status(top.entry.id);
-  }
   void TrackRunning(JobId id, const JobStatus& running, Time now);
   void UntrackRunning(JobId id);
   // kExact: re-reads the keys of running jobs whose wake-up has come (before the
