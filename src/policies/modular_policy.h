@@ -3,6 +3,7 @@
 #ifndef SCHEDKIT_POLICIES_MODULAR_POLICY_H_
 #define SCHEDKIT_POLICIES_MODULAR_POLICY_H_
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,7 +55,8 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   struct Frontier {
     std::vector<Candidate> running;
     std::vector<JobId> chosen_pending;
-    int fewest_chosen_gpus = 0;  // GPUs of the smallest job of chosen_pending (none: INT_MAX).
+    // GPUs of the smallest job of chosen_pending (none: the int maximum).
+    int fewest_chosen_gpus = std::numeric_limits<int>::max();
     JobQueue::const_iterator next_pending;
     int64_t budget = 0;
   };
