@@ -38,6 +38,9 @@
 //     first job that cannot be placed ends the walk (no backfill, whatever `backfill`
 //     says). A job stopped earlier in the walk is placed again when the walk reaches it;
 //     it then keeps or moves its GPUs instead of stopping.
+// With running_keys_never_grow (SRTF, SRSF), step 3 re-keys only the running jobs at the
+// top, which pending ones may push out, and with running_key_fall only those of them
+// whose keys could have fallen far enough since last read to change a comparison.
 // So running jobs are re-keyed only when it can matter, and an event after which
 // everyone pending can start costs no more than placing those jobs, whatever the
 // cluster's size.
@@ -66,8 +69,9 @@ enum class QueueDiscipline {
   kLevelFifo,
 };
 
-// The rate, per second, at which a running job's key[0] grows (ModularPolicyConfig::
-// running_key_rate).
+// A rate read from a running job's status: how fast its key[0] grows per second
+// (ModularPolicyConfig::running_key_rate) or may fall per second of its solo work
+// (running_key_fall).
 using KeyRate = std::function<double(const JobStatus& running)>;
 
 struct ModularPolicyConfig {
@@ -94,6 +98,15 @@ struct ModularPolicyConfig {
   // which bound today's from above, and re-reads and sorts only those at the top, which
   // pending jobs may push out; the others are chosen whatever their order.
   bool running_keys_never_grow = false;
+  // With running_keys_never_grow: how fast a running job's key may fall. While the job
+  // runs in place, key[0] falls by at most running_key_fall(its status) per second of
+  // its solo work (SRTF: 1; SRSF: its GPUs) and its other elements stand. The engines'
+  // progress rule bounds its solo work per wall second (StartDecision::rate x
+  // PlacementSpeed, on as many GPUs as it asks for), so step 3 knows how far below the
+  // key last read each job's key may be now: a job whose bound stays above the next
+  // job's key keeps its place unread, and a comparison with a pending job that the
+  // bound decides needs no read either. Empty: no promise (every such job is read).
+  KeyRate running_key_fall = nullptr;
   // A running job's key changes only at its NextKeyChange times (Tiresias: at a
   // demotion): read when it starts and at each of them, it is exact in between. Step 3
   // then keeps running jobs in an ordered set re-keyed at those times, and walks only

@@ -26,6 +26,7 @@ struct OrderingPolicyInfo {
   bool periodic_key_changes = false;
   bool running_keys_never_grow = false;
   bool running_keys_change_at_wakeups = false;
+  KeyRate running_key_fall = nullptr;
   // ModularPolicyConfig::running_key_rate for a run's context (options and knobs): an
   // empty KeyRate makes no promise. Left empty when the engine rounds decision times
   // (PolicyKnobs::engine_round_s): decisions then do not fall on the wake-up times.

@@ -59,6 +59,9 @@ class ClusterView {
   virtual JobStatus Status(JobId id) const = 0;
   // The job's static description; cheaper than Status(id).spec. REQUIRES: `id` has arrived.
   virtual const JobSpec& Spec(JobId id) const = 0;
+  // Status(id).placement (null unless running), living as long; an engine may answer it
+  // without building the whole status. REQUIRES: `id` has arrived.
+  virtual const Placement* PlacementOf(JobId id) const { return Status(id).placement; }
 
   // Heterogeneous clusters (schedkit/throughput.h): `id`'s speed alone on `gpu_type`, in
   // seconds of its solo work per wall second (0: it cannot run there). The engines

@@ -23,6 +23,8 @@ double SpeedOn(const JobSpec& job, const std::string& gpu_type) {
 
 double PlacementSpeed(const JobSpec& job, const Placement& placement,
                       const ClusterSpec& cluster) {
+  // SpeedOn is 1 on every type for a job that lists no speeds.
+  if (job.profile.type_speeds.empty()) return placement.shares.empty() ? 0 : 1;
   double speed = 0;
   bool first = true;
   for (const NodeShare& s : placement.shares) {

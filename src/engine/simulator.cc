@@ -301,6 +301,10 @@ class Simulator::Impl final : public ClusterView {
     s.attained_gpu_s = AttainedGpuSeconds(s.executed_s, j.spec->gpus, j.grown_gpu_s, current_grown);
     return s;
   }
+  const Placement* PlacementOf(JobId id) const override {
+    const JobRun& j = jobs_[index_.At(id)];
+    return j.state == JobState::kRunning ? &j.placement : nullptr;
+  }
 
   void AddObserver(SimulationObserver* o) { observers_.push_back(o); }
   const SimulationStats& stats() const { return stats_; }

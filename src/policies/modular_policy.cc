@@ -11,6 +11,8 @@
 #include <limits>
 #include <map>
 
+#include "schedkit/throughput.h"
+
 namespace schedkit {
 namespace {
 
@@ -113,7 +115,7 @@ class ModularPolicy::RunningWalk {
   // The greatest running job not yet given; false if none is left.
   bool Next(RunningTop* out) {
     if (policy_->running_index_ != RunningIndex::kLinear) {
-      cursor_ = policy_->NextExactBelow(view_, cursor_, &out->status);
+      cursor_ = policy_->NextExactBelow(view_, cursor_, &out->status, &out->floor);
       if (cursor_ == policy_->running_.by_key.end()) return false;
       out->entry = *cursor_;
       out->rate = 0;
@@ -126,7 +128,8 @@ class ModularPolicy::RunningWalk {
       if (best == nullptr || best->read.back().exact < c.read.back().exact) best = &c;
     }
     if (best == nullptr) return false;
-    *out = RunningTop{best->read.back().exact, best->rate, best->read.back().status};
+    const Read& top = best->read.back();
+    *out = RunningTop{top.exact, best->rate, top.status, top.exact.key[0]};
     best->read.pop_back();
     return true;
   }
@@ -138,7 +141,8 @@ class ModularPolicy::RunningWalk {
     for (Class& c : classes_) {
       Fill(&c);
       if (c.read.empty()) continue;
-      const RunningTop top{c.read.back().exact, c.rate, c.read.back().status};
+      const Read& read = c.read.back();
+      const RunningTop top{read.exact, c.rate, read.status, read.exact.key[0]};
       const double bottom = c.lowest_base + c.rate * now_;
       f(top, std::max(std::abs(top.entry.key[0]),
                       std::abs(bottom) + LineError(c.lowest_base, c.rate, now_)));
@@ -372,7 +376,8 @@ bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
   if (running_index_ != RunningIndex::kNone) {
     KeepIndex(view);  // As above.
     RunningTop top;
-    return !RunningWalk(this, view).Next(&top) || top.entry < best_pending;
+    return !RunningWalk(this, view).Next(&top) ||
+           RunningAhead(view, &top.entry, &top.floor, &top.status, best_pending);
   }
   for (JobId id : view.RunningJobs()) {
     const JobStatus s = view.Status(id);
@@ -412,7 +417,10 @@ std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const Cluste
   std::sort(keys.begin(), keys.end());
   std::vector<Candidate> running;
   running.reserve(keys.size());
-  for (const QueueEntry& e : keys) running.push_back(Candidate{e, view.Status(e.id)});
+  for (const QueueEntry& e : keys) {
+    const JobStatus s = view.Status(e.id);
+    running.push_back(Candidate{e, e.key[0], s.spec, s.placement, s});
+  }
   return running;
 }
 
@@ -446,8 +454,9 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
   before.clear();
   int64_t before_gpus = 0;
   auto q = queue_.begin();
-  // r_1, r_2, ...: exact keys, descending. Each job is read into its place here, r last
-  // (and dropped once found): the statuses the walk reads are copied once, into f.running.
+  // r_1, r_2, ...: descending in exact key order (kUpperBounds: a key not read may be
+  // only bounded, and is read if a comparison needs it: RunningAhead). Each job is read
+  // into its place here, r last (and dropped once found), then copied into f.running.
   auto& top = frontier_top_;
   top.clear();
   int64_t top_gpus = 0;
@@ -467,7 +476,8 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
       break;
     }
     if (watch_order_ && top.size() > 1) TopKeepsAhead(r, top[top.size() - 2], now);
-    while (!before.empty() && r.entry < *before.back().first) {
+    while (!before.empty() &&
+           RunningAhead(view, &r.entry, &r.floor, &r.status, *before.back().first)) {
       if (watch_order_) TopKeepsAhead(r, RunningTop{*before.back().first, 0, {}}, now);
       before_gpus -= before.back().second;
       q = before.back().first;
@@ -476,7 +486,8 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     // Up to r: the running jobs not in `top` (r included) and the pending jobs before r.
     const int64_t room = total - (running_gpus_ - top_gpus);
     found = before_gpus <= room;
-    for (; found && q != queue_.end() && *q < r.entry; ++q) {
+    for (; found && q != queue_.end() && !RunningAhead(view, &r.entry, &r.floor, &r.status, *q);
+         ++q) {
       const int gpus = q->gpus;
       if (before_gpus + gpus > room) found = false;
       if (!found) break;
@@ -505,21 +516,21 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     f.budget = total;
     f.next_pending = queue_.begin();
   }
+  // Statuses not read: DecidePriority reads what it needs of the jobs it stops.
   for (auto it = top.rbegin(); it != top.rend(); ++it) {
-    if (it->status.spec != nullptr) {
-      f.running.emplace_back(it->entry, it->status);
-    } else {
-      f.running.emplace_back(it->entry, view.Status(it->entry.id));
-    }
+    f.running.emplace_back(it->entry, it->floor, it->status.spec, it->status.placement, it->status);
   }
 }
 
 std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& view,
                                                            std::set<QueueEntry>::iterator cursor,
-                                                           JobStatus* status) {
+                                                           JobStatus* status, double* floor) {
   status->spec = nullptr;  // None re-read yet.
   if (running_index_ == RunningIndex::kExact) {
-    return cursor == running_.by_key.begin() ? running_.by_key.end() : std::prev(cursor);
+    if (cursor == running_.by_key.begin()) return running_.by_key.end();
+    --cursor;
+    *floor = cursor->key[0];
+    return cursor;
   }
   const Time now = view.Now();
   JobStatus& s = *status;  // The last job whose key was re-read here (spec null: none yet).
@@ -528,30 +539,87 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
     ReadKey& read = *running_.read.Find(it->id);
     if (read.at == now) {
       if (s.spec != nullptr && s.spec->id != it->id) s.spec = nullptr;  // Another job's.
+      *floor = it->key[0];
+      return it;
+    }
+    // Unread, it is the greatest below `cursor` if its key cannot have fallen to the next
+    // entry's, which bounds every key below it from above.
+    const double lowest = FloorNow(*it, read, now);
+    if (it == running_.by_key.begin() || std::prev(it)->key[0] < lowest) {
+      s.spec = nullptr;
+      *floor = lowest;
       return it;
     }
     s = view.Status(it->id);
     const QueueEntry exact = EntryOf(s, now);
-    if (*it < exact) {
-      std::fprintf(stderr,
-                   "schedkit: internal error: policy %s: the key of running job %lld grew, "
-                   "but its policy says running keys never grow\n",
-                   config_.name.c_str(), static_cast<long long>(it->id));
-      std::abort();
-    }
+    AbortIfGrown(*it, exact);
     read.at = now;
     // Kept its place: still the greatest below `cursor`, now exact (the keys below it
     // are upper bounds of their jobs' and below its own). Moved: the next one down is
     // another entry.
-    if (!(exact < *it) || Lower(&running_.by_key, &read.pos, exact)) return it;
+    if (!(exact < *it) || Lower(&running_.by_key, &read.pos, exact)) {
+      *floor = exact.key[0];
+      return it;
+    }
   }
   s.spec = nullptr;
   return running_.by_key.end();
 }
 
-void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
+void ModularPolicy::AbortIfGrown(const QueueEntry& read, const QueueEntry& now) const {
+  if (!(read < now)) return;
+  std::fprintf(stderr,
+               "schedkit: internal error: policy %s: the key of running job %lld grew, "
+               "but its policy says running keys never grow\n",
+               config_.name.c_str(), static_cast<long long>(read.id));
+  std::abort();
+}
+
+double ModularPolicy::FloorNow(const QueueEntry& e, const ReadKey& read, Time now) {
+  // Both reads stray from the true keys by the engine's rounding (LineError's bounds).
+  return e.key[0] - read.rate * (now - read.at) - 2 * LineError(e.key[0], read.rate, now);
+}
+
+void ModularPolicy::ReadExact(const ClusterView& view, QueueEntry* order, double* floor,
+                              JobStatus* status) {
+  const Time now = view.Now();
+  *status = view.Status(order->id);
+  const QueueEntry exact = EntryOf(*status, now);
+  ReadKey& read = *running_.read.Find(order->id);
+  AbortIfGrown(*read.pos, exact);
+  // The walk found it above every entry below it by its floor, so the exact key keeps
+  // its place (Lower writes it in place).
+  if (exact < *read.pos) Lower(&running_.by_key, &read.pos, exact);
+  read.at = now;
+  *order = exact;
+  *floor = exact.key[0];
+}
+
+double ModularPolicy::KeyFallRate(const ClusterView& view, const JobStatus& running,
+                                  double start_rate) const {
+  constexpr double kNoBound = std::numeric_limits<double>::infinity();
+  // Progress on other than the GPUs asked for follows the engine's scaling model.
+  if (!config_.running_key_fall || !(start_rate > 0) ||
+      running.placement->gpus() != running.spec->gpus) {
+    return kNoBound;
+  }
+  const double speed = PlacementSpeed(*running.spec, *running.placement, view.Cluster());
+  const double rate = config_.running_key_fall(running) * start_rate * speed;
+  return rate >= 0 ? rate : kNoBound;
+}
+
+void ModularPolicy::TrackRunning(const ClusterView& view, JobId id, const JobStatus& running,
+                                 double start_rate) {
   if (!index_kept_) return;
-  if (running_.read.Find(id) != nullptr) return;  // Moved: its key read earlier still bounds it.
+  const Time now = view.Now();
+  if (ReadKey* read = running_.read.Find(id)) {
+    // Moved: its key read earlier still bounds it, and falls from now on at most as fast
+    // as on its new placement.
+    if (running_index_ == RunningIndex::kUpperBounds) {
+      read->rate = std::max(read->rate, KeyFallRate(view, running, start_rate));
+    }
+    return;
+  }
   QueueEntry e = EntryOf(running, now);
   double rate = 0;
   std::set<QueueEntry>::iterator pos;
@@ -560,6 +628,9 @@ void ModularPolicy::TrackRunning(JobId id, const JobStatus& running, Time now) {
     e.key[0] -= rate * now;
     pos = running_.spare.Insert(&running_.by_rate[rate], e).first;
   } else {
+    if (running_index_ == RunningIndex::kUpperBounds) {
+      rate = KeyFallRate(view, running, start_rate);
+    }
     pos = running_.spare.Insert(&running_.by_key, e).first;
   }
   running_.read.Insert(id, ReadKey{now, rate, pos});
@@ -598,7 +669,8 @@ void ModularPolicy::SyncRunning(const ClusterView& view) {
   if (running.size() == running_.read.size()) return;
   running_.Clear();
   running_gpus_ = 0;
-  for (JobId id : running) TrackRunning(id, view.Status(id), view.Now());
+  // Their start rates are not known here (some may be adopted): no fall bounds.
+  for (JobId id : running) TrackRunning(view, id, view.Status(id), NAN);
 }
 
 void ModularPolicy::KeepIndex(const ClusterView& view) {
@@ -732,7 +804,7 @@ bool ModularPolicy::StopsUndoneExactly(const ClusterView& view,
                                        const std::vector<const Candidate*>& stopped) {
   const ClusterState& free = view.Resources();
   for (const Candidate* c : stopped) {
-    for (const NodeShare& s : c->status.placement->shares) {
+    for (const NodeShare& s : c->placement->shares) {
       if (s.fractional() || free.held(s.node) || s.mem_gb != 0 || free.free_mem_gb(s.node) < 0) {
         return false;
       }
@@ -755,11 +827,11 @@ bool ModularPolicy::ChosenMayBePlaced(const ClusterView& view,
   std::vector<uint64_t>& released = released_gpus_;
   released.resize(free.num_nodes());
   for (const Candidate* c : stopped) {
-    for (const NodeShare& s : c->status.placement->shares) released[s.node] |= s.gpu_mask;
+    for (const NodeShare& s : c->placement->shares) released[s.node] |= s.gpu_mask;
   }
   bool room = false;
   for (const Candidate* c : stopped) {
-    for (const NodeShare& s : c->status.placement->shares) {
+    for (const NodeShare& s : c->placement->shares) {
       room = room || free.free_gpus(s.node) + CountGpus(released[s.node]) >= fewest;
       released[s.node] = 0;
     }
@@ -770,8 +842,8 @@ bool ModularPolicy::ChosenMayBePlaced(const ClusterView& view,
 void ModularPolicy::ReturnStopped(PlacementWalk* walk, Decisions* out) {
   // A stopped job keeps its GPUs if they are still free (no needless restart).
   for (const Candidate* c : stopped_) {
-    if (walk->TryAllocate(*c->status.placement)) continue;
-    Placement p = config_.backfill ? walk->Place(*c->status.spec) : Placement();
+    if (walk->TryAllocate(*c->placement)) continue;
+    Placement p = config_.backfill ? walk->Place(*c->spec) : Placement();
     if (p.empty()) {
       out->preempt.push_back(c->order.id);
     } else {
@@ -784,7 +856,7 @@ void ModularPolicy::ReturnStopped(PlacementWalk* walk, Decisions* out) {
 void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, Decisions* out) {
   // Pass 1: choose by GPU count, walking running and queued jobs merged in key order
   // (from the frontier on: what comes before it is chosen).
-  const std::vector<Candidate>& running = frontier->running;
+  std::vector<Candidate>& running = frontier->running;
   int64_t budget = frontier->budget;
   std::vector<char>& chosen_running = chosen_running_;
   chosen_running.assign(running.size(), 0);
@@ -792,13 +864,15 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
   auto r = running.begin();
   auto q = frontier->next_pending;
   while ((r != running.end() || q != queue_.end()) && budget > 0) {
-    const bool take_running = q == queue_.end() || (r != running.end() && r->order < *q);
+    const bool take_running =
+        q == queue_.end() ||
+        (r != running.end() && RunningAhead(view, &r->order, &r->floor, &r->status, *q));
     // A pending job ahead of a running one stays ahead.
     if (watch_order_ && take_running && q != queue_.end()) {
       KeepsAhead(r->order, r->status, *q, nullptr, view.Now());
     }
     const JobId id = take_running ? r->order.id : q->id;
-    const int gpus = take_running ? r->status.spec->gpus : q->gpus;
+    const int gpus = take_running ? r->order.gpus : q->gpus;
     if (gpus <= budget) {
       budget -= gpus;
       if (take_running) {
@@ -816,7 +890,13 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
   std::vector<const Candidate*>& stopped = stopped_;
   stopped.clear();
   for (size_t i = 0; i < running.size(); ++i) {
-    if (!chosen_running[i]) stopped.push_back(&running[i]);
+    if (chosen_running[i]) continue;
+    Candidate& c = running[i];
+    if (c.spec == nullptr) {
+      c.spec = &view.Spec(c.order.id);
+      c.placement = view.PlacementOf(c.order.id);
+    }
+    stopped.push_back(&c);
   }
   std::vector<JobId>& tried = tried_;
   tried.assign(chosen_pending.begin(), chosen_pending.end());
@@ -831,7 +911,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
     if (config_.backfill) PlaceOnView(view, out, tried);
   } else {
     ClusterState& free = *ScratchFree(view);
-    for (const Candidate* c : stopped) free.Release(*c->status.placement);
+    for (const Candidate* c : stopped) free.Release(*c->placement);
     // Pass 3: place chosen pending jobs in order.
     PlacementWalk walk(*config_.placement, &free, PlacementWalk::InPlace());
     bool placed = false;
@@ -983,7 +1063,7 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
     SetWake(st, config_.scheduling->NextKeyChange(st, now), now);
     // kLinear: a job that moves is read again (an elastic job's rate may change).
     if (running_index_ == RunningIndex::kLinear) UntrackRunning(s.job);
-    if (running_index_ != RunningIndex::kNone) TrackRunning(s.job, st, now);
+    if (running_index_ != RunningIndex::kNone) TrackRunning(view, s.job, st, s.rate);
   }
   // With nobody waiting, a periodic key change reorders nothing: the policy sleeps until
   // the next arrival, completion or interruption (replace_all keeps everyone in its list),

@@ -43,8 +43,17 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
 
  private:
   using QueueEntry = QueuedJob;
+  // A running job in step 3's walk. `order` is its entry with its key now, or with an
+  // upper bound of it (kUpperBounds, a key not read at this decision) whose key[0] may
+  // have fallen as low as `floor` (the other elements are exact): the key is exact iff
+  // floor == order.key[0]. `status`: its status if read at this decision, else spec null
+  // (always read for kLinear and without a running index). `spec` and `placement`: set
+  // where `status` is, and for every job DecidePriority stops.
   struct Candidate {
     QueueEntry order;
+    double floor;
+    const JobSpec* spec;
+    const Placement* placement;
     JobStatus status;
   };
   // The part of the merged priority walk (step 3) whose order matters: every running
@@ -78,7 +87,9 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // GPUs. Kept small: a walk down the index probes one of these per job it passes.
   struct ReadKey {
     Time at;
-    double rate = 0;  // kLinear: running_key_rate when read.
+    // kLinear: running_key_rate when read. kUpperBounds: how fast key[0] may fall per
+    // second since (KeyFallRate; infinite: no bound).
+    double rate = 0;
     // The entry in its set (RunningSets::by_key, or its rate class's): found without a
     // search when it moves or leaves.
     std::set<QueueEntry>::iterator pos;
@@ -99,13 +110,15 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     RunningSets(RunningSets&&) = default;
     void Clear();
   };
-  // A running job with its exact key now, how fast key[0] grows (0 unless kLinear), and
-  // its status if the walk read it for the key at this decision (status.spec null if
-  // not, and its other fields mean nothing: the key read earlier was exact).
+  // A running job with its key now (kUpperBounds: or an upper bound, down to `floor`, as
+  // Candidate's), how fast key[0] grows (0 unless kLinear), and its status if the walk
+  // read it for the key at this decision (status.spec null if not, and its other fields
+  // mean nothing).
   struct RunningTop {
     QueueEntry entry;
     double rate = 0;
     JobStatus status;
+    double floor = 0;
   };
   // One decision's walk down the running index in exact key order at Now().
   class RunningWalk;
@@ -129,12 +142,39 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // exact keys the walk read.
   void TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now);
   // With a running index only. The greatest running job below `cursor` in exact key
-  // order at Now(), re-reading stale keys on the way (kUpperBounds); end() if none.
-  // `*status`: the returned job's status if its key was re-read here, else spec null.
+  // order at Now(), re-reading stale keys on the way (kUpperBounds: only those whose fall
+  // since their read could reorder them); end() if none. `*status`: the returned job's
+  // status if its key was re-read here, else spec null. `*floor`: as Candidate's, for
+  // the returned entry.
   std::set<QueueEntry>::iterator NextExactBelow(const ClusterView& view,
                                                 std::set<QueueEntry>::iterator cursor,
-                                                JobStatus* status);
-  void TrackRunning(JobId id, const JobStatus& running, Time now);
+                                                JobStatus* status, double* floor);
+  // kUpperBounds: a key read earlier, `read`, found below the same job's key `now`: the
+  // scheduling module broke running_keys_never_grow. A bug: says so and aborts.
+  void AbortIfGrown(const QueueEntry& read, const QueueEntry& now) const;
+  // kUpperBounds: the lowest key[0] the entry `e`, read as `read`, may have at `now`.
+  static double FloorNow(const QueueEntry& e, const ReadKey& read, Time now);
+  // `*order < pending` for a running job's entry from TopFrontier (with its `floor` and
+  // `status`, as Candidate's): decided by the bounds where they can, else the job's key
+  // is read now (ReadExact).
+  bool RunningAhead(const ClusterView& view, QueueEntry* order, double* floor,
+                    JobStatus* status, const QueueEntry& pending) {
+    // Its key now is at most order's (same other elements) and key[0] at least `floor`.
+    if (*order < pending) return true;
+    if (*floor == order->key[0] || *floor > pending.key[0]) return false;
+    ReadExact(view, order, floor, status);
+    return *order < pending;
+  }
+  // Reads a running job's key now into `*order` (exact: `*floor` too), its status into
+  // `*status`, and its index entry.
+  void ReadExact(const ClusterView& view, QueueEntry* order, double* floor, JobStatus* status);
+  // kUpperBounds: how fast a job running on `running.placement`, started at
+  // `start_rate` (NaN: not known), may see key[0] fall per second
+  // (ModularPolicyConfig::running_key_fall); infinite without a bound.
+  double KeyFallRate(const ClusterView& view, const JobStatus& running, double start_rate) const;
+  // `start_rate`: the StartDecision's, NaN if the job was not started by this policy.
+  void TrackRunning(const ClusterView& view, JobId id, const JobStatus& running,
+                    double start_rate);
   void UntrackRunning(JobId id);
   // kExact: re-reads the keys of running jobs whose wake-up has come (before the
   // decision; BookDecisions then asks them for the next one).

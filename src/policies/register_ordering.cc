@@ -40,6 +40,7 @@ Status RegisterOrderingPolicy(OrderingPolicyInfo info, Registries* r) {
     config.periodic_key_changes = info.periodic_key_changes;
     config.running_keys_never_grow = info.running_keys_never_grow;
     config.running_keys_change_at_wakeups = info.running_keys_change_at_wakeups;
+    config.running_key_fall = info.running_key_fall;
     if (info.running_key_rate && ctx.knobs.engine_round_s == 0) {
       config.running_key_rate = info.running_key_rate(ctx);
     }

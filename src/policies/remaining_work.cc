@@ -48,6 +48,10 @@ Status RegisterRemainingWork(Registries* r, bool gpu_weighted) {
        // Remaining work only falls while a job runs (or stands still while it pays its
        // restart overhead).
        .running_keys_never_grow = true,
+       // Remaining work falls by the solo work done (times the GPUs for SRSF).
+       .running_key_fall = [gpu_weighted](const JobStatus& job) -> double {
+         return gpu_weighted ? job.spec->gpus : 1;
+       },
        .make = [gpu_weighted](const PolicyContext&) -> Result<std::unique_ptr<SchedulingModule>> {
          return std::unique_ptr<SchedulingModule>(MakeRemainingWorkOrder(gpu_weighted, false));
        }},

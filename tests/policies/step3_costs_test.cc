@@ -8,16 +8,26 @@
 //  - the backfill walk re-asks a demand class whether it may fit only after an allocation
 //    (PlacementWalk::allocations), per class, and stops reading a class of one job shape
 //    after one of its jobs found no place, until the next allocation.
+// And, on simulated runs: SRTF's and SRSF's promise of how fast a running key may fall
+// (ModularPolicyConfig::running_key_fall) leaves keys unread where the bound decides,
+// and decides at every decision point as the same policy without the promise, on GPU
+// types that run jobs faster and slower than alone on a generic GPU.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <initializer_list>
+#include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "hand_view.h"
 #include "mechanisms/placement_walk.h"
+#include "policies/remaining_work.h"
+#include "schedkit/ordering_policy.h"
 #include "schedkit/registry.h"
+#include "schedkit/simulator.h"
 #include "schedkit/view.h"
 #include "sim_test_util.h"
 
@@ -278,6 +288,126 @@ TEST(Step3Costs, PlacementWalkRemembersAtMostSixteenFailedShapes) {
   for (int round = 1; round <= 2; ++round) {
     for (int i = 0; i < 17; ++i) EXPECT_TRUE(walk.Place(shape(i)).empty());
     EXPECT_EQ(walk.skipped(), 16 * round);
+  }
+}
+
+// Forwards to a view, counting the statuses read.
+class StatusCountingView final : public ClusterView {
+ public:
+  explicit StatusCountingView(const ClusterView* view) : view_(view) {}
+  Time Now() const override { return view_->Now(); }
+  const ClusterSpec& Cluster() const override { return view_->Cluster(); }
+  const ClusterState& Resources() const override { return view_->Resources(); }
+  ClusterState Capacity() const override { return view_->Capacity(); }
+  const std::vector<JobId>& RunningJobs() const override { return view_->RunningJobs(); }
+  std::vector<JobId> PendingJobs() const override { return view_->PendingJobs(); }
+  JobStatus Status(JobId id) const override {
+    ++statuses_;
+    return view_->Status(id);
+  }
+  const JobSpec& Spec(JobId id) const override { return view_->Spec(id); }
+  const ThroughputTable* Throughputs() const override { return view_->Throughputs(); }
+  int64_t statuses() const { return statuses_; }
+
+ private:
+  const ClusterView* view_;
+  mutable int64_t statuses_ = 0;
+};
+
+// Everything a decision says, in one comparable string.
+std::string Describe(const Decisions& d) {
+  std::string s;
+  for (const StartDecision& st : d.start) s += "start " + std::to_string(st.job) + "@" + st.placement.ToString() + "; ";
+  for (JobId id : d.preempt) s += "preempt " + std::to_string(id) + "; ";
+  char wake[64];
+  std::snprintf(wake, sizeof wake, "wake %a", d.wake_at);
+  return s + wake;
+}
+
+// Two nodes of 8 "fast" GPUs, two of 8 "slow" and one generic: a job that lists speeds
+// runs at 2.5 on fast ones and 0.4 on slow ones (its slowest type when it spans them), one
+// that lists none at 1 everywhere. Poisson arrivals at about twice what the cluster
+// serves, heavy-tailed work.
+ClusterSpec TwoSpeedCluster() {
+  ClusterSpec spec;
+  for (const char* type : {"fast", "fast", "slow", "slow", kGenericGpuType}) {
+    NodeSpec n;
+    n.gpus = 8;
+    n.gpu_type = type;
+    spec.nodes.push_back(n);
+  }
+  return spec;
+}
+
+std::vector<JobSpec> BusyTwoSpeedJobs(uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<JobSpec> jobs;
+  double t = 0;
+  for (JobId id = 1; id <= 500; ++id) {
+    t += std::round(-std::log(1 - u(rng)) * 40);
+    JobSpec j = JobBuilder(id).Submit(t).Gpus(1 << static_cast<int>(u(rng) * 4))
+                    .Duration(std::round(std::exp(u(rng) * 7) * 5)).Build();
+    if (u(rng) < 0.7) j.profile.type_speeds = {{"fast", 2.5}, {"slow", 0.4}};
+    jobs.push_back(j);
+  }
+  return jobs;
+}
+
+// `name` ("srtf" or "srsf") as registered, or without the promise.
+std::unique_ptr<Policy> RemainingWorkPolicy(const std::string& name, bool promise) {
+  Registries registries = BuiltinRegistries();
+  const bool gpu_weighted = name == "srsf";
+  const Status registered = RegisterOrderingPolicy(
+      {.name = name + "-unbounded",
+       .description = name + " without running_key_fall",
+       .default_placement = "yarn",
+       .running_keys_never_grow = true,
+       .make = [gpu_weighted](const PolicyContext&) -> Result<std::unique_ptr<SchedulingModule>> {
+         return MakeRemainingWorkOrder(gpu_weighted, false);
+       }},
+      &registries);
+  EXPECT_TRUE(registered.ok()) << registered.message();
+  PolicyRequest request;
+  request.policy = promise ? name : name + "-unbounded";
+  auto policy = MakePolicy(request, registries);
+  EXPECT_TRUE(policy.ok()) << policy.status().message();
+  return policy.ok() ? std::move(*policy) : nullptr;
+}
+
+TEST(Step3Costs, KeysLeftUnreadByTheirFallBoundDecideAsKeysReadEveryTime) {
+  const ClusterSpec cluster = TwoSpeedCluster();
+  for (const std::string name : {"srtf", "srsf"}) {
+    for (uint32_t seed : {1, 2, 3}) {
+      Trace trace;
+      trace.jobs = BusyTwoSpeedJobs(seed);
+      Simulator sim(&trace, &cluster, SimulatorOptions());
+      std::unique_ptr<Policy> bounded = RemainingWorkPolicy(name, true);
+      std::unique_ptr<Policy> unbounded = RemainingWorkPolicy(name, false);
+      ASSERT_NE(bounded, nullptr);
+      ASSERT_NE(unbounded, nullptr);
+      int64_t bounded_reads = 0, unbounded_reads = 0, moves = 0;
+      int decisions = 0;
+      EventBatch events;
+      while (sim.NextDecisionPoint(&events)) {
+        StatusCountingView bounded_view(&sim.view()), unbounded_view(&sim.view());
+        Decisions d, reference;
+        bounded->Decide(bounded_view, events, &d);
+        unbounded->Decide(unbounded_view, events, &reference);
+        ASSERT_EQ(Describe(d), Describe(reference))
+            << name << ", seed " << seed << ", decision " << decisions << " at " << sim.view().Now();
+        bounded_reads += bounded_view.statuses();
+        unbounded_reads += unbounded_view.statuses();
+        for (const StartDecision& s : d.start) moves += sim.view().Status(s.job).running();
+        ++decisions;
+        ASSERT_TRUE(sim.Apply(d).ok());
+      }
+      // The runs went through what they are meant to test: preemptions, moves, and keys
+      // the bound left unread.
+      EXPECT_GT(sim.stats().preemptions, 20) << name << ", seed " << seed;
+      EXPECT_GT(moves, 0) << name << ", seed " << seed;
+      EXPECT_LT(bounded_reads, unbounded_reads * 0.9) << name << ", seed " << seed;
+    }
   }
 }
 
