@@ -419,7 +419,7 @@ std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const Cluste
   running.reserve(keys.size());
   for (const QueueEntry& e : keys) {
     const JobStatus s = view.Status(e.id);
-    running.push_back(Candidate{e, e.key[0], s.spec, s.placement, s});
+    running.push_back(Candidate{e, e.key[0], s.placement, s});
   }
   return running;
 }
@@ -516,9 +516,11 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     f.budget = total;
     f.next_pending = queue_.begin();
   }
-  // Statuses not read: DecidePriority reads what it needs of the jobs it stops.
+  // Statuses not read (spec null; the other fields mean nothing): DecidePriority reads
+  // the placements of the jobs it stops.
   for (auto it = top.rbegin(); it != top.rend(); ++it) {
-    f.running.emplace_back(it->entry, it->floor, it->status.spec, it->status.placement, it->status);
+    const Placement* placement = it->status.spec != nullptr ? it->status.placement : nullptr;
+    f.running.emplace_back(it->entry, it->floor, placement, it->status);
   }
 }
 
@@ -839,11 +841,11 @@ bool ModularPolicy::ChosenMayBePlaced(const ClusterView& view,
   return room;
 }
 
-void ModularPolicy::ReturnStopped(PlacementWalk* walk, Decisions* out) {
+void ModularPolicy::ReturnStopped(const ClusterView& view, PlacementWalk* walk, Decisions* out) {
   // A stopped job keeps its GPUs if they are still free (no needless restart).
   for (const Candidate* c : stopped_) {
     if (walk->TryAllocate(*c->placement)) continue;
-    Placement p = config_.backfill ? walk->Place(*c->spec) : Placement();
+    Placement p = config_.backfill ? walk->Place(view.Spec(c->order.id)) : Placement();
     if (p.empty()) {
       out->preempt.push_back(c->order.id);
     } else {
@@ -892,10 +894,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
   for (size_t i = 0; i < running.size(); ++i) {
     if (chosen_running[i]) continue;
     Candidate& c = running[i];
-    if (c.spec == nullptr) {
-      c.spec = &view.Spec(c.order.id);
-      c.placement = view.PlacementOf(c.order.id);
-    }
+    if (c.placement == nullptr) c.placement = view.PlacementOf(c.order.id);
     stopped.push_back(&c);
   }
   std::vector<JobId>& tried = tried_;
@@ -929,7 +928,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
       if (config_.backfill) PlaceOnView(view, out, tried);
     } else {
       // Pass 4: stopped jobs get first claim on what is left. Then backfill.
-      ReturnStopped(&walk, out);
+      ReturnStopped(view, &walk, out);
       if (config_.backfill) PlacePending(view, &walk, out, tried);
     }
   }

@@ -47,12 +47,11 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // upper bound of it (kUpperBounds, a key not read at this decision) whose key[0] may
   // have fallen as low as `floor` (the other elements are exact): the key is exact iff
   // floor == order.key[0]. `status`: its status if read at this decision, else spec null
-  // (always read for kLinear and without a running index). `spec` and `placement`: set
-  // where `status` is, and for every job DecidePriority stops.
+  // (always read for kLinear and without a running index). `placement`: where it runs,
+  // set where `status` is and for every job DecidePriority stops.
   struct Candidate {
     QueueEntry order;
     double floor;
-    const JobSpec* spec;
     const Placement* placement;
     JobStatus status;
   };
@@ -222,7 +221,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
                          const std::vector<JobId>& chosen, int fewest);
   // Step 3's pass 4 on `walk`: each job of stopped_ keeps its GPUs if they are still
   // free, else moves where it fits (with backfill) or is preempted.
-  void ReturnStopped(PlacementWalk* walk, Decisions* out);
+  void ReturnStopped(const ClusterView& view, PlacementWalk* walk, Decisions* out);
   // Places every pending job (the queue and arrivals_, merged in queue order) beside the
   // running ones, and empties arrivals_; false (`out` untouched, arrivals_ flushed into
   // the queue) if one does not fit.
