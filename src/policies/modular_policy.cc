@@ -115,7 +115,7 @@ class ModularPolicy::RunningWalk {
   // The greatest running job not yet given; false if none is left.
   bool Next(RunningTop* out) {
     if (policy_->running_index_ != RunningIndex::kLinear) {
-      cursor_ = policy_->NextExactBelow(view_, cursor_, &out->status, &out->floor);
+      cursor_ = policy_->NextExactBelow(view_, cursor_, &out->placement, &out->floor);
       if (cursor_ == policy_->running_.by_key.end()) return false;
       out->entry = *cursor_;
       out->rate = 0;
@@ -129,7 +129,7 @@ class ModularPolicy::RunningWalk {
     }
     if (best == nullptr) return false;
     const Read& top = best->read.back();
-    *out = RunningTop{top.exact, best->rate, top.status, top.exact.key[0]};
+    *out = RunningTop{top.exact, best->rate, top.exact.key[0], top.placement};
     best->read.pop_back();
     return true;
   }
@@ -142,7 +142,7 @@ class ModularPolicy::RunningWalk {
       Fill(&c);
       if (c.read.empty()) continue;
       const Read& read = c.read.back();
-      const RunningTop top{read.exact, c.rate, read.status, read.exact.key[0]};
+      const RunningTop top{read.exact, c.rate, read.exact.key[0], read.placement};
       const double bottom = c.lowest_base + c.rate * now_;
       f(top, std::max(std::abs(top.entry.key[0]),
                       std::abs(bottom) + LineError(c.lowest_base, c.rate, now_)));
@@ -153,7 +153,7 @@ class ModularPolicy::RunningWalk {
   struct Read {
     QueueEntry exact;  // Its key now.
     double base;
-    JobStatus status;  // The one its key was read from.
+    const Placement* placement;  // As its status read now says.
   };
   struct Class {
     double rate;
@@ -175,7 +175,7 @@ class ModularPolicy::RunningWalk {
       }
       const QueueEntry& e = *c->next++;
       const JobStatus s = view_.Status(e.id);
-      const Read r{policy_->EntryOf(s, now_), e.key[0], s};
+      const Read r{policy_->EntryOf(s, now_), e.key[0], s.placement};
       auto at = std::upper_bound(c->read.begin(), c->read.end(), r,
                                  [](const Read& a, const Read& b) { return a.exact < b.exact; });
       c->read.insert(at, r);
@@ -377,7 +377,7 @@ bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
     KeepIndex(view);  // As above.
     RunningTop top;
     return !RunningWalk(this, view).Next(&top) ||
-           RunningAhead(view, &top.entry, &top.floor, &top.status, best_pending);
+           RunningAhead(view, &top.entry, &top.floor, &top.placement, best_pending);
   }
   for (JobId id : view.RunningJobs()) {
     const JobStatus s = view.Status(id);
@@ -386,13 +386,6 @@ bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
     if (!(e < best_pending)) return false;
   }
   return true;
-}
-
-void ModularPolicy::KeepsAhead(const QueueEntry& lo, const JobStatus& lo_status,
-                               const QueueEntry& hi, const JobStatus* hi_status, Time now) {
-  const double lo_rate = config_.running_key_rate(lo_status);
-  const double hi_rate = hi_status == nullptr ? 0 : config_.running_key_rate(*hi_status);
-  KeepsAhead(lo.key[0], std::abs(lo.key[0]), lo_rate, hi.key[0], hi_rate, now);
 }
 
 void ModularPolicy::KeepsAhead(double lo, double lo_abs, double lo_rate, double hi,
@@ -407,20 +400,15 @@ void ModularPolicy::TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Ti
 
 std::vector<ModularPolicy::Candidate> ModularPolicy::RunningInOrder(const ClusterView& view) const {
   const std::vector<JobId>& ids = view.RunningJobs();
-  std::vector<QueueEntry> keys;
-  keys.reserve(ids.size());
+  std::vector<Candidate> running;
+  running.reserve(ids.size());
   for (JobId id : ids) {
     const JobStatus s = view.Status(id);
-    keys.push_back(EntryOf(s, view.Now()));
+    const QueueEntry e = EntryOf(s, view.Now());
+    running.push_back(Candidate{e, e.key[0], 0, s.placement});
   }
-  // Sort the small keys, then fetch statuses in order: cheaper than sorting statuses.
-  std::sort(keys.begin(), keys.end());
-  std::vector<Candidate> running;
-  running.reserve(keys.size());
-  for (const QueueEntry& e : keys) {
-    const JobStatus s = view.Status(e.id);
-    running.push_back(Candidate{e, e.key[0], s.placement, s});
-  }
+  std::sort(running.begin(), running.end(),
+            [](const Candidate& a, const Candidate& b) { return a.order < b.order; });
   return running;
 }
 
@@ -477,8 +465,8 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     }
     if (watch_order_ && top.size() > 1) TopKeepsAhead(r, top[top.size() - 2], now);
     while (!before.empty() &&
-           RunningAhead(view, &r.entry, &r.floor, &r.status, *before.back().first)) {
-      if (watch_order_) TopKeepsAhead(r, RunningTop{*before.back().first, 0, {}}, now);
+           RunningAhead(view, &r.entry, &r.floor, &r.placement, *before.back().first)) {
+      if (watch_order_) TopKeepsAhead(r, RunningTop{*before.back().first}, now);
       before_gpus -= before.back().second;
       q = before.back().first;
       before.pop_back();
@@ -486,7 +474,7 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     // Up to r: the running jobs not in `top` (r included) and the pending jobs before r.
     const int64_t room = total - (running_gpus_ - top_gpus);
     found = before_gpus <= room;
-    for (; found && q != queue_.end() && !RunningAhead(view, &r.entry, &r.floor, &r.status, *q);
+    for (; found && q != queue_.end() && !RunningAhead(view, &r.entry, &r.floor, &r.placement, *q);
          ++q) {
       const int gpus = q->gpus;
       if (before_gpus + gpus > room) found = false;
@@ -495,7 +483,7 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
       before.emplace_back(q, gpus);
     }
     if (found) {
-      if (watch_order_ && q != queue_.end()) TopKeepsAhead(r, RunningTop{*q, 0, {}}, now);
+      if (watch_order_ && q != queue_.end()) TopKeepsAhead(r, RunningTop{*q}, now);
       f.budget = room - before_gpus;
       for (const auto& [pending, gpus] : before) {
         f.chosen_pending.push_back(pending->id);
@@ -516,18 +504,17 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
     f.budget = total;
     f.next_pending = queue_.begin();
   }
-  // Statuses not read (spec null; the other fields mean nothing): DecidePriority reads
-  // the placements of the jobs it stops.
+  // Placements not read: DecidePriority reads those of the jobs it stops.
   for (auto it = top.rbegin(); it != top.rend(); ++it) {
-    const Placement* placement = it->status.spec != nullptr ? it->status.placement : nullptr;
-    f.running.emplace_back(it->entry, it->floor, placement, it->status);
+    f.running.emplace_back(it->entry, it->floor, it->rate, it->placement);
   }
 }
 
 std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& view,
                                                            std::set<QueueEntry>::iterator cursor,
-                                                           JobStatus* status, double* floor) {
-  status->spec = nullptr;  // None re-read yet.
+                                                           const Placement** placement,
+                                                           double* floor) {
+  *placement = nullptr;  // None re-read yet.
   if (running_index_ == RunningIndex::kExact) {
     if (cursor == running_.by_key.begin()) return running_.by_key.end();
     --cursor;
@@ -535,12 +522,16 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
     return cursor;
   }
   const Time now = view.Now();
-  JobStatus& s = *status;  // The last job whose key was re-read here (spec null: none yet).
+  JobStatus s;  // The last job whose key was re-read here (spec null: none yet).
+  // The placement of the job returned, if its key was re-read here.
+  auto read_here = [&](std::set<QueueEntry>::iterator it) {
+    return s.spec != nullptr && s.spec->id == it->id ? s.placement : nullptr;
+  };
   while (cursor != running_.by_key.begin()) {
     auto it = std::prev(cursor);
     ReadKey& read = *running_.read.Find(it->id);
     if (read.at == now) {
-      if (s.spec != nullptr && s.spec->id != it->id) s.spec = nullptr;  // Another job's.
+      *placement = read_here(it);
       *floor = it->key[0];
       return it;
     }
@@ -548,7 +539,6 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
     // entry's, which bounds every key below it from above.
     const double lowest = FloorNow(*it, read, now);
     if (it == running_.by_key.begin() || std::prev(it)->key[0] < lowest) {
-      s.spec = nullptr;
       *floor = lowest;
       return it;
     }
@@ -560,11 +550,11 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
     // are upper bounds of their jobs' and below its own). Moved: the next one down is
     // another entry.
     if (!(exact < *it) || Lower(&running_.by_key, &read.pos, exact)) {
+      *placement = s.placement;
       *floor = exact.key[0];
       return it;
     }
   }
-  s.spec = nullptr;
   return running_.by_key.end();
 }
 
@@ -583,10 +573,10 @@ double ModularPolicy::FloorNow(const QueueEntry& e, const ReadKey& read, Time no
 }
 
 void ModularPolicy::ReadExact(const ClusterView& view, QueueEntry* order, double* floor,
-                              JobStatus* status) {
+                              const Placement** placement) {
   const Time now = view.Now();
-  *status = view.Status(order->id);
-  const QueueEntry exact = EntryOf(*status, now);
+  const JobStatus status = view.Status(order->id);
+  const QueueEntry exact = EntryOf(status, now);
   ReadKey& read = *running_.read.Find(order->id);
   AbortIfGrown(*read.pos, exact);
   // The walk found it above every entry below it by its floor, so the exact key keeps
@@ -595,6 +585,7 @@ void ModularPolicy::ReadExact(const ClusterView& view, QueueEntry* order, double
   read.at = now;
   *order = exact;
   *floor = exact.key[0];
+  *placement = status.placement;
 }
 
 double ModularPolicy::KeyFallRate(const ClusterView& view, const JobStatus& running,
@@ -868,11 +859,9 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
   while ((r != running.end() || q != queue_.end()) && budget > 0) {
     const bool take_running =
         q == queue_.end() ||
-        (r != running.end() && RunningAhead(view, &r->order, &r->floor, &r->status, *q));
+        (r != running.end() && RunningAhead(view, &r->order, &r->floor, &r->placement, *q));
     // A pending job ahead of a running one stays ahead.
-    if (watch_order_ && take_running && q != queue_.end()) {
-      KeepsAhead(r->order, r->status, *q, nullptr, view.Now());
-    }
+    if (watch_order_ && take_running && q != queue_.end()) KeepsAhead(*r, *q, 0, view.Now());
     const JobId id = take_running ? r->order.id : q->id;
     const int gpus = take_running ? r->order.gpus : q->gpus;
     if (gpus <= budget) {
@@ -936,8 +925,7 @@ void ModularPolicy::DecidePriority(const ClusterView& view, Frontier* frontier, 
   // did nothing needs the bound (BookDecisions).
   if (watch_order_ && out->start.empty() && out->preempt.empty()) {
     for (size_t i = 0; i + 1 < running.size(); ++i) {
-      KeepsAhead(running[i].order, running[i].status, running[i + 1].order,
-                 &running[i + 1].status, view.Now());
+      KeepsAhead(running[i], running[i + 1].order, running[i + 1].rate, view.Now());
     }
   }
 }
@@ -960,7 +948,7 @@ void ModularPolicy::DecideTailPreemption(const ClusterView& view, Decisions* out
     // The running jobs behind this one in the order: running[behind..].
     const size_t behind = static_cast<size_t>(r - running.begin());
     const JobSpec& spec = view.Spec(id);
-    const Placement* old = take_running ? running[ri].status.placement : nullptr;
+    const Placement* old = take_running ? running[ri].placement : nullptr;
     auto place = [&]() {
       if (old != nullptr && free.CanAllocate(*old)) return *old;
       if (spec.gpus > free.total_free_gpus()) return Placement();
@@ -970,7 +958,7 @@ void ModularPolicy::DecideTailPreemption(const ClusterView& view, Decisions* out
     while (p.empty() && may_preempt && tail > behind) {
       --tail;
       stopped[tail] = 1;
-      free.Release(*running[tail].status.placement);
+      free.Release(*running[tail].placement);
       p = place();
     }
     if (p.empty()) break;  // The stops made for it stand; no backfill.

@@ -46,14 +46,14 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // A running job in step 3's walk. `order` is its entry with its key now, or with an
   // upper bound of it (kUpperBounds, a key not read at this decision) whose key[0] may
   // have fallen as low as `floor` (the other elements are exact): the key is exact iff
-  // floor == order.key[0]. `status`: its status if read at this decision, else spec null
-  // (always read for kLinear and without a running index). `placement`: where it runs,
-  // set where `status` is and for every job DecidePriority stops.
+  // floor == order.key[0]. `rate`: how fast key[0] grows (kLinear; else 0). `placement`:
+  // where it runs, if its status was read at this decision (always for kLinear and
+  // without a running index), and for every job DecidePriority stops; else null.
   struct Candidate {
     QueueEntry order;
     double floor;
+    double rate;
     const Placement* placement;
-    JobStatus status;
   };
   // The part of the merged priority walk (step 3) whose order matters: every running
   // job not in `running` and every pending job in `chosen_pending` comes before it and
@@ -110,14 +110,13 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     void Clear();
   };
   // A running job with its key now (kUpperBounds: or an upper bound, down to `floor`, as
-  // Candidate's), how fast key[0] grows (0 unless kLinear), and its status if the walk
-  // read it for the key at this decision (status.spec null if not, and its other fields
-  // mean nothing).
+  // Candidate's), how fast key[0] grows (0 unless kLinear), and its placement if the walk
+  // read its status at this decision (else null).
   struct RunningTop {
     QueueEntry entry;
     double rate = 0;
-    JobStatus status;
     double floor = 0;
+    const Placement* placement = nullptr;
   };
   // One decision's walk down the running index in exact key order at Now().
   class RunningWalk;
@@ -142,31 +141,31 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now);
   // With a running index only. The greatest running job below `cursor` in exact key
   // order at Now(), re-reading stale keys on the way (kUpperBounds: only those whose fall
-  // since their read could reorder them); end() if none. `*status`: the returned job's
-  // status if its key was re-read here, else spec null. `*floor`: as Candidate's, for
-  // the returned entry.
+  // since their read could reorder them); end() if none. `*placement` and `*floor`: as
+  // Candidate's, for the returned job (its placement if its key was re-read here).
   std::set<QueueEntry>::iterator NextExactBelow(const ClusterView& view,
                                                 std::set<QueueEntry>::iterator cursor,
-                                                JobStatus* status, double* floor);
+                                                const Placement** placement, double* floor);
   // kUpperBounds: a key read earlier, `read`, found below the same job's key `now`: the
   // scheduling module broke running_keys_never_grow. A bug: says so and aborts.
   void AbortIfGrown(const QueueEntry& read, const QueueEntry& now) const;
   // kUpperBounds: the lowest key[0] the entry `e`, read as `read`, may have at `now`.
   static double FloorNow(const QueueEntry& e, const ReadKey& read, Time now);
-  // `*order < pending` for a running job's entry from TopFrontier (with its `floor` and
-  // `status`, as Candidate's): decided by the bounds where they can, else the job's key
-  // is read now (ReadExact).
+  // `*order < pending` for a running job's entry from the walk (with its `floor` and
+  // `placement`, as Candidate's): decided by the bounds where they can, else the job's
+  // key is read now (ReadExact).
   bool RunningAhead(const ClusterView& view, QueueEntry* order, double* floor,
-                    JobStatus* status, const QueueEntry& pending) {
+                    const Placement** placement, const QueueEntry& pending) {
     // Its key now is at most order's (same other elements) and key[0] at least `floor`.
     if (*order < pending) return true;
     if (*floor == order->key[0] || *floor > pending.key[0]) return false;
-    ReadExact(view, order, floor, status);
+    ReadExact(view, order, floor, placement);
     return *order < pending;
   }
-  // Reads a running job's key now into `*order` (exact: `*floor` too), its status into
-  // `*status`, and its index entry.
-  void ReadExact(const ClusterView& view, QueueEntry* order, double* floor, JobStatus* status);
+  // Reads a running job's key now into `*order` (exact: `*floor` too) and its index
+  // entry, and its placement into `*placement`.
+  void ReadExact(const ClusterView& view, QueueEntry* order, double* floor,
+                 const Placement** placement);
   // kUpperBounds: how fast a job running on `running.placement`, started at
   // `start_rate` (NaN: not known), may see key[0] fall per second
   // (ModularPolicyConfig::running_key_fall); infinite without a bound.
@@ -258,13 +257,15 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // `s`: the job's status (kLinear: fixes the period at the first wake-up).
   void SetWake(const JobStatus& s, Time at, Time now);
   void ForgetWake(JobId id);
-  // kLinear: the decision compared `lo`, a running job with status
-  // `lo_status`, and found it ahead of `hi`, running (`hi_status`) or pending (null).
-  // Brings order_holds_until_ down to when that could come out the other way.
-  void KeepsAhead(const QueueEntry& lo, const JobStatus& lo_status, const QueueEntry& hi,
-                  const JobStatus* hi_status, Time now);
-  // The same from rates; `lo_abs` >= |lo's key[0]| (a bound covering a whole rate class).
+  // kLinear: the decision compared `lo`, a running job whose key[0] grows at `lo_rate`,
+  // and found it ahead of `hi` (growing at `hi_rate`: 0 if pending); `lo_abs` >= |lo|
+  // (a bound covering a whole rate class). Brings order_holds_until_ down to when that
+  // could come out the other way.
   void KeepsAhead(double lo, double lo_abs, double lo_rate, double hi, double hi_rate, Time now);
+  // The same for two of step 3's candidates, or a candidate and a pending job (rate 0).
+  void KeepsAhead(const Candidate& lo, const QueueEntry& hi, double hi_rate, Time now) {
+    KeepsAhead(lo.order.key[0], std::abs(lo.order.key[0]), lo.rate, hi.key[0], hi_rate, now);
+  }
 
   ModularPolicyConfig config_;
   bool adopted_ = false;  // AdoptRunning has run.
