@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <random>
@@ -125,6 +126,20 @@ inline std::vector<JobSpec> BurstsAndQuietSpells(uint32_t seed) {
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const JobSpec& a, const JobSpec& b) { return a.submit_s < b.submit_s; });
   return jobs;
+}
+
+// Everything a decision says, in one comparable string: its starts (with placements),
+// preemptions, rejections and wake-up time (exact, in hex).
+inline std::string Describe(const Decisions& d) {
+  std::string s;
+  for (const StartDecision& st : d.start) {
+    s += "start " + std::to_string(st.job) + " " + st.placement.ToString() + "; ";
+  }
+  for (JobId id : d.preempt) s += "preempt " + std::to_string(id) + "; ";
+  for (JobId id : d.reject) s += "reject " + std::to_string(id) + "; ";
+  char wake[64];
+  std::snprintf(wake, sizeof wake, "wake %a", d.wake_at);
+  return s + wake;
 }
 
 inline PolicyRequest Request(std::string policy, std::map<std::string, std::string> options = {}) {

@@ -314,16 +314,6 @@ class StatusCountingView final : public ClusterView {
   mutable int64_t statuses_ = 0;
 };
 
-// Everything a decision says, in one comparable string.
-std::string Describe(const Decisions& d) {
-  std::string s;
-  for (const StartDecision& st : d.start) s += "start " + std::to_string(st.job) + "@" + st.placement.ToString() + "; ";
-  for (JobId id : d.preempt) s += "preempt " + std::to_string(id) + "; ";
-  char wake[64];
-  std::snprintf(wake, sizeof wake, "wake %a", d.wake_at);
-  return s + wake;
-}
-
 // Two nodes of 8 "fast" GPUs, two of 8 "slow" and one generic: a job that lists speeds
 // runs at 2.5 on fast ones and 0.4 on slow ones (its slowest type when it spans them), one
 // that lists none at 1 everywhere. Poisson arrivals at about twice what the cluster
@@ -394,7 +384,7 @@ TEST(Step3Costs, KeysLeftUnreadByTheirFallBoundDecideAsKeysReadEveryTime) {
         Decisions d, reference;
         bounded->Decide(bounded_view, events, &d);
         unbounded->Decide(unbounded_view, events, &reference);
-        ASSERT_EQ(Describe(d), Describe(reference))
+        ASSERT_EQ(testing::Describe(d), testing::Describe(reference))
             << name << ", seed " << seed << ", decision " << decisions << " at " << sim.view().Now();
         bounded_reads += bounded_view.statuses();
         unbounded_reads += unbounded_view.statuses();

@@ -5,7 +5,6 @@
 // a clone, whose index holds places in its own sets, must decide as its original.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,19 +15,6 @@
 
 namespace schedkit::testing {
 namespace {
-
-// Everything a decision says, in one comparable string.
-std::string Describe(const Decisions& d) {
-  std::string s;
-  char buf[64];
-  for (const StartDecision& st : d.start) {
-    s += "start " + std::to_string(st.job) + " " + st.placement.ToString() + "; ";
-  }
-  for (JobId id : d.preempt) s += "preempt " + std::to_string(id) + "; ";
-  for (JobId id : d.reject) s += "reject " + std::to_string(id) + "; ";
-  std::snprintf(buf, sizeof buf, "wake %a", d.wake_at);
-  return s + buf;
-}
 
 std::unique_ptr<Policy> Tiresias() {
   auto policy = MakePolicy(Request("tiresias", {{"thresholds", "2000:8000"}}), PolicyKnobs(),
