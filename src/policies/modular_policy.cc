@@ -542,14 +542,11 @@ std::set<QueuedJob>::iterator ModularPolicy::NextExactBelow(const ClusterView& v
       *floor = lowest;
       return it;
     }
-    s = view.Status(it->id);
-    const QueueEntry exact = EntryOf(s, now);
-    AbortIfGrown(*it, exact);
-    read.at = now;
     // Kept its place: still the greatest below `cursor`, now exact (the keys below it
     // are upper bounds of their jobs' and below its own). Moved: the next one down is
     // another entry.
-    if (!(exact < *it) || Lower(&running_.by_key, &read.pos, exact)) {
+    QueueEntry exact;
+    if (Reread(view, &read, &s, &exact)) {
       *placement = s.placement;
       *floor = exact.key[0];
       return it;
@@ -572,17 +569,21 @@ double ModularPolicy::FloorNow(const QueueEntry& e, const ReadKey& read, Time no
   return e.key[0] - read.rate * (now - read.at) - 2 * LineError(e.key[0], read.rate, now);
 }
 
+bool ModularPolicy::Reread(const ClusterView& view, ReadKey* read, JobStatus* status,
+                           QueueEntry* exact) {
+  *status = view.Status(read->pos->id);
+  *exact = EntryOf(*status, view.Now());
+  AbortIfGrown(*read->pos, *exact);
+  read->at = view.Now();
+  return !(*exact < *read->pos) || Lower(&running_.by_key, &read->pos, *exact);
+}
+
 void ModularPolicy::ReadExact(const ClusterView& view, QueueEntry* order, double* floor,
                               const Placement** placement) {
-  const Time now = view.Now();
-  const JobStatus status = view.Status(order->id);
-  const QueueEntry exact = EntryOf(status, now);
-  ReadKey& read = *running_.read.Find(order->id);
-  AbortIfGrown(*read.pos, exact);
-  // The walk found it above every entry below it by its floor, so the exact key keeps
-  // its place (Lower writes it in place).
-  if (exact < *read.pos) Lower(&running_.by_key, &read.pos, exact);
-  read.at = now;
+  JobStatus status;
+  QueueEntry exact;
+  // The walk found it above every entry below it by its floor, so it keeps its place.
+  Reread(view, running_.read.Find(order->id), &status, &exact);
   *order = exact;
   *floor = exact.key[0];
   *placement = status.placement;

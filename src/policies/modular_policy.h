@@ -162,6 +162,10 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     ReadExact(view, order, floor, placement);
     return *order < pending;
   }
+  // kUpperBounds: reads the key now of the job whose entry `*read` holds, into `*exact`
+  // (its status into `*status`), and lowers the entry to it (Lower). True iff the entry
+  // kept its place.
+  bool Reread(const ClusterView& view, ReadKey* read, JobStatus* status, QueueEntry* exact);
   // Reads a running job's key now into `*order` (exact: `*floor` too) and its index
   // entry, and its placement into `*placement`.
   void ReadExact(const ClusterView& view, QueueEntry* order, double* floor,
