@@ -90,6 +90,10 @@ class MetricsRecorder final : public SimulationObserver {
   size_t num_jobs() const { return rows_.size(); }
   RecordedJob job(size_t i) const;
   std::vector<RecordedJob> Jobs() const;
+  // Placements held apart from the rows (several nodes, fractional shares), the empty one
+  // included: one per row that ever ran on several nodes, whatever its restarts, plus one
+  // per distinct fractional share. For memory checks.
+  size_t num_placements() const { return placements_.size(); }
   // Indices of job() in completion order (for sums in the order Muri takes them).
   const std::vector<int>& completion_order() const { return completion_order_; }
   // One sample per decision step whose counts changed; at most one per time, in time

@@ -57,6 +57,25 @@ TEST(MetricsRecorder, RestartsShowTheLastPlacement) {
   EXPECT_EQ(recorder.job(1).placement, fraction.ToString());
 }
 
+// A job that moves between one node and several at every restart (LAS swapping 8-GPU jobs
+// on a busy cluster) keeps one copy for all its multi-node starts: the recorder's memory
+// does not grow with restarts.
+TEST(MetricsRecorder, RestartsBetweenOneNodeAndSeveralKeepOneCopy) {
+  MetricsRecorder recorder(nullptr, 1.0);
+  const JobSpec a = JobBuilder(0).Gpus(8).Duration(10).Build();
+  recorder.AddJob(a);
+  const size_t before = recorder.num_placements();
+  for (int i = 0; i < 1000; ++i) {
+    recorder.OnJobStart(a, 2 * i, OnTwoNodes(i % 7, 7 + i % 5, 0xF));
+    recorder.OnJobStart(a, 2 * i + 1, OnNode(i % 3, 0xFF));
+  }
+  EXPECT_EQ(recorder.num_placements(), before + 1);
+  EXPECT_EQ(recorder.job(0).placement, "n0:0-7");  // 999 % 3.
+  recorder.OnJobStart(a, 2000, OnTwoNodes(2, 9, 0b11));
+  EXPECT_EQ(recorder.job(0).placement, "n2:0-1;n9:0-1");
+  EXPECT_EQ(recorder.num_placements(), before + 1);
+}
+
 // 9,000 jobs (five chunks of 2,048 rows): each row as the signals left it, placement text and
 // VC included, whether the placement was seen before or not.
 TEST(MetricsRecorder, RowsBuildBackWhatTheSignalsSaid) {
