@@ -2,8 +2,9 @@
 #ifndef SCHEDKIT_ENGINE_EVENT_QUEUE_H_
 #define SCHEDKIT_ENGINE_EVENT_QUEUE_H_
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <queue>
 #include <vector>
 
 #include "schedkit/job.h"
@@ -17,14 +18,28 @@ struct TimedEvent {
   uint32_t generation;  // Event is stale unless it equals the job's current generation.
 };
 
+// Events pop in (time, seq) order, a strict total order: which events are held decides
+// the order they pop in, not how the heap lays them out. So dropping events that would
+// be skipped when popped (DropIf) changes nothing but memory and time.
 class EventQueue {
  public:
   void Push(Time time, int32_t job, uint32_t generation) {
-    heap_.push(TimedEvent{time, next_seq_++, job, generation});
+    heap_.push_back(TimedEvent{time, next_seq_++, job, generation});
+    std::push_heap(heap_.begin(), heap_.end(), Later());
   }
   bool empty() const { return heap_.empty(); }
-  const TimedEvent& top() const { return heap_.top(); }
-  void Pop() { heap_.pop(); }
+  size_t size() const { return heap_.size(); }
+  const TimedEvent& top() const { return heap_.front(); }
+  void Pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), Later());
+    heap_.pop_back();
+  }
+  // Removes every event for which `drop(event)` holds. O(size).
+  template <typename Pred>
+  void DropIf(Pred drop) {
+    heap_.erase(std::remove_if(heap_.begin(), heap_.end(), drop), heap_.end());
+    std::make_heap(heap_.begin(), heap_.end(), Later());
+  }
 
  private:
   struct Later {
@@ -32,7 +47,7 @@ class EventQueue {
       return a.time != b.time ? a.time > b.time : a.seq > b.seq;
     }
   };
-  std::priority_queue<TimedEvent, std::vector<TimedEvent>, Later> heap_;
+  std::vector<TimedEvent> heap_;
   uint64_t next_seq_ = 0;
 };
 

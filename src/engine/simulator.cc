@@ -472,8 +472,18 @@ class Simulator::Impl final : public ClusterView {
     return jobs_.retired(e.job) || e.generation != jobs_[e.job].generation;
   }
 
+  // Stale events at the top are dropped as they come. Those further down would wait there
+  // until their time: a job preempted (or re-predicted) long before it would have finished
+  // leaves one each time, which a policy that swaps jobs at every decision turns into tens
+  // of millions. So once the queue holds more than twice the running jobs (each has at
+  // most one live event) and some slack, every stale event goes: O(queue) at most once per
+  // that many pushes. Events pop in the same order either way (EventQueue).
   void DropStaleEvents() {
     while (!events_.empty() && Stale(events_.top())) events_.Pop();
+    constexpr size_t kSlack = 1024;
+    if (events_.size() > 2 * running_.idx.size() + kSlack) {
+      events_.DropIf([this](const TimedEvent& e) { return Stale(e); });
+    }
   }
 
   // Streamed runs: the jobs that finished or were rejected before the current decision

@@ -5,8 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
+#include "engine/event_queue.h"
 #include "schedkit/metrics.h"
 #include "schedkit/run.h"
 #include "schedkit/trace.h"
@@ -15,6 +19,32 @@
 
 namespace schedkit::testing {
 namespace {
+
+// The simulator drops stale events from anywhere in its queue once they pile up
+// (DropStaleEvents): the rest must pop in the order they would have, ties in time
+// included, whenever the drop comes.
+TEST(EventQueue, DroppingEventsKeepsTheOrderTheRestPopIn) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> time(0, 50);  // Many ties: seq decides them.
+  EventQueue all, dropped;
+  std::vector<std::tuple<Time, uint64_t, int32_t>> expected, got;
+  auto keep = [](const TimedEvent& e) { return e.job % 3 != 0; };
+  for (int32_t job = 0; job < 3000; ++job) {
+    const Time t = time(rng);
+    all.Push(t, job, 0);
+    dropped.Push(t, job, 0);
+    if (job % 500 == 499) dropped.DropIf([&](const TimedEvent& e) { return !keep(e); });
+  }
+  dropped.DropIf([&](const TimedEvent& e) { return !keep(e); });
+  for (; !all.empty(); all.Pop()) {
+    if (keep(all.top())) expected.emplace_back(all.top().time, all.top().seq, all.top().job);
+  }
+  for (; !dropped.empty(); dropped.Pop()) {
+    got.emplace_back(dropped.top().time, dropped.top().seq, dropped.top().job);
+  }
+  EXPECT_EQ(got.size(), 2000u);
+  EXPECT_EQ(got, expected);
+}
 
 // A policy that does something illegal, to check the engine refuses it.
 class DoubleBooker final : public Policy {
