@@ -28,10 +28,13 @@ void PersistentOrder::Sort(const std::vector<JobId>& running,
   std::vector<char>& is_changed = scratch_.is_changed;
   changed.clear();
   is_changed.assign(n, 0);
+  FlatMap<char>& is_running = scratch_.is_running;
+  is_running.Clear();
+  for (JobId id : run) is_running.Insert(id, 1);
   size_t moved = 0;
   for (size_t i = 0; i < n; ++i) {
     const auto& [id, old_key] = list_[i];
-    if (i < sorted_size_ && !std::binary_search(run.begin(), run.end(), id)) continue;
+    if (i < sorted_size_ && is_running.Find(id) == nullptr) continue;
     const PriorityKey now_key = key(id);
     const bool level_changed = multi_level && now_key[0] != old_key[0];
     changed.push_back(Changed{now_key, level_changed ? n + moved++ : i, id});

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "mechanisms/flat_map.h"
 #include "schedkit/policy.h"
 
 namespace schedkit {
@@ -54,6 +55,7 @@ class PersistentOrder {
   size_t sorted_size_ = 0;  // list_[0, sorted_size_) was in key order after the last Sort.
   struct Scratch {           // Reused buffers: Sort runs at every decision.
     std::vector<JobId> running;
+    FlatMap<char> is_running;  // `running`'s ids.
     std::vector<Changed> changed;
     std::vector<char> is_changed;
     std::vector<Entry> merged;
