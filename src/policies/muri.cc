@@ -188,6 +188,13 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     size_t size() const { return static_cast<size_t>(size_); }
     bool empty() const { return size_ == 0; }
     JobId front() const { return ids_[0]; }
+    // Ascending ids. An insertion sort: at most kMaxGroupSize of them (std::sort's
+    // 16-element first pass also draws a false -Warray-bounds from GCC 12 here).
+    void Sort() {
+      for (int i = 1; i < size_; ++i) {
+        for (int j = i; j > 0 && ids_[j] < ids_[j - 1]; --j) std::swap(ids_[j], ids_[j - 1]);
+      }
+    }
     bool operator==(const MemberList& o) const { return std::equal(begin(), end(), o.begin(), o.end()); }
 
    private:
@@ -510,7 +517,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
       if (members[gi].empty()) continue;
       const double tt = TypeIterationTime(groups[gi].types);
       MemberList sorted = members[gi];
-      std::sort(sorted.begin(), sorted.end());
+      sorted.Sort();
       const int slot = static_cast<int>(next_groups.size());
       bool unchanged = true;
       for (JobId id : sorted) {
