@@ -1,17 +1,19 @@
 #include "mechanisms/persistent_order.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 namespace schedkit {
 
 void PersistentOrder::Remove(const std::vector<JobId>& gone) {
   if (gone.empty()) return;
-  const std::unordered_set<JobId> drop(gone.begin(), gone.end());
+  FlatMap<char>& drop = scratch_.gone;
+  drop.Clear();
+  for (JobId id : gone) drop.Insert(id, 1);
+  auto dropped = [&](const Entry& e) { return drop.Find(e.first) != nullptr; };
   size_t kept_sorted = 0;
-  for (size_t i = 0; i < sorted_size_; ++i) kept_sorted += drop.count(list_[i].first) == 0;
+  for (size_t i = 0; i < sorted_size_; ++i) kept_sorted += !dropped(list_[i]);
   sorted_size_ = kept_sorted;
-  std::erase_if(list_, [&](const Entry& e) { return drop.count(e.first) > 0; });
+  std::erase_if(list_, dropped);
 }
 
 // Equivalent to: re-key every job, move jobs whose level changed to the back, stable

@@ -56,6 +56,7 @@ class PersistentOrder {
   struct Scratch {           // Reused buffers: Sort runs at every decision.
     std::vector<JobId> running;
     FlatMap<char> is_running;  // `running`'s ids.
+    FlatMap<char> gone;        // Remove's ids.
     std::vector<Changed> changed;
     std::vector<char> is_changed;
     std::vector<Entry> merged;
