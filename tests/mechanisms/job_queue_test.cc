@@ -1,11 +1,17 @@
 // JobQueue (src/mechanisms/job_queue.h): priority order, removal by id, and copies that
 // index their own entries (a cloned policy's queue must not point into the original's).
+// PersistentOrder (src/mechanisms/persistent_order.h) against its definition.
 #include "mechanisms/job_queue.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <random>
 #include <vector>
+
+#include "mechanisms/persistent_order.h"
 
 namespace schedkit {
 namespace {
@@ -77,6 +83,55 @@ TEST(JobQueue, ACopyRemovesFromItselfOnly) {
   JobQueue moved(std::move(copy));  // A move keeps the entries it indexes.
   EXPECT_TRUE(moved.Remove(1));
   EXPECT_EQ(moved.size(), 24u);
+}
+
+// PersistentOrder::Sort re-keys only running and newly appended jobs and merges them into
+// the rest; by its contract (a pending job's key stands) that is its definition: re-key
+// every job, move those whose level changed to the back (multi_level), stable-sort by key.
+// Random decisions with many ties (small integer keys, three levels), appends, removals
+// and running sets, against that definition written out.
+TEST(PersistentOrder, SortsAsTheWholeListRekeyedAndStableSorted) {
+  for (bool multi_level : {false, true}) {
+    std::mt19937 rng(multi_level ? 11 : 5);
+    std::uniform_int_distribution<int> level(0, 2), tie(0, 4), coin(0, 3);
+    std::map<JobId, PriorityKey> key;  // Each listed job's key now.
+    PersistentOrder order;
+    std::vector<PersistentOrder::Entry> reference;
+    JobId next_id = 0;
+    for (int decision = 0; decision < 300; ++decision) {
+      std::vector<JobId> gone;
+      for (const auto& [id, k] : key) {
+        if (coin(rng) == 0 && gone.size() < 3) gone.push_back(id);
+      }
+      order.Remove(gone);
+      for (JobId id : gone) key.erase(id);
+      std::erase_if(reference, [&](const auto& e) { return !key.count(e.first); });
+      for (int i = coin(rng); i > 0; --i) {
+        const JobId id = next_id++;
+        key[id] = PriorityKey{double(level(rng)), double(tie(rng)), 0};
+        order.Append(id, key[id]);
+        reference.emplace_back(id, key[id]);
+      }
+      std::vector<JobId> running;
+      for (auto& [id, k] : key) {
+        if (coin(rng) != 0) continue;
+        running.push_back(id);
+        k = PriorityKey{double(level(rng)), double(tie(rng)), 0};  // Running keys move.
+      }
+      std::shuffle(running.begin(), running.end(), rng);  // "In any order".
+      order.Sort(running, [&](JobId id) { return key.at(id); }, multi_level);
+      std::vector<PersistentOrder::Entry> stay, back;
+      for (const auto& [id, old_key] : reference) {
+        const PriorityKey now = key.at(id);
+        (multi_level && now[0] != old_key[0] ? back : stay).emplace_back(id, now);
+      }
+      stay.insert(stay.end(), back.begin(), back.end());
+      std::stable_sort(stay.begin(), stay.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
+      reference = stay;
+      ASSERT_EQ(order.entries(), reference) << "decision " << decision;
+    }
+  }
 }
 
 }  // namespace
