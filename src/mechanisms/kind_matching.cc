@@ -46,7 +46,7 @@ struct LpRow {
 };
 
 std::vector<int> NodeBlossom(const std::vector<int>& kind, int num_kinds,
-                             const std::vector<double>& weight) {
+                             const std::vector<double>& weight, MaxWeightMatcher* blossom) {
   const int n = static_cast<int>(kind.size());
   std::vector<WeightedEdge> edges;
   for (int u = 0; u < n; ++u) {
@@ -57,7 +57,7 @@ std::vector<int> NodeBlossom(const std::vector<int>& kind, int num_kinds,
       if (w > 0) edges.push_back({u, v, w});
     }
   }
-  return MaxWeightMatching(n, edges);
+  return blossom->Match(n, edges);
 }
 
 // m(U): the nodes of the kinds in set `u` (a bit mask).
@@ -351,14 +351,15 @@ struct BasisMemory {
   size_t bases = 0;  // In all.
 };
 
-// MaxWeightMatchingByKind, remembering certified bases in `memory` (if not null).
+// MaxWeightMatchingByKind, remembering certified bases in `memory` (if not null); the node
+// blossom runs on `blossom`.
 std::vector<int> Match(const std::vector<int>& kind, int num_kinds,
                        const std::vector<double>& weight, const KindMatchingOptions& options,
-                       BasisMemory* memory, KindMatchingStats* stats) {
+                       BasisMemory* memory, MaxWeightMatcher* blossom, KindMatchingStats* stats) {
   *stats = KindMatchingStats();
   const int n = static_cast<int>(kind.size());
   if (n < options.min_nodes_for_lp || num_kinds > std::min(options.max_kinds_for_lp, 30)) {
-    return NodeBlossom(kind, num_kinds, weight);
+    return NodeBlossom(kind, num_kinds, weight, blossom);
   }
   std::vector<int> count(num_kinds, 0);
   for (int t : kind) ++count[t];
@@ -396,7 +397,7 @@ std::vector<int> Match(const std::vector<int>& kind, int num_kinds,
   if (pairs) mate = HandOut(kind, num_kinds, columns, *pairs);
   if (!mate) {
     stats->fell_back = true;
-    return NodeBlossom(kind, num_kinds, weight);
+    return NodeBlossom(kind, num_kinds, weight, blossom);
   }
   if (memory != nullptr) {
     std::optional<Basis> basis = CertifiedBasis(lp, columns, rows, count, *pairs);
@@ -425,11 +426,14 @@ std::vector<int> MaxWeightMatchingByKind(const std::vector<int>& kind, int num_k
                                          const KindMatchingOptions& options,
                                          KindMatchingStats* stats) {
   KindMatchingStats unused;
-  return Match(kind, num_kinds, weight, options, nullptr, stats == nullptr ? &unused : stats);
+  MaxWeightMatcher blossom;
+  return Match(kind, num_kinds, weight, options, nullptr, &blossom,
+               stats == nullptr ? &unused : stats);
 }
 
 struct KindMatcher::Memory {
   BasisMemory bases;
+  MaxWeightMatcher blossom;  // Its workspace only: a copy starts empty.
 };
 
 KindMatcher::KindMatcher(const KindMatchingOptions& options)
@@ -449,7 +453,7 @@ KindMatcher& KindMatcher::operator=(const KindMatcher& other) {
 std::vector<int> KindMatcher::Match(const std::vector<int>& kind, int num_kinds,
                                     const std::vector<double>& weight, KindMatchingStats* stats) {
   KindMatchingStats unused;
-  return schedkit::Match(kind, num_kinds, weight, options_, &memory_->bases,
+  return schedkit::Match(kind, num_kinds, weight, options_, &memory_->bases, &memory_->blossom,
                          stats == nullptr ? &unused : stats);
 }
 

@@ -10,37 +10,69 @@
 
 namespace schedkit {
 
-std::vector<int> MaxWeightMatching(int num_nodes, const std::vector<WeightedEdge>& edges) {
+using Graph = lemon::ListGraph;
+using WeightMap = Graph::EdgeMap<double>;
+
+// The graph, its weight map and LEMON's matcher, whose maps (a few dozen, attached to
+// the graph) and heaps keep their storage from one Match to the next.
+struct MaxWeightMatcher::Workspace {
+  Graph graph;
+  WeightMap weight{graph};
+  lemon::MaxWeightedMatching<Graph, WeightMap> matching{graph, weight};
+  std::vector<Graph::Node> nodes;
+  std::vector<Graph::Edge> added;
+};
+
+MaxWeightMatcher::MaxWeightMatcher() = default;
+MaxWeightMatcher::~MaxWeightMatcher() = default;
+MaxWeightMatcher::MaxWeightMatcher(const MaxWeightMatcher&) {}
+MaxWeightMatcher& MaxWeightMatcher::operator=(const MaxWeightMatcher&) { return *this; }
+
+std::vector<int> MaxWeightMatcher::Match(int num_nodes, const std::vector<WeightedEdge>& edges) {
   std::vector<int> mate(num_nodes, -1);
   if (num_nodes < 2) return mate;
-  // The graph is built whole before its weight map exists: a map made first would grow
-  // with every edge added, and reserving the nodes and edges spares the lists' regrowth.
-  lemon::ListGraph g;
-  g.reserveNode(num_nodes);
-  g.reserveEdge(static_cast<int>(edges.size()));
-  std::vector<lemon::ListGraph::Node> nodes;
-  nodes.reserve(num_nodes);
-  for (int i = 0; i < num_nodes; ++i) nodes.push_back(g.addNode());
-  std::vector<std::pair<lemon::ListGraph::Edge, double>> added;
-  added.reserve(edges.size());
   for (const WeightedEdge& e : edges) {
     if (e.u < 0 || e.v < 0 || e.u >= num_nodes || e.v >= num_nodes || e.u == e.v) {
       std::fprintf(stderr, "schedkit: MaxWeightMatching: bad edge (%d, %d)\n", e.u, e.v);
       std::abort();
     }
-    if (!(e.weight > 0)) continue;
-    added.emplace_back(g.addEdge(nodes[e.u], nodes[e.v]), e.weight);
   }
-  if (added.empty()) return mate;
-  lemon::ListGraph::EdgeMap<double> weight(g);
-  for (const auto& [edge, w] : added) weight[edge] = w;
-  lemon::MaxWeightedMatching<lemon::ListGraph, lemon::ListGraph::EdgeMap<double>> matching(g, weight);
-  matching.run();
+  if (workspace_ == nullptr) workspace_ = std::make_unique<Workspace>();
+  Workspace& ws = *workspace_;
+  Graph& g = ws.graph;
+  // Cleared, a ListGraph hands out ids from 0 again and iterates as a new one, so LEMON
+  // sees the graph a fresh one would be (its answer among tied matchings depends on it).
+  // The nodes and edges go in through ListGraphBase, which skips telling the attached maps
+  // of each one (for an edge, through a two-arc vector allocated per edge); the maps are
+  // then rebuilt once at the new size, keeping their storage.
+  g.clear();
+  g.reserveNode(num_nodes);
+  g.reserveEdge(static_cast<int>(edges.size()));
+  lemon::ListGraphBase& unobserved = g;
+  ws.nodes.clear();
+  for (int i = 0; i < num_nodes; ++i) ws.nodes.push_back(unobserved.addNode());
+  ws.added.clear();
+  for (const WeightedEdge& e : edges) {
+    if (e.weight > 0) ws.added.push_back(unobserved.addEdge(ws.nodes[e.u], ws.nodes[e.v]));
+  }
+  g.notifier(Graph::Node()).build();
+  g.notifier(Graph::Edge()).build();
+  g.notifier(Graph::Arc()).build();
+  if (ws.added.empty()) return mate;
+  size_t next = 0;
+  for (const WeightedEdge& e : edges) {
+    if (e.weight > 0) ws.weight[ws.added[next++]] = e.weight;
+  }
+  ws.matching.run();
   for (int i = 0; i < num_nodes; ++i) {
-    const lemon::ListGraph::Node m = matching.mate(nodes[i]);
+    const Graph::Node m = ws.matching.mate(ws.nodes[i]);
     if (m != lemon::INVALID) mate[i] = g.id(m);
   }
   return mate;
+}
+
+std::vector<int> MaxWeightMatching(int num_nodes, const std::vector<WeightedEdge>& edges) {
+  return MaxWeightMatcher().Match(num_nodes, edges);
 }
 
 }  // namespace schedkit

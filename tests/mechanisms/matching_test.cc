@@ -5,6 +5,7 @@
 
 #include "mechanisms/brute_force_matching.h"
 
+#include <algorithm>
 #include <random>
 
 namespace schedkit {
@@ -53,6 +54,34 @@ TEST(Matching, AgreesWithBruteForceOnRandomGraphs) {
     std::vector<bool> used(n, false);
     EXPECT_NEAR(total, BruteForceMatchingWeight(n, w, used, 0), 1e-9) << "trial " << trial << " n=" << n;
   }
+}
+
+// One matcher reused over graphs of every size, in an order that grows and shrinks them,
+// answers exactly what a fresh MaxWeightMatching does: the choice among tied matchings
+// too (weights from a few values make ties common), and after graphs with no edges.
+TEST(Matching, ReusedMatcherAnswersAsAFreshOne) {
+  std::mt19937_64 rng(2026);
+  MaxWeightMatcher matcher;
+  int nontrivial = 0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const int n = static_cast<int>(rng() % 24);
+    const int density = 1 + static_cast<int>(rng() % 4);  // 1 in `density` pairs has no edge.
+    std::vector<WeightedEdge> edges;
+    for (int u = 0; u < n; ++u) {
+      for (int v = u + 1; v < n; ++v) {
+        if (rng() % density == 0 && density > 1) continue;
+        const double w = static_cast<double>(rng() % 4) - 0.5;  // -0.5 (ignored) .. 2.5.
+        edges.push_back({u, v, w});
+      }
+    }
+    if (rng() % 2) std::shuffle(edges.begin(), edges.end(), rng);
+    const std::vector<int> fresh = MaxWeightMatching(n, edges);
+    ASSERT_EQ(matcher.Match(n, edges), fresh) << "trial " << trial << " n=" << n;
+    nontrivial += n >= 4 && !edges.empty();
+  }
+  EXPECT_GT(nontrivial, 1000);
+  MaxWeightMatcher copy = matcher;  // Copies start empty and answer the same.
+  EXPECT_EQ(copy.Match(4, {{0, 1, 1}, {1, 2, 1.5}, {2, 3, 1}}), (std::vector<int>{1, 0, 3, 2}));
 }
 
 }  // namespace
