@@ -15,12 +15,22 @@ double ToCoin(double v) {
   return v;
 }
 
+// An empty model with this class's settings. Each program copies it: constructing a
+// ClpSimplex builds CLP's message tables from scratch (~100,000 instructions, a fifth of a
+// small cutting-plane LP's solve), which a copy shares.
+const ClpSimplex& EmptyModel() {
+  static thread_local const ClpSimplex empty = [] {
+    ClpSimplex m;
+    m.setLogLevel(0);
+    m.setOptimizationDirection(1);  // Minimise.
+    return m;
+  }();
+  return empty;
+}
+
 }  // namespace
 
-LinearProgram::LinearProgram() : model_(std::make_unique<ClpSimplex>()) {
-  model_->setLogLevel(0);
-  model_->setOptimizationDirection(1);  // Minimise.
-}
+LinearProgram::LinearProgram() : model_(std::make_unique<ClpSimplex>(EmptyModel())) {}
 
 LinearProgram::~LinearProgram() = default;
 

@@ -67,19 +67,31 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     //    their position in the list. The list is read only as far as the walk and those
     //    reservations need (`scanned`): on trace2 it holds thousands of jobs behind the
     //    candidates, and reading each one's spec was most of the walk's time.
+    // Per GPU count, in order of first appearance (a handful): the count, its scanned jobs
+    // in order, and how many of them are candidates. Slots are found by a linear search.
     std::vector<int>& gpus = scratch_.gpus;     // Per scanned position.
     gpus.clear();
-    std::vector<int> sizes;                     // GPU counts, in order of first appearance.
-    std::map<int, std::vector<size_t>> by_size;  // Scanned jobs of each GPU count, in order.
+    std::vector<int>& sizes = scratch_.sizes;
+    std::vector<std::vector<size_t>>& by_size = scratch_.by_size;
+    std::vector<size_t>& chosen = scratch_.chosen;
+    sizes.clear();
+    chosen.clear();
+    auto slot_of = [&](int g) {
+      return static_cast<size_t>(std::find(sizes.begin(), sizes.end(), g) - sizes.begin());
+    };
     auto scan_next = [&] {
       const size_t i = gpus.size();
       const int g = view.Spec(entries[i].first).gpus;
       gpus.push_back(g);
-      auto [it, fresh] = by_size.try_emplace(g);
-      if (fresh) sizes.push_back(g);
-      it->second.push_back(i);
+      const size_t slot = slot_of(g);
+      if (slot == sizes.size()) {
+        sizes.push_back(g);
+        chosen.push_back(0);
+        if (by_size.size() < sizes.size()) by_size.emplace_back();
+        by_size[slot].clear();
+      }
+      by_size[slot].push_back(i);
     };
-    std::map<int, size_t> chosen;
     std::vector<char>& used = scratch_.used;
     used.assign(num_entries, 0);
     {
@@ -93,12 +105,14 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
         const Placement p = placement_->Place(spec, free);
         if (p.empty()) continue;
         free.Allocate(p);
-        size_t& c = chosen[spec.gpus];
-        std::vector<size_t>& same = by_size[spec.gpus];
-        while (same.size() < c + kMaxGroupSize && gpus.size() < num_entries) scan_next();
+        // By index: scanning on may add slots (and move the vectors).
+        const size_t slot = slot_of(spec.gpus);  // Scanned: it has one.
+        const size_t c = chosen[slot];
+        while (by_size[slot].size() < c + kMaxGroupSize && gpus.size() < num_entries) scan_next();
+        const std::vector<size_t>& same = by_size[slot];
         const size_t end = std::min(c + kMaxGroupSize, same.size());
         for (size_t k = c; k < end; ++k) used[same[k]] = 1;
-        c = end;
+        chosen[slot] = end;
       }
     }
     // 3. Matching rounds: groups of each size become nodes; matched pairs merge while
@@ -113,8 +127,8 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     if (groups.size() < sizes.size()) groups.resize(sizes.size());
     for (size_t si = 0; si < sizes.size(); ++si) {
       const int g = sizes[si];
-      const std::vector<size_t>& same = by_size[g];
-      const size_t c = chosen[g];
+      const std::vector<size_t>& same = by_size[si];
+      const size_t c = chosen[si];
       required += static_cast<int64_t>(c) * g;
       std::vector<Group>& singles = groups[si];
       singles.clear();
@@ -559,6 +573,9 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   std::vector<RunningGroup> running_groups_;      // The groups current_ names.
   struct Scratch {  // Per-decision buffers, kept to reuse their memory.
     std::vector<int> gpus;   // Per list position.
+    std::vector<int> sizes;  // Decide: per GPU count (slot), the count ...
+    std::vector<std::vector<size_t>> by_size;  // ... its scanned positions ...
+    std::vector<size_t> chosen;                // ... and how many are candidates.
     std::vector<char> used;  // Per list position: a candidate.
     FlatMap<Running> next;
     FlatMap<size_t> position;                   // Decide: candidate -> list position.
