@@ -9,11 +9,16 @@ void PersistentOrder::Remove(const std::vector<JobId>& gone) {
   FlatMap<char>& drop = scratch_.gone;
   drop.Clear();
   for (JobId id : gone) drop.Insert(id, 1);
-  auto dropped = [&](const Entry& e) { return drop.Find(e.first) != nullptr; };
+  size_t kept = 0;  // One pass: the kept entries move up in order.
   size_t kept_sorted = 0;
-  for (size_t i = 0; i < sorted_size_; ++i) kept_sorted += !dropped(list_[i]);
+  for (size_t i = 0; i < list_.size(); ++i) {
+    if (drop.Find(list_[i].first) != nullptr) continue;
+    if (i < sorted_size_) ++kept_sorted;
+    if (kept != i) list_[kept] = list_[i];
+    ++kept;
+  }
+  list_.resize(kept);
   sorted_size_ = kept_sorted;
-  std::erase_if(list_, dropped);
 }
 
 // Equivalent to: re-key every job, move jobs whose level changed to the back, stable
