@@ -10,6 +10,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <span>
 
 #include "schedkit/throughput.h"
 
@@ -104,13 +105,29 @@ ModularPolicy::ModularPolicy(ModularPolicyConfig config)
 class ModularPolicy::RunningWalk {
  public:
   RunningWalk(ModularPolicy* policy, const ClusterView& view)
-      : policy_(policy), view_(view), now_(view.Now()), cursor_(policy->running_.by_key.end()) {
+      : policy_(policy), view_(view), now_(view.Now()), cursor_(policy->running_.by_key.end()),
+        storage_(policy->running_walk_) {
+    if (storage_.walking) {
+      std::fprintf(stderr, "schedkit: ModularPolicy: a running walk inside another\n");
+      std::abort();  // They would share storage_.
+    }
+    storage_.walking = true;
+    storage_.in_use = 0;
     if (policy->running_index_ != RunningIndex::kLinear) return;
-    classes_.reserve(policy->running_.by_rate.size());
+    std::vector<Class>& classes = storage_.classes;
     for (const auto& [rate, jobs] : policy->running_.by_rate) {
-      classes_.push_back(Class{rate, jobs.rbegin(), jobs.rend(), jobs.begin()->key[0], {}});
+      if (storage_.in_use == classes.size()) classes.emplace_back();
+      Class& c = classes[storage_.in_use++];
+      c.rate = rate;
+      c.next = jobs.rbegin();
+      c.end = jobs.rend();
+      c.lowest_base = jobs.begin()->key[0];
+      c.read.clear();
     }
   }
+  ~RunningWalk() { storage_.walking = false; }
+  RunningWalk(const RunningWalk&) = delete;
+  RunningWalk& operator=(const RunningWalk&) = delete;
 
   // The greatest running job not yet given; false if none is left.
   bool Next(RunningTop* out) {
@@ -122,7 +139,7 @@ class ModularPolicy::RunningWalk {
       return true;
     }
     Class* best = nullptr;
-    for (Class& c : classes_) {
+    for (Class& c : classes()) {
       Fill(&c);
       if (c.read.empty()) continue;
       if (best == nullptr || best->read.back().exact < c.read.back().exact) best = &c;
@@ -138,7 +155,7 @@ class ModularPolicy::RunningWalk {
   // `abs` a bound on |key[0]| over them (AheadUntil's lo_abs).
   template <class F>
   void ForEachClassTop(F f) {
-    for (Class& c : classes_) {
+    for (Class& c : classes()) {
       Fill(&c);
       if (c.read.empty()) continue;
       const Read& read = c.read.back();
@@ -150,17 +167,9 @@ class ModularPolicy::RunningWalk {
   }
 
  private:
-  struct Read {
-    QueueEntry exact;  // Its key now.
-    double base;
-    const Placement* placement;  // As its status read now says.
-  };
-  struct Class {
-    double rate;
-    std::set<QueueEntry>::const_reverse_iterator next, end;  // Not yet read.
-    double lowest_base;
-    std::vector<Read> read;  // Read, not yet given: ascending exact order.
-  };
+  using Read = WalkRead;
+  using Class = WalkClass;
+  std::span<Class> classes() { return {storage_.classes.data(), storage_.in_use}; }
 
   // Reads until some job read is surely ahead of every job not read.
   void Fill(Class* c) {
@@ -186,7 +195,7 @@ class ModularPolicy::RunningWalk {
   const ClusterView& view_;
   const Time now_;
   std::set<QueueEntry>::iterator cursor_;  // kUpperBounds, kExact: the last given.
-  std::vector<Class> classes_;  // kLinear.
+  WalkStorage& storage_;  // kLinear: the classes.
 };
 ModularPolicy::~ModularPolicy() = default;
 
@@ -1170,13 +1179,26 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
     }
     best = std::min(best, t);
   }
-  for (const auto& [id, t] : stepped) {
-    ForgetWake(id);
-    wake_spare_.Insert(&wakes_, {t, id});
-    wake_of_.Insert(id, t);  // Forgotten above: inserted afresh.
-    wake_spare_.Insert(&wake_phase_, {std::fmod(t, period_), id});
-  }
+  for (const auto& [id, t] : stepped) MoveWake(id, t);
   return best;
+}
+
+void ModularPolicy::MoveWake(JobId id, Time at) {
+  Time* old = wake_of_.Find(id);
+  auto moved = [&](auto* set, auto from, auto to) {
+    auto node = set->extract({from, id});
+    if (node.empty()) {  // Not there (cannot happen while the index is kept): added.
+      wake_spare_.Insert(set, {to, id});
+      return;
+    }
+    node.value().first = to;
+    set->insert(std::move(node));
+  };
+  moved(&wakes_, *old, at);
+  const double old_phase = std::fmod(*old, period_);
+  const double phase = std::fmod(at, period_);
+  if (phase != old_phase) moved(&wake_phase_, old_phase, phase);
+  *old = at;
 }
 
 void ModularPolicy::Requeue(const ClusterView& view, JobId id) {

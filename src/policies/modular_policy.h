@@ -120,6 +120,28 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   };
   // One decision's walk down the running index in exact key order at Now().
   class RunningWalk;
+  // kLinear: RunningWalk's rate classes, kept with their buffers from one walk to the next
+  // (walks do not overlap; two or three per decision allocated anew were a twentieth of
+  // LAS's busy runs). Storage, not state: a copy starts empty.
+  struct WalkRead {
+    QueueEntry exact;  // Its key now.
+    double base;
+    const Placement* placement;  // As its status read now says.
+  };
+  struct WalkClass {
+    double rate;
+    std::set<QueueEntry>::const_reverse_iterator next, end;  // Not yet read.
+    double lowest_base;
+    std::vector<WalkRead> read;  // Read, not yet given: ascending exact order.
+  };
+  struct WalkStorage {
+    std::vector<WalkClass> classes;  // The first `in_use` serve the walk under way.
+    size_t in_use = 0;
+    bool walking = false;
+    WalkStorage() = default;
+    WalkStorage(const WalkStorage&) {}
+    WalkStorage& operator=(const WalkStorage&) { return *this; }
+  };
 
   // Admits waiting jobs: into the queue (Enqueue), or into arrivals_ where they may skip it.
   void AdmitArrivals(const ClusterView& view, const EventBatch& events, Decisions* out);
@@ -260,6 +282,10 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   Time NextWake(const ClusterView& view, Time from);
   // `s`: the job's status (kLinear: fixes the period at the first wake-up).
   void SetWake(const JobStatus& s, Time at, Time now);
+  // kLinear, index kept: `id`'s wake-up (in wake_of_) moves to `at`, in wakes_ and
+  // wake_phase_ by moving its nodes; its phase entry stays if the phase is the same (a
+  // step by the period usually keeps it exactly).
+  void MoveWake(JobId id, Time at);
   void ForgetWake(JobId id);
   // kLinear: the decision compared `lo`, a running job whose key[0] grows at `lo_rate`,
   // and found it ahead of `hi` (growing at `hi_rate`: 0 if pending); `lo_abs` >= |lo|
@@ -351,6 +377,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // a free state to place on (ScratchFree), step 3's frontier and what builds it.
   // The walks' storage (one walk at a time): its state is also ScratchFree's.
   PlacementWalk::Scratch walk_scratch_;
+  WalkStorage running_walk_;  // RunningWalk's.
   // walk_scratch_.state, holding a copy of the view's free resources.
   ClusterState* ScratchFree(const ClusterView& view);
   Frontier frontier_;
