@@ -5,6 +5,7 @@
 #define SCHEDKIT_METRICS_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -97,9 +98,11 @@ class MetricsRecorder final : public SimulationObserver {
   // Indices of job() in completion order (for sums in the order Muri takes them).
   const std::vector<int>& completion_order() const { return completion_order_; }
   // One sample per decision step whose counts changed; at most one per time, in time
-  // order: num_samples() of them.
+  // order: num_samples() of them, given to `f` one by one in that order.
   size_t num_samples() const { return samples_.size(); }
-  const ClusterSample& sample(size_t i) const { return samples_[i]; }
+  void ForEachSample(const std::function<void(const ClusterSample&)>& f) const {
+    samples_.ForEach(f);
+  }
 
  private:
   friend Summary Summarize(const MetricsRecorder&, const ClusterSpec&, const SimulationStats&,
@@ -135,6 +138,27 @@ class MetricsRecorder final : public SimulationObserver {
     static constexpr size_t kMask = (size_t{1} << kBits) - 1;
     std::vector<std::vector<T>> chunks_;
     size_t size_ = 0;
+  };
+
+  // The samples, exactly, in ~8 bytes each instead of 24 (a busy run records tens of
+  // millions): each as its differences from the one before, variable-length coded in
+  // blocks that never move. Time goes by its IEEE-754 bit pattern (consecutive times
+  // share their high bits; whole or round seconds also their low ones, dropped as a
+  // count of trailing zeros), the counts as zigzag integers. The newest sample is held
+  // whole until one at a later time comes: one at its own time replaces it.
+  class SampleLog {
+   public:
+    void Record(const ClusterSample& s);
+    size_t size() const { return encoded_ + (has_newest_ ? 1 : 0); }
+    void ForEach(const std::function<void(const ClusterSample&)>& f) const;
+
+   private:
+    void Encode(const ClusterSample& s);
+    std::vector<std::vector<uint8_t>> blocks_;
+    ClusterSample encoded_last_{0, 0, 0, 0};  // Differences are from it (zeros at first).
+    ClusterSample newest_{0, 0, 0, 0};
+    bool has_newest_ = false;
+    size_t encoded_ = 0;
   };
 
   // A row as kept: RecordedJob without its strings, 80 bytes instead of 128 and two
@@ -185,7 +209,7 @@ class MetricsRecorder final : public SimulationObserver {
   std::unordered_map<std::string, uint32_t> vc_ids_;
   std::vector<std::string> vc_texts_{""};
   std::vector<int> completion_order_;
-  Chunked<ClusterSample> samples_;
+  SampleLog samples_;
   double end_round_s_ = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -212,8 +213,87 @@ void MetricsRecorder::OnJobFinish(const JobSpec& job, Time now, Time first_start
 }
 
 void MetricsRecorder::OnClusterState(Time now, int pending, int running, int busy_gpus) {
-  if (samples_.size() > 0 && samples_.back().time_s == now) samples_.pop_back();
-  samples_.push_back(ClusterSample{now, pending, running, busy_gpus});
+  samples_.Record(ClusterSample{now, pending, running, busy_gpus});
+}
+
+namespace {
+
+// SampleLog's coding: blocks of kSampleBlock bytes, each record whole in one block.
+constexpr size_t kSampleBlock = size_t{1} << 16;
+constexpr size_t kMaxSampleRecord = 1 + 4 * 10;  // Trailing zeros, then four varints.
+
+uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+int64_t UnZigZag(uint64_t z) {
+  return static_cast<int64_t>(z >> 1) ^ -static_cast<int64_t>(z & 1);
+}
+uint8_t* PutVarint(uint64_t v, uint8_t* out) {
+  while (v >= 0x80) {
+    *out++ = static_cast<uint8_t>(v | 0x80);
+    v >>= 7;
+  }
+  *out++ = static_cast<uint8_t>(v);
+  return out;
+}
+uint64_t GetVarint(const uint8_t** p) {
+  uint64_t v = 0;
+  for (int shift = 0;; shift += 7) {
+    const uint8_t b = *(*p)++;
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (b < 0x80) return v;
+  }
+}
+uint64_t TimeBits(Time t) { return std::bit_cast<uint64_t>(t); }
+
+}  // namespace
+
+void MetricsRecorder::SampleLog::Record(const ClusterSample& s) {
+  if (has_newest_ && newest_.time_s == s.time_s) {
+    newest_ = s;
+    return;
+  }
+  if (has_newest_) Encode(newest_);
+  newest_ = s;
+  has_newest_ = true;
+}
+
+void MetricsRecorder::SampleLog::Encode(const ClusterSample& s) {
+  if (blocks_.empty() || blocks_.back().size() + kMaxSampleRecord > kSampleBlock) {
+    blocks_.emplace_back().reserve(kSampleBlock);
+  }
+  const ClusterSample& p = encoded_last_;
+  uint8_t record[kMaxSampleRecord];
+  uint8_t* out = record;
+  // The bit patterns' difference (wrapping: any two times code exactly), zigzagged.
+  const uint64_t dt = ZigZag(static_cast<int64_t>(TimeBits(s.time_s) - TimeBits(p.time_s)));
+  const int zeros = dt == 0 ? 0 : std::countr_zero(dt);
+  *out++ = static_cast<uint8_t>(zeros);
+  out = PutVarint(dt >> zeros, out);
+  out = PutVarint(ZigZag(int64_t{s.pending} - p.pending), out);
+  out = PutVarint(ZigZag(int64_t{s.running} - p.running), out);
+  out = PutVarint(ZigZag(int64_t{s.busy_gpus} - p.busy_gpus), out);
+  blocks_.back().insert(blocks_.back().end(), record, out);
+  encoded_last_ = s;
+  ++encoded_;
+}
+
+void MetricsRecorder::SampleLog::ForEach(const std::function<void(const ClusterSample&)>& f) const {
+  ClusterSample s{0, 0, 0, 0};
+  for (const std::vector<uint8_t>& block : blocks_) {
+    const uint8_t* p = block.data();
+    const uint8_t* end = p + block.size();
+    while (p < end) {
+      const int zeros = *p++;
+      const uint64_t dt = GetVarint(&p) << zeros;
+      s.time_s = std::bit_cast<Time>(TimeBits(s.time_s) + static_cast<uint64_t>(UnZigZag(dt)));
+      s.pending = static_cast<int>(s.pending + UnZigZag(GetVarint(&p)));
+      s.running = static_cast<int>(s.running + UnZigZag(GetVarint(&p)));
+      s.busy_gpus = static_cast<int>(s.busy_gpus + UnZigZag(GetVarint(&p)));
+      f(s);
+    }
+  }
+  if (has_newest_) f(newest_);
 }
 
 Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
@@ -281,9 +361,11 @@ Summary Summarize(const MetricsRecorder& recorder, const ClusterSpec& cluster,
   }
   // Busy GPU-seconds from the piecewise-constant time series.
   double busy = 0;
-  for (size_t i = 0; i + 1 < recorder.num_samples(); ++i) {
-    busy += recorder.sample(i).busy_gpus * (recorder.sample(i + 1).time_s - recorder.sample(i).time_s);
-  }
+  std::optional<ClusterSample> before;
+  recorder.ForEachSample([&](const ClusterSample& s) {
+    if (before) busy += before->busy_gpus * (s.time_s - before->time_s);
+    before = s;
+  });
   const double capacity = static_cast<double>(cluster.TotalGpus()) * s.makespan_s;
   s.gpu_utilization = capacity > 0 ? busy / capacity : 0;
   s.wall_s = wall_s;
@@ -334,10 +416,9 @@ Status WriteTimeSeriesCsv(const MetricsRecorder& recorder, const std::string& pa
   std::ofstream out(path);
   if (!out) return Status::IoError(path + ": cannot open for writing");
   out << "time_s,pending,running,busy_gpus\n";
-  for (size_t i = 0; i < recorder.num_samples(); ++i) {
-    const ClusterSample& s = recorder.sample(i);
+  recorder.ForEachSample([&](const ClusterSample& s) {
     out << Num(s.time_s) << ',' << s.pending << ',' << s.running << ',' << s.busy_gpus << '\n';
-  }
+  });
   return out ? Status::Ok() : Status::IoError(path + ": write failed");
 }
 

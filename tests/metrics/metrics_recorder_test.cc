@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -145,6 +148,22 @@ TEST(MetricsRecorder, RowsBuildBackWhatTheSignalsSaid) {
   EXPECT_EQ(recorder.job(5).placement, "");  // Never started.
 }
 
+// The recorder's samples are `expected`, bit for bit.
+void ExpectSamples(const MetricsRecorder& recorder, const std::vector<ClusterSample>& expected) {
+  ASSERT_EQ(recorder.num_samples(), expected.size());
+  size_t i = 0;
+  recorder.ForEachSample([&](const ClusterSample& s) {
+    ASSERT_LT(i, expected.size());
+    EXPECT_EQ(std::bit_cast<uint64_t>(s.time_s), std::bit_cast<uint64_t>(expected[i].time_s))
+        << "sample " << i;
+    EXPECT_EQ(s.pending, expected[i].pending) << "sample " << i;
+    EXPECT_EQ(s.running, expected[i].running) << "sample " << i;
+    EXPECT_EQ(s.busy_gpus, expected[i].busy_gpus) << "sample " << i;
+    ++i;
+  });
+  EXPECT_EQ(i, expected.size());
+}
+
 // A sample replaces the last one at the same time, across a chunk's end too.
 TEST(MetricsRecorder, SamplesKeepTheLastOfEachTime) {
   MetricsRecorder recorder(nullptr);
@@ -155,12 +174,35 @@ TEST(MetricsRecorder, SamplesKeepTheLastOfEachTime) {
     if (!expected.empty() && expected.back().time_s == t) expected.pop_back();
     expected.push_back({t, i, i + 1, i + 2});
   }
-  ASSERT_EQ(recorder.num_samples(), expected.size());
-  for (size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(recorder.sample(i).time_s, expected[i].time_s);
-    EXPECT_EQ(recorder.sample(i).pending, expected[i].pending);
-    EXPECT_EQ(recorder.sample(i).busy_gpus, expected[i].busy_gpus);
+  ExpectSamples(recorder, expected);
+}
+
+// Samples come back bit for bit whatever their times (fractions, round seconds, repeats,
+// jumps back, negative, huge, signed zeros, infinities) and counts (negative, extreme),
+// across the log's blocks.
+TEST(MetricsRecorder, SamplesComeBackExactly) {
+  std::mt19937_64 rng(7);
+  MetricsRecorder recorder(nullptr);
+  std::vector<ClusterSample> expected;
+  double t = 0;
+  const double odd_times[] = {-0.0, 0.0, -1e300, 1e300, INFINITY, -INFINITY, 5e-324, -3.5};
+  const int odd_counts[] = {0, -1, 1, std::numeric_limits<int>::max(), std::numeric_limits<int>::min()};
+  for (int i = 0; i < 200000; ++i) {
+    switch (rng() % 8) {
+      case 0: t = odd_times[rng() % 8]; break;
+      case 1: t = std::floor(t) + static_cast<double>(rng() % 100); break;  // Round seconds.
+      case 2: break;                                                        // The same time.
+      default: t += std::uniform_real_distribution<double>(0, 1000)(rng);
+    }
+    auto count = [&] {
+      return rng() % 10 == 0 ? odd_counts[rng() % 5] : static_cast<int>(rng() % 2000) - 10;
+    };
+    const ClusterSample s{t, count(), count(), count()};
+    recorder.OnClusterState(s.time_s, s.pending, s.running, s.busy_gpus);
+    if (!expected.empty() && expected.back().time_s == s.time_s) expected.pop_back();
+    expected.push_back(s);
   }
+  ExpectSamples(recorder, expected);
 }
 
 // Summarize reads p50, p95 and p99 of the JCTs from one copy, each nth_element above the
