@@ -140,7 +140,7 @@ class MetricsRecorder final : public SimulationObserver {
     size_t size_ = 0;
   };
 
-  // The samples, exactly, in ~8 bytes each instead of 24 (a busy run records tens of
+  // The samples, exactly, in ~9 bytes each instead of 24 (a busy run records tens of
   // millions): each as its differences from the one before, variable-length coded in
   // blocks that never move. Time goes by its IEEE-754 bit pattern (consecutive times
   // share their high bits; whole or round seconds also their low ones, dropped as a
