@@ -681,11 +681,9 @@ void ModularPolicy::KeepIndex(const ClusterView& view) {
   if (index_kept_) return;
   index_kept_ = true;
   SyncRunning(view);
-  wake_of_.ForEachUnordered([&](JobId id, Time at) {  // Into ordered sets: order-free.
-    wake_spare_.Insert(&wakes_, {at, id});
-    if (running_index_ == RunningIndex::kLinear) {
-      wake_spare_.Insert(&wake_phase_, {std::fmod(at, period_), id});
-    }
+  wake_of_.ForEachUnordered([&](JobId id, const WakeAt& w) {  // Into ordered sets: order-free.
+    wake_spare_.Insert(&wakes_, {w.at, id});
+    if (running_index_ == RunningIndex::kLinear) wake_spare_.Insert(&wake_phase_, {w.phase, id});
   });
 }
 
@@ -1170,7 +1168,7 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
     if (it == wake_phase_.end()) it = wake_phase_.begin();
     if (!(from + ahead(it->first) - width < best)) break;
     const JobId id = it->second;
-    Time t = *wake_of_.Find(id);
+    Time t = wake_of_.Find(id)->at;
     if (!wanted(t)) {
       const JobStatus s = view.Status(id);
       while (!(t > now)) t = config_.scheduling->NextKeyChange(s, t);
@@ -1184,8 +1182,8 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
 }
 
 void ModularPolicy::MoveWake(JobId id, Time at) {
-  Time* old = wake_of_.Find(id);
-  auto moved = [&](auto* set, auto from, auto to) {
+  WakeAt* old = wake_of_.Find(id);
+  auto moved = [&](auto* set, double from, double to) {
     auto node = set->extract({from, id});
     if (node.empty()) {  // Not there (cannot happen while the index is kept): added.
       wake_spare_.Insert(set, {to, id});
@@ -1194,11 +1192,10 @@ void ModularPolicy::MoveWake(JobId id, Time at) {
     node.value().first = to;
     set->insert(std::move(node));
   };
-  moved(&wakes_, *old, at);
-  const double old_phase = std::fmod(*old, period_);
+  moved(&wakes_, old->at, at);
   const double phase = std::fmod(at, period_);
-  if (phase != old_phase) moved(&wake_phase_, old_phase, phase);
-  *old = at;
+  if (phase != old->phase) moved(&wake_phase_, old->phase, phase);
+  *old = WakeAt{at, phase};
 }
 
 void ModularPolicy::Requeue(const ClusterView& view, JobId id) {
@@ -1217,38 +1214,36 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
   if (wanted && running_index_ != RunningIndex::kLinear && index_kept_) {
     // A job asking again (the next key change once one has come): its entries move, the
     // set's node reused.
-    auto [old, fresh] = wake_of_.Insert(id, at);
+    auto [old, fresh] = wake_of_.Insert(id, WakeAt{at, 0});
     if (fresh) {
       wake_spare_.Insert(&wakes_, {at, id});
     } else {
-      auto node = wakes_.extract({*old, id});
+      auto node = wakes_.extract({old->at, id});
       node.value().first = at;
       wakes_.insert(std::move(node));
-      *old = at;
+      old->at = at;
     }
     return;
   }
   ForgetWake(id);
   if (!wanted) return;
-  wake_of_.Insert(id, at);  // Forgotten above: inserted afresh.
+  double phase = 0;
   if (running_index_ == RunningIndex::kLinear) {
     if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
+    phase = std::fmod(at, period_);
   }
+  wake_of_.Insert(id, WakeAt{at, phase});  // Forgotten above: inserted afresh.
   if (!index_kept_) return;
-  if (running_index_ == RunningIndex::kLinear) {
-    wake_spare_.Insert(&wake_phase_, {std::fmod(at, period_), id});
-  }
+  if (running_index_ == RunningIndex::kLinear) wake_spare_.Insert(&wake_phase_, {phase, id});
   wake_spare_.Insert(&wakes_, {at, id});
 }
 
 void ModularPolicy::ForgetWake(JobId id) {
-  const Time* at = wake_of_.Find(id);
-  if (at == nullptr) return;
+  const WakeAt* w = wake_of_.Find(id);
+  if (w == nullptr) return;
   if (index_kept_) {
-    if (running_index_ == RunningIndex::kLinear) {
-      wake_spare_.Erase(&wake_phase_, {std::fmod(*at, period_), id});
-    }
-    wake_spare_.Erase(&wakes_, {*at, id});
+    if (running_index_ == RunningIndex::kLinear) wake_spare_.Erase(&wake_phase_, {w->phase, id});
+    wake_spare_.Erase(&wakes_, {w->at, id});
   }
   wake_of_.Erase(id);
 }

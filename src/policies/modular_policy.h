@@ -347,7 +347,13 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // only while index_kept_, from wake_of_ (which may then hold past wake-ups: caught up
   // by the next decision that keeps the index).
   std::set<std::pair<Time, JobId>> wakes_;
-  FlatMap<Time> wake_of_;
+  // Each job's wake-up in wakes_, and (kLinear) its phase in wake_phase_, fmod(at, period_):
+  // kept rather than computed again to find the entry (fmod was 3 % of LAS at 89 %).
+  struct WakeAt {
+    Time at = kNever;
+    double phase = 0;
+  };
+  FlatMap<WakeAt> wake_of_;
   // kLinear: the wake-ups in wakes_ by phase, their time modulo the period (each job's
   // later wake-ups keep its phase, up to rounding), and the period (NextKeyChange(s, 0)).
   // Kept only while index_kept_.
