@@ -36,6 +36,7 @@ class NodeTaker {
   Placement Finish();
 
  private:
+  static constexpr int kMaxSharesReserved = 8;  // Take's first reservation, in shares.
   const ClusterState& free_;
   const JobSpec& job_;
   int needed_;

@@ -12,6 +12,7 @@
 #include <map>
 #include <span>
 
+#include "mechanisms/exact_fmod.h"
 #include "schedkit/throughput.h"
 
 namespace schedkit {
@@ -1152,7 +1153,7 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
   // exceeds the earliest found.
   const double width =
       ((from - oldest) / period_ + 8) * 8 * DBL_EPSILON * (std::abs(from) + period_);
-  const double from_phase = std::fmod(from, period_);
+  const double from_phase = ExactFmod(from, period_);
   auto ahead = [&](double phase) {
     double d = phase - from_phase;
     if (d < -width) d += period_;
@@ -1193,7 +1194,7 @@ void ModularPolicy::MoveWake(JobId id, Time at) {
     set->insert(std::move(node));
   };
   moved(&wakes_, old->at, at);
-  const double phase = std::fmod(at, period_);
+  const double phase = ExactFmod(at, period_);
   if (phase != old->phase) moved(&wake_phase_, old->phase, phase);
   *old = WakeAt{at, phase};
 }
@@ -1230,7 +1231,7 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
   double phase = 0;
   if (running_index_ == RunningIndex::kLinear) {
     if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
-    phase = std::fmod(at, period_);
+    phase = ExactFmod(at, period_);
   }
   wake_of_.Insert(id, WakeAt{at, phase});  // Forgotten above: inserted afresh.
   if (!index_kept_) return;

@@ -347,8 +347,9 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   // only while index_kept_, from wake_of_ (which may then hold past wake-ups: caught up
   // by the next decision that keeps the index).
   std::set<std::pair<Time, JobId>> wakes_;
-  // Each job's wake-up in wakes_, and (kLinear) its phase in wake_phase_, fmod(at, period_):
-  // kept rather than computed again to find the entry (fmod was 3 % of LAS at 89 %).
+  // Each job's wake-up in wakes_, and (kLinear) its phase in wake_phase_, fmod(at, period_)
+  // (computed by ExactFmod, mechanisms/exact_fmod.h): kept rather than computed again to
+  // find the entry (fmod was 3 % of LAS at 89 %).
   struct WakeAt {
     Time at = kNever;
     double phase = 0;

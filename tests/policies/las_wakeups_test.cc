@@ -10,11 +10,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "mechanisms/exact_fmod.h"
 #include "schedkit/compat.h"
 #include "schedkit/simulator.h"
 #include "sim_test_util.h"
@@ -249,6 +253,52 @@ TEST(LasWakeups, IndexDroppedWhileNobodyWaitsDecidesAsEveryQuantum) {
     EXPECT_EQ(skipping.log, every.log) << "seed " << seed;
     EXPECT_LT(skipping.events, every.events) << "seed " << seed;
   }
+}
+
+// The wake-ups' phases (ModularPolicy: which wake-up may come next) are ExactFmod's, which
+// must be std::fmod's to the bit: at the times a simulation reaches, near and at multiples
+// of the period (where the quotient's rounding puts its integer part one off), and on the
+// edges it hands to std::fmod.
+TEST(LasWakeups, PhasesAreFmodToTheBit) {
+  auto bits = [](double v) {
+    uint64_t b;
+    std::memcpy(&b, &v, sizeof(b));
+    return b;
+  };
+  int64_t checked = 0;
+  auto check = [&](double x, double y) {
+    const double want = std::fmod(x, y);
+    const double got = ExactFmod(x, y);
+    ++checked;
+    if (std::isnan(want)) {
+      ASSERT_TRUE(std::isnan(got)) << x << " mod " << y;
+    } else {
+      ASSERT_EQ(bits(got), bits(want)) << std::hexfloat << x << " mod " << y << ": " << got << " vs " << want;
+    }
+  };
+  std::mt19937_64 rng(20);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const double periods[] = {300, 60, 0.1, 1.0 / 3, 7.25, 86400, 1e-3};
+  for (double y : periods) {
+    for (int i = 0; i < 200000; ++i) {
+      const double x = std::pow(10.0, 12 * unit(rng) - 3);  // 1e-3 .. 1e9 s.
+      check(x, y);
+      // At a multiple of the period and an ulp or two either side of it.
+      const double k = std::floor(x / y);
+      double m = k * y;
+      for (int step = 0; step < 3; ++step) m = std::nextafter(m, 0.0);
+      for (int step = 0; step < 6; ++step, m = std::nextafter(m, INFINITY)) check(m, y);
+    }
+  }
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (double x : {0.0, -0.0, -5.0, -300.0, 1e300, 0x1p52 * 300, 0x1p53 * 300, inf, -inf, nan,
+                   std::numeric_limits<double>::denorm_min(), 299.99999999999994, 300.0, 600.0}) {
+    for (double y : {300.0, 0.0, -300.0, inf, nan, std::numeric_limits<double>::denorm_min(), 1e-300}) {
+      check(x, y);
+    }
+  }
+  EXPECT_GT(checked, 8000000);
 }
 
 }  // namespace
