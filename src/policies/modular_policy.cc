@@ -124,6 +124,7 @@ class ModularPolicy::RunningWalk {
       c.end = jobs.rend();
       c.lowest_base = jobs.begin()->key[0];
       c.read.clear();
+      c.filled = false;
     }
   }
   ~RunningWalk() { storage_.walking = false; }
@@ -149,6 +150,7 @@ class ModularPolicy::RunningWalk {
     const Read& top = best->read.back();
     *out = RunningTop{top.exact, best->rate, top.exact.key[0], top.placement};
     best->read.pop_back();
+    best->filled = false;  // Its greatest base may have gone: Fill may read on.
     return true;
   }
 
@@ -174,6 +176,8 @@ class ModularPolicy::RunningWalk {
 
   // Reads until some job read is surely ahead of every job not read.
   void Fill(Class* c) {
+    if (c->filled) return;
+    c->filled = true;  // Below: what reads as far as it must.
     while (c->next != c->end) {
       const double next_base = c->next->key[0];
       if (!c->read.empty()) {
@@ -1164,7 +1168,8 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
   if (first_phase < 0) first_phase += period_;
   auto it = wake_phase_.lower_bound({first_phase, std::numeric_limits<JobId>::min()});
   Time best = kNever;
-  std::vector<std::pair<JobId, Time>> stepped;  // Each job's first wake-up after now.
+  std::vector<std::pair<JobId, Time>>& stepped = stepped_;  // Each job's first wake-up after now.
+  stepped.clear();
   for (size_t n = 0; n < wake_phase_.size(); ++n, ++it) {
     if (it == wake_phase_.end()) it = wake_phase_.begin();
     if (!(from + ahead(it->first) - width < best)) break;

@@ -133,6 +133,9 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
     std::set<QueueEntry>::const_reverse_iterator next, end;  // Not yet read.
     double lowest_base;
     std::vector<WalkRead> read;  // Read, not yet given: ascending exact order.
+    // RunningWalk::Fill has read as far as it must since `read` last lost its greatest:
+    // until then another Fill would read nothing (it depends on nothing else).
+    bool filled = false;
   };
   struct WalkStorage {
     std::vector<WalkClass> classes;  // The first `in_use` serve the walk under way.
@@ -394,6 +397,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   std::vector<const Candidate*> stopped_;
   std::vector<uint64_t> released_gpus_;  // ChosenMayBePlaced's: GPUs per node, zero between calls.
   std::vector<JobId> tried_;
+  std::vector<std::pair<JobId, Time>> stepped_;  // NextWake's: each job's first wake-up after now.
   std::vector<StartDecision> all_starts_;  // PlaceAllPending's, until they all fit.
   std::vector<JobId> admitted_, admitted_sorted_;  // AdmitArrivals': what the module admits.
   // One demand class of the queue in BackfillPending's walk: its jobs not yet read.
