@@ -262,16 +262,21 @@ void ModularPolicy::Decide(const ClusterView& view, const EventBatch& events, De
   } else if (PlaceAllPending(view, out)) {
     // Fast path: every pending job fits beside the running ones, so every job runs
     // whatever the keys say; keys only matter when someone must wait.
-  } else if (RunningAllAheadOfPending(view)) {
-    // Nobody pending outranks anybody running: no preemption, just backfill.
-    DecideKeepRunning(view, out);
   } else {
-    if (running_index_ != RunningIndex::kNone) {
-      TopFrontier(view, &frontier_);
+    std::optional<RunningWalk> walk;  // One walk of the running jobs for both steps.
+    if (RunningAllAheadOfPending(view, &walk)) {
+      // Nobody pending outranks anybody running: no preemption, just backfill.
+      walk.reset();
+      DecideKeepRunning(view, out);
     } else {
-      FullFrontier(view, &frontier_);
+      if (running_index_ != RunningIndex::kNone) {
+        TopFrontier(view, &walk, &frontier_);
+      } else {
+        FullFrontier(view, &frontier_);
+      }
+      walk.reset();
+      DecidePriority(view, &frontier_, out);
     }
-    DecidePriority(view, &frontier_, out);
   }
   BookDecisions(view, out);
 }
@@ -371,15 +376,18 @@ void ModularPolicy::FlushArrivals() {
   arrivals_.clear();
 }
 
-bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view) {
+bool ModularPolicy::RunningAllAheadOfPending(const ClusterView& view,
+                                             std::optional<RunningWalk>* walk) {
   if (queue_.empty()) return true;
   const QueueEntry& best_pending = *queue_.begin();
   if (running_index_ == RunningIndex::kLinear) {
     KeepIndex(view);  // TopFrontier, called only after this, reads it too.
     // Each class's greatest job bounds the class: the others are further behind, and
-    // AheadUntil's bound falls with the gap and grows with |key| (lo_abs).
+    // AheadUntil's bound falls with the gap and grows with |key| (lo_abs). The walk only
+    // peeks (it gives no job), so TopFrontier goes on from it.
     bool ahead = true;
-    RunningWalk(this, view).ForEachClassTop([&](const RunningTop& top, double abs) {
+    walk->emplace(this, view);
+    (*walk)->ForEachClassTop([&](const RunningTop& top, double abs) {
       if (!(top.entry < best_pending)) ahead = false;
       if (ahead && watch_order_) {
         KeepsAhead(top.entry.key[0], abs, top.rate, best_pending.key[0], 0, view.Now());
@@ -449,7 +457,8 @@ ClusterState* ModularPolicy::ScratchFree(const ClusterView& view) {
 // running jobs are taken from the top down, r_1 > r_2 > ..., until one, r_m, passes that
 // test: then only r_1..r_{m-1} and the pending jobs after r_m need the walk, and the
 // rest of the running jobs need neither a key nor a sort.
-void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
+void ModularPolicy::TopFrontier(const ClusterView& view, std::optional<RunningWalk>* walk_made,
+                                Frontier* out) {
   const int64_t total = view.Resources().total_gpus();
   const Time now = view.Now();
   auto& before = frontier_before_;  // Pending jobs before r.
@@ -466,7 +475,8 @@ void ModularPolicy::TopFrontier(const ClusterView& view, Frontier* out) {
   f.running.clear();
   f.chosen_pending.clear();
   f.fewest_chosen_gpus = std::numeric_limits<int>::max();
-  RunningWalk walk(this, view);
+  if (!walk_made->has_value()) walk_made->emplace(this, view);
+  RunningWalk& walk = **walk_made;
   bool found = false;
   // With watch_order_, every comparison below that running time could reverse is bounded
   // (KeepsAhead): r_1 > r_2 > ... > r_m, r_m > every other running job, and each running

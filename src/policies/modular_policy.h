@@ -159,8 +159,10 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   void FullFrontier(const ClusterView& view, Frontier* f) const;
   // With a running index only: running jobs from the top down (re-keyed if stale) until
   // one is found that the pending jobs ahead of it cannot push out.
-  // O(frontier log running).
-  void TopFrontier(const ClusterView& view, Frontier* f);
+  // O(frontier log running). `*walk`: a walk of this decision that has only peeked at the
+  // running jobs (RunningAllAheadOfPending, kLinear), which the frontier goes on from; made
+  // here if empty.
+  void TopFrontier(const ClusterView& view, std::optional<RunningWalk>* walk, Frontier* f);
   // kLinear: `lo`, running, ahead of `hi` (rate 0: pending). KeepsAhead's bound from the
   // exact keys the walk read.
   void TopKeepsAhead(const RunningTop& lo, const RunningTop& hi, Time now);
@@ -258,8 +260,9 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
   bool PlaceAllInOrder(const ClusterView& view, std::vector<StartDecision>* starts);
   // True iff every running job's key is ahead of the best pending job's: then nobody
   // can be preempted (step 2). O(running), no sort; with a running index, only the
-  // top of the running jobs is re-keyed.
-  bool RunningAllAheadOfPending(const ClusterView& view);
+  // top of the running jobs is re-keyed. kLinear: the walk it peeks with is left in
+  // `*walk` for TopFrontier (its reads are what a new walk would read first).
+  bool RunningAllAheadOfPending(const ClusterView& view, std::optional<RunningWalk>* walk);
   // Reads `*frontier` and changes its chosen_pending (a scratch member: frontier_).
   void DecidePriority(const ClusterView& view, Frontier* frontier, Decisions* out);
   void DecideReplaceAll(const ClusterView& view, Decisions* out);
