@@ -109,6 +109,9 @@ class BestFitPlacement final : public CopyableModule<BestFitPlacement, Placement
   std::string_view Name() const override { return "best-fit"; }
   bool PlacesByShape() const override { return true; }  // FitsOn, ShareOn: the shape.
   Placement Place(const JobSpec& job, const ClusterState& free) const override {
+    // Both ways below take whole free GPUs only: with fewer free than asked neither can
+    // place (the spread one would take every node with a free GPU before finding out).
+    if (free.total_free_gpus() < job.gpus) return Placement();
     // The node with the fewest free GPUs that holds the job, the lowest id among equals:
     // nodes by free count upwards, each count in id order; the first that fits.
     for (int c = std::max(job.gpus, 0); c <= free.max_node_gpus(); ++c) {
