@@ -50,6 +50,12 @@ class FlatMap {
       if (s.used) f(s.key, s.value);
     }
   }
+  template <class F>
+  void ForEachUnordered(F f) {  // f(key, value&): may change the values, not the keys.
+    for (Slot& s : slots_) {
+      if (s.used) f(s.key, s.value);
+    }
+  }
 
   // Removes every key, keeping the storage (for per-decision scratch maps).
   void Clear() {

@@ -213,6 +213,12 @@ ModularPolicy::RunningSets::RunningSets(const RunningSets& other)
   for (auto& [rate, jobs] : by_rate) repoint(&jobs);
 }
 
+ModularPolicy::WakeIndex::WakeIndex(const WakeIndex& other)
+    : by_time(other.by_time), by_phase(other.by_phase), of(other.of) {
+  for (auto it = by_time.begin(); it != by_time.end(); ++it) of.Find(it->second)->in_time = it;
+  for (auto it = by_phase.begin(); it != by_phase.end(); ++it) of.Find(it->second)->in_phase = it;
+}
+
 void ModularPolicy::RunningSets::Clear() {
   by_key.clear();
   by_rate.clear();
@@ -671,7 +677,7 @@ void ModularPolicy::UntrackRunning(JobId id) {
 
 void ModularPolicy::RekeyWoken(const ClusterView& view) {
   const Time now = view.Now();
-  for (auto w = wakes_.begin(); w != wakes_.end() && !(w->first > now); ++w) {
+  for (auto w = wakes_.by_time.begin(); w != wakes_.by_time.end() && !(w->first > now); ++w) {
     ReadKey* read = running_.read.Find(w->second);
     if (read == nullptr) continue;
     const JobStatus s = view.Status(w->second);
@@ -696,9 +702,11 @@ void ModularPolicy::KeepIndex(const ClusterView& view) {
   if (index_kept_) return;
   index_kept_ = true;
   SyncRunning(view);
-  wake_of_.ForEachUnordered([&](JobId id, const WakeAt& w) {  // Into ordered sets: order-free.
-    wake_spare_.Insert(&wakes_, {w.at, id});
-    if (running_index_ == RunningIndex::kLinear) wake_spare_.Insert(&wake_phase_, {w.phase, id});
+  wakes_.of.ForEachUnordered([&](JobId id, WakeIndex::At& w) {  // Into ordered sets: order-free.
+    w.in_time = wakes_.spare.Insert(&wakes_.by_time, {w.at, id}).first;
+    if (running_index_ == RunningIndex::kLinear) {
+      w.in_phase = wakes_.spare.Insert(&wakes_.by_phase, {w.phase, id}).first;
+    }
   });
 }
 
@@ -717,8 +725,8 @@ void ModularPolicy::UpkeepIndex(bool idle) {
   index_idle_ = 0;
   running_.Clear();
   running_gpus_ = 0;
-  wakes_.clear();
-  wake_phase_.clear();
+  wakes_.by_time.clear();
+  wakes_.by_phase.clear();
 }
 
 void ModularPolicy::QueueInsert(const QueueEntry& e, const JobSpec& spec) {
@@ -1134,14 +1142,14 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   // would have had: each is the previous one plus the period. kExact ones are asked now,
   // even while sleeping (RekeyWoken has re-read their keys at this decision): the
   // module's answer asked late is the one it would have given at the wake-up.
-  while ((!sleep || !periodic) && !wakes_.empty() && !(wakes_.begin()->first > now)) {
-    const auto [due, id] = *wakes_.begin();
+  while ((!sleep || !periodic) && !wakes_.by_time.empty() && !(wakes_.by_time.begin()->first > now)) {
+    const auto [due, id] = *wakes_.by_time.begin();
     const JobStatus s = view.Status(id);
     Time next = config_.scheduling->NextKeyChange(s, periodic ? due : now);
     while (periodic && !(next > now)) next = config_.scheduling->NextKeyChange(s, next);
     SetWake(s, next, now);
   }
-  out->wake_at = wakes_.empty() || sleep ? kNever : wakes_.begin()->first;
+  out->wake_at = wakes_.by_time.empty() || sleep ? kNever : wakes_.by_time.begin()->first;
   UpkeepIndex(idle);
 }
 
@@ -1151,13 +1159,13 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
   // kMaxPeriods periods ahead.
   constexpr double kMaxPeriods = 1024;
   KeepIndex(view);
-  if (wakes_.empty()) return kNever;
+  if (wakes_.by_time.empty()) return kNever;
   const Time now = view.Now();
   const bool after_now = !(from > now);  // Wanted: the first after now.
   if (after_now) from = now;
   from = std::min(from, now + kMaxPeriods * period_);
   auto wanted = [&](Time t) { return after_now ? t > from : !(t < from); };
-  const Time oldest = wakes_.begin()->first;
+  const Time oldest = wakes_.by_time.begin()->first;
   if (wanted(oldest)) return oldest;
   // A job's first wake-up wanted is `from` plus its phase's distance past from's phase
   // (`ahead`), but for the rounding of its steps since the one kept (~1 ulp each: the
@@ -1176,15 +1184,15 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
   };
   double first_phase = from_phase - width;
   if (first_phase < 0) first_phase += period_;
-  auto it = wake_phase_.lower_bound({first_phase, std::numeric_limits<JobId>::min()});
+  auto it = wakes_.by_phase.lower_bound({first_phase, std::numeric_limits<JobId>::min()});
   Time best = kNever;
   std::vector<std::pair<JobId, Time>>& stepped = stepped_;  // Each job's first wake-up after now.
   stepped.clear();
-  for (size_t n = 0; n < wake_phase_.size(); ++n, ++it) {
-    if (it == wake_phase_.end()) it = wake_phase_.begin();
+  for (size_t n = 0; n < wakes_.by_phase.size(); ++n, ++it) {
+    if (it == wakes_.by_phase.end()) it = wakes_.by_phase.begin();
     if (!(from + ahead(it->first) - width < best)) break;
     const JobId id = it->second;
-    Time t = wake_of_.Find(id)->at;
+    Time t = wakes_.of.Find(id)->at;
     if (!wanted(t)) {
       const JobStatus s = view.Status(id);
       while (!(t > now)) t = config_.scheduling->NextKeyChange(s, t);
@@ -1198,20 +1206,17 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
 }
 
 void ModularPolicy::MoveWake(JobId id, Time at) {
-  WakeAt* old = wake_of_.Find(id);
-  auto moved = [&](auto* set, double from, double to) {
-    auto node = set->extract({from, id});
-    if (node.empty()) {  // Not there (cannot happen while the index is kept): added.
-      wake_spare_.Insert(set, {to, id});
-      return;
-    }
+  WakeIndex::At* old = wakes_.of.Find(id);
+  auto moved = [](WakeIndex::Set* set, WakeIndex::Set::iterator* where, double to) {
+    auto node = set->extract(*where);
     node.value().first = to;
-    set->insert(std::move(node));
+    *where = set->insert(std::move(node)).position;
   };
-  moved(&wakes_, old->at, at);
+  moved(&wakes_.by_time, &old->in_time, at);
+  old->at = at;
   const double phase = ExactFmod(at, period_);
-  if (phase != old->phase) moved(&wake_phase_, old->phase, phase);
-  *old = WakeAt{at, phase};
+  if (phase != old->phase) moved(&wakes_.by_phase, &old->in_phase, phase);
+  old->phase = phase;
 }
 
 void ModularPolicy::Requeue(const ClusterView& view, JobId id) {
@@ -1230,13 +1235,13 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
   if (wanted && running_index_ != RunningIndex::kLinear && index_kept_) {
     // A job asking again (the next key change once one has come): its entries move, the
     // set's node reused.
-    auto [old, fresh] = wake_of_.Insert(id, WakeAt{at, 0});
+    auto [old, fresh] = wakes_.of.Insert(id, WakeIndex::At{.at = at});
     if (fresh) {
-      wake_spare_.Insert(&wakes_, {at, id});
+      old->in_time = wakes_.spare.Insert(&wakes_.by_time, {at, id}).first;
     } else {
-      auto node = wakes_.extract({old->at, id});
+      auto node = wakes_.by_time.extract(old->in_time);
       node.value().first = at;
-      wakes_.insert(std::move(node));
+      old->in_time = wakes_.by_time.insert(std::move(node)).position;
       old->at = at;
     }
     return;
@@ -1248,20 +1253,24 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
     if (period_ == 0) period_ = config_.scheduling->NextKeyChange(s, 0);
     phase = ExactFmod(at, period_);
   }
-  wake_of_.Insert(id, WakeAt{at, phase});  // Forgotten above: inserted afresh.
-  if (!index_kept_) return;
-  if (running_index_ == RunningIndex::kLinear) wake_spare_.Insert(&wake_phase_, {phase, id});
-  wake_spare_.Insert(&wakes_, {at, id});
+  WakeIndex::At w{.at = at, .phase = phase};
+  if (index_kept_) {
+    if (running_index_ == RunningIndex::kLinear) {
+      w.in_phase = wakes_.spare.Insert(&wakes_.by_phase, {phase, id}).first;
+    }
+    w.in_time = wakes_.spare.Insert(&wakes_.by_time, {at, id}).first;
+  }
+  wakes_.of.Insert(id, w);  // Forgotten above: inserted afresh.
 }
 
 void ModularPolicy::ForgetWake(JobId id) {
-  const WakeAt* w = wake_of_.Find(id);
+  const WakeIndex::At* w = wakes_.of.Find(id);
   if (w == nullptr) return;
   if (index_kept_) {
-    if (running_index_ == RunningIndex::kLinear) wake_spare_.Erase(&wake_phase_, {w->phase, id});
-    wake_spare_.Erase(&wakes_, {w->at, id});
+    if (running_index_ == RunningIndex::kLinear) wakes_.spare.Erase(&wakes_.by_phase, w->in_phase);
+    wakes_.spare.Erase(&wakes_.by_time, w->in_time);
   }
-  wake_of_.Erase(id);
+  wakes_.of.Erase(id);
 }
 
 }  // namespace schedkit
