@@ -38,6 +38,19 @@ class SpareNodes {
     return {result.position, result.inserted};
   }
 
+  // set->insert(hint, value) (an insertion just before a right `hint` takes no search),
+  // in a kept node if there is one. Returns where `value` is.
+  iterator InsertNear(Set* set, typename Set::const_iterator hint, const value_type& value) {
+    if (nodes_.empty()) return set->insert(hint, value);
+    typename Set::node_type node = std::move(nodes_.back());
+    nodes_.pop_back();
+    node.value() = value;
+    const size_t before = set->size();
+    iterator at = set->insert(hint, std::move(node));
+    if (set->size() == before) nodes_.push_back(std::move(node));  // Already there: kept.
+    return at;
+  }
+
   // set->erase(at), keeping the node (up to kMaxKept of them).
   void Erase(Set* set, iterator at) {
     if (nodes_.size() >= kMaxKept) {

@@ -1207,10 +1207,11 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
 
 void ModularPolicy::MoveWake(JobId id, Time at) {
   WakeIndex::At* old = wakes_.of.Find(id);
+  // A wake-up moves later, often past every other (hence the hint: no search then).
   auto moved = [](WakeIndex::Set* set, WakeIndex::Set::iterator* where, double to) {
     auto node = set->extract(*where);
     node.value().first = to;
-    *where = set->insert(std::move(node)).position;
+    *where = set->insert(set->end(), std::move(node));
   };
   moved(&wakes_.by_time, &old->in_time, at);
   old->at = at;
@@ -1236,12 +1237,13 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
     // A job asking again (the next key change once one has come): its entries move, the
     // set's node reused.
     auto [old, fresh] = wakes_.of.Insert(id, WakeIndex::At{.at = at});
+    // A wake-up asked now is often later than every other: the hint saves the search.
     if (fresh) {
-      old->in_time = wakes_.spare.Insert(&wakes_.by_time, {at, id}).first;
+      old->in_time = wakes_.spare.InsertNear(&wakes_.by_time, wakes_.by_time.end(), {at, id});
     } else {
       auto node = wakes_.by_time.extract(old->in_time);
       node.value().first = at;
-      old->in_time = wakes_.by_time.insert(std::move(node)).position;
+      old->in_time = wakes_.by_time.insert(wakes_.by_time.end(), std::move(node));
       old->at = at;
     }
     return;
@@ -1258,7 +1260,7 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
     if (running_index_ == RunningIndex::kLinear) {
       w.in_phase = wakes_.spare.Insert(&wakes_.by_phase, {phase, id}).first;
     }
-    w.in_time = wakes_.spare.Insert(&wakes_.by_time, {at, id}).first;
+    w.in_time = wakes_.spare.InsertNear(&wakes_.by_time, wakes_.by_time.end(), {at, id});  // As above.
   }
   wakes_.of.Insert(id, w);  // Forgotten above: inserted afresh.
 }

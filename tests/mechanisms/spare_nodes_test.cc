@@ -16,7 +16,7 @@ namespace {
 
 using Set = std::set<std::pair<double, int>>;
 
-// Random inserts (many of them repeats) and erasures, by value and by place, applied to
+// Random inserts (many of them repeats; some near a hint) and erasures, by value and by place, applied to
 // a set through SpareNodes and to a plain one: the same contents after every step, and
 // the same answers.
 TEST(SpareNodes, SetsHoldWhatPlainInsertAndEraseGive) {
@@ -26,11 +26,21 @@ TEST(SpareNodes, SetsHoldWhatPlainInsertAndEraseGive) {
   for (int step = 0; step < 20000; ++step) {
     const std::pair<double, int> v{static_cast<double>(rng() % 50) / 4,
                                    static_cast<int>(rng() % 7)};
-    switch (rng() % 3) {
+    switch (rng() % 4) {
       case 0: {
         const auto [place, inserted] = spare.Insert(&spared, v);
         EXPECT_EQ(inserted, plain.insert(v).second);
         EXPECT_EQ(*place, v);
+        break;
+      }
+      case 3: {  // Near a hint: the end (right for the greatest values), or anywhere.
+        auto hint = spared.end();
+        if (!spared.empty() && rng() % 2 == 0) {
+          hint = spared.begin();
+          std::advance(hint, rng() % spared.size());
+        }
+        EXPECT_EQ(*spare.InsertNear(&spared, hint, v), v);
+        plain.insert(v);
         break;
       }
       case 1:
