@@ -58,7 +58,9 @@ void NodeTaker::Take(int node) {
     if (!HostFits(free_, node, share)) continue;
     // Room for a share per node the job may still span (at most one per GPU), so that a
     // job spread over nodes allocates once rather than at each doubling.
-    if (p_.shares.empty()) p_.shares.reserve(static_cast<size_t>(std::min(job_.gpus, kMaxSharesReserved)));
+    if (p_.shares.empty()) {
+      p_.shares.reserve(static_cast<size_t>(std::min(job_.gpus, kMaxSharesReserved)));
+    }
     p_.shares.push_back(std::move(share));
     needed_ -= take;
     return;

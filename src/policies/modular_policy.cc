@@ -1142,8 +1142,9 @@ void ModularPolicy::BookDecisions(const ClusterView& view, Decisions* out) {
   // would have had: each is the previous one plus the period. kExact ones are asked now,
   // even while sleeping (RekeyWoken has re-read their keys at this decision): the
   // module's answer asked late is the one it would have given at the wake-up.
-  while ((!sleep || !periodic) && !wakes_.by_time.empty() && !(wakes_.by_time.begin()->first > now)) {
-    const auto [due, id] = *wakes_.by_time.begin();
+  const WakeIndex::Set& due_first = wakes_.by_time;
+  while ((!sleep || !periodic) && !due_first.empty() && !(due_first.begin()->first > now)) {
+    const auto [due, id] = *due_first.begin();
     const JobStatus s = view.Status(id);
     Time next = config_.scheduling->NextKeyChange(s, periodic ? due : now);
     while (periodic && !(next > now)) next = config_.scheduling->NextKeyChange(s, next);
@@ -1207,7 +1208,8 @@ Time ModularPolicy::NextWake(const ClusterView& view, Time from) {
 
 void ModularPolicy::MoveWake(JobId id, Time at) {
   WakeIndex::At* old = wakes_.of.Find(id);
-  // A wake-up moves later, often past every other (hence the hint: no search then).
+  // By time a wake-up moves later, often past every other: the end as a hint saves the
+  // search (a wrong hint, as for most phases, costs a comparison).
   auto moved = [](WakeIndex::Set* set, WakeIndex::Set::iterator* where, double to) {
     auto node = set->extract(*where);
     node.value().first = to;
@@ -1260,7 +1262,8 @@ void ModularPolicy::SetWake(const JobStatus& s, Time at, Time now) {
     if (running_index_ == RunningIndex::kLinear) {
       w.in_phase = wakes_.spare.Insert(&wakes_.by_phase, {phase, id}).first;
     }
-    w.in_time = wakes_.spare.InsertNear(&wakes_.by_time, wakes_.by_time.end(), {at, id});  // As above.
+    // As above: the end as a hint.
+    w.in_time = wakes_.spare.InsertNear(&wakes_.by_time, wakes_.by_time.end(), {at, id});
   }
   wakes_.of.Insert(id, w);  // Forgotten above: inserted afresh.
 }

@@ -360,7 +360,7 @@ class ModularPolicy final : public ClonablePolicy<ModularPolicy> {
       // kLinear: fmod(at, period_), by ExactFmod (mechanisms/exact_fmod.h), kept rather
       // than computed again (fmod was 3 % of LAS at 89 %).
       double phase = 0;
-      Set::iterator in_time, in_phase;  // While the sets are kept (in_phase: kLinear).
+      Set::iterator in_time{}, in_phase{};  // While the sets are kept (in_phase: kLinear).
     };
     Set by_time;   // (at, id): earliest first (kLinear: a wake-up of each job's chain,
                    // maybe past, stepped on by NextWake).

@@ -16,9 +16,9 @@ namespace {
 
 using Set = std::set<std::pair<double, int>>;
 
-// Random inserts (many of them repeats; some near a hint) and erasures, by value and by place, applied to
-// a set through SpareNodes and to a plain one: the same contents after every step, and
-// the same answers.
+// Random inserts (many of them repeats; some near a hint) and erasures, by value and by
+// place, applied to a set through SpareNodes and to a plain one: the same contents after
+// every step, and the same answers.
 TEST(SpareNodes, SetsHoldWhatPlainInsertAndEraseGive) {
   Set plain, spared;
   SpareNodes<Set> spare;

@@ -273,7 +273,8 @@ TEST(LasWakeups, PhasesAreFmodToTheBit) {
     if (std::isnan(want)) {
       ASSERT_TRUE(std::isnan(got)) << x << " mod " << y;
     } else {
-      ASSERT_EQ(bits(got), bits(want)) << std::hexfloat << x << " mod " << y << ": " << got << " vs " << want;
+      ASSERT_EQ(bits(got), bits(want))
+          << std::hexfloat << x << " mod " << y << ": " << got << " vs " << want;
     }
   };
   std::mt19937_64 rng(20);
@@ -294,7 +295,8 @@ TEST(LasWakeups, PhasesAreFmodToTheBit) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (double x : {0.0, -0.0, -5.0, -300.0, 1e300, 0x1p52 * 300, 0x1p53 * 300, inf, -inf, nan,
                    std::numeric_limits<double>::denorm_min(), 299.99999999999994, 300.0, 600.0}) {
-    for (double y : {300.0, 0.0, -300.0, inf, nan, std::numeric_limits<double>::denorm_min(), 1e-300}) {
+    for (double y :
+         {300.0, 0.0, -300.0, inf, nan, std::numeric_limits<double>::denorm_min(), 1e-300}) {
       check(x, y);
     }
   }
