@@ -46,7 +46,7 @@ struct Case {
   std::string policy;
   sk::CompatMode compat;
   // Set for cases that time a mechanism rather than a run; returns the exit code.
-  std::function<int(const std::string& name, int repeat)> custom;
+  std::function<int(const std::string& name, int repeat)> custom = {};
 };
 
 const std::string kShared = std::string(SCHEDKIT_SOURCE_DIR) + "/../shared";
