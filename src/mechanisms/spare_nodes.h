@@ -30,10 +30,7 @@ class SpareNodes {
   // set->insert(value), in a kept node if there is one.
   std::pair<iterator, bool> Insert(Set* set, const value_type& value) {
     if (nodes_.empty()) return set->insert(value);
-    typename Set::node_type node = std::move(nodes_.back());
-    nodes_.pop_back();
-    node.value() = value;
-    auto result = set->insert(std::move(node));
+    auto result = set->insert(KeptNodeHolding(value));
     if (!result.inserted) nodes_.push_back(std::move(result.node));
     return {result.position, result.inserted};
   }
@@ -42,12 +39,9 @@ class SpareNodes {
   // in a kept node if there is one. Returns where `value` is.
   iterator InsertNear(Set* set, typename Set::const_iterator hint, const value_type& value) {
     if (nodes_.empty()) return set->insert(hint, value);
-    typename Set::node_type node = std::move(nodes_.back());
-    nodes_.pop_back();
-    node.value() = value;
-    const size_t before = set->size();
+    typename Set::node_type node = KeptNodeHolding(value);
     iterator at = set->insert(hint, std::move(node));
-    if (set->size() == before) nodes_.push_back(std::move(node));  // Already there: kept.
+    if (!node.empty()) nodes_.push_back(std::move(node));  // Already there: left to us.
     return at;
   }
 
@@ -68,6 +62,14 @@ class SpareNodes {
   }
 
  private:
+  // The last kept node, holding `value`. REQUIRES: a node is kept.
+  typename Set::node_type KeptNodeHolding(const value_type& value) {
+    typename Set::node_type node = std::move(nodes_.back());
+    nodes_.pop_back();
+    node.value() = value;
+    return node;
+  }
+
   // Enough for the sets' ups and downs between events; a set that shrinks for good
   // gives the rest back to malloc.
   static constexpr size_t kMaxKept = 256;
