@@ -21,6 +21,32 @@ void PersistentOrder::Remove(const std::vector<JobId>& gone) {
   sorted_size_ = kept_sorted;
 }
 
+// Sorts `v`, which is expected to be nearly in order. The re-keyed jobs are collected in
+// list order, which was their key order at the last sort: between two decisions only a few
+// swap places (trace2 Muri-S: ~90 re-keyed jobs, ~4 out of place), so an insertion sort
+// does linear work where std::sort did O(r log r) comparisons of three-double keys. Past a
+// budget of moves it hands over to std::sort. Changed's order is total (positions are
+// distinct), so both give the same result.
+void PersistentOrder::SortNearlySorted(std::vector<Changed>* v) {
+  const size_t budget = 8 * v->size();
+  size_t moves = 0;
+  for (size_t k = 1; k < v->size(); ++k) {
+    if (!((*v)[k] < (*v)[k - 1])) continue;
+    Changed x = (*v)[k];
+    size_t j = k;
+    do {
+      (*v)[j] = (*v)[j - 1];
+      --j;
+    } while (j > 0 && x < (*v)[j - 1]);
+    (*v)[j] = x;
+    moves += k - j;
+    if (moves > budget) {
+      std::sort(v->begin(), v->end());
+      return;
+    }
+  }
+}
+
 // Equivalent to: re-key every job, move jobs whose level changed to the back, stable
 // sort by key. Only running jobs and jobs appended since the last sort can have new keys
 // or positions, so those are re-keyed, sorted among themselves and merged into the rest,
@@ -49,7 +75,7 @@ void PersistentOrder::Sort(const std::vector<JobId>& running,
   }
   sorted_size_ = n;
   if (changed.empty()) return;
-  std::sort(changed.begin(), changed.end());
+  SortNearlySorted(&changed);
   std::vector<Entry>& merged = scratch_.merged;
   merged.clear();
   merged.reserve(n);

@@ -51,6 +51,8 @@ class PersistentOrder {
     bool operator<(const Changed& o) const { return key != o.key ? key < o.key : order < o.order; }
   };
 
+  static void SortNearlySorted(std::vector<Changed>* v);
+
   std::vector<Entry> list_;
   size_t sorted_size_ = 0;  // list_[0, sorted_size_) was in key order after the last Sort.
   struct Scratch {           // Reused buffers: Sort runs at every decision.

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "mechanisms/persistent_order.h"
@@ -89,11 +90,16 @@ TEST(JobQueue, ACopyRemovesFromItselfOnly) {
 // the rest; by its contract (a pending job's key stands) that is its definition: re-key
 // every job, move those whose level changed to the back (multi_level), stable-sort by key.
 // Random decisions with many ties (small integer keys, three levels), appends, removals
-// and running sets, against that definition written out.
+// and running sets, against that definition written out. Short lists re-key a few jobs
+// (Sort's insertion sort); long ones hundreds in random order (past its budget of moves,
+// std::sort takes over).
 TEST(PersistentOrder, SortsAsTheWholeListRekeyedAndStableSorted) {
-  for (bool multi_level : {false, true}) {
-    std::mt19937 rng(multi_level ? 11 : 5);
+  for (const auto& [multi_level, long_list] :
+       {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
+    std::mt19937 rng((multi_level ? 11 : 5) + (long_list ? 100 : 0));
     std::uniform_int_distribution<int> level(0, 2), tie(0, 4), coin(0, 3);
+    const size_t max_gone = long_list ? 1 : 3;
+    const int appends_per_coin = long_list ? 3 : 1;
     std::map<JobId, PriorityKey> key;  // Each listed job's key now.
     PersistentOrder order;
     std::vector<PersistentOrder::Entry> reference;
@@ -101,12 +107,12 @@ TEST(PersistentOrder, SortsAsTheWholeListRekeyedAndStableSorted) {
     for (int decision = 0; decision < 300; ++decision) {
       std::vector<JobId> gone;
       for (const auto& [id, k] : key) {
-        if (coin(rng) == 0 && gone.size() < 3) gone.push_back(id);
+        if (coin(rng) == 0 && gone.size() < max_gone) gone.push_back(id);
       }
       order.Remove(gone);
       for (JobId id : gone) key.erase(id);
       std::erase_if(reference, [&](const auto& e) { return !key.count(e.first); });
-      for (int i = coin(rng); i > 0; --i) {
+      for (int i = coin(rng) * appends_per_coin; i > 0; --i) {
         const JobId id = next_id++;
         key[id] = PriorityKey{double(level(rng)), double(tie(rng)), 0};
         order.Append(id, key[id]);
@@ -129,7 +135,7 @@ TEST(PersistentOrder, SortsAsTheWholeListRekeyedAndStableSorted) {
       std::stable_sort(stay.begin(), stay.end(),
                        [](const auto& a, const auto& b) { return a.second < b.second; });
       reference = stay;
-      ASSERT_EQ(order.entries(), reference) << "decision " << decision;
+      ASSERT_EQ(order.entries(), reference) << "decision " << decision << " long " << long_list;
     }
   }
 }
