@@ -2,7 +2,7 @@
 // members removed in C++20.
 #include "mechanisms/matching.h"
 
-#include <lemon/list_graph.h>
+#include <lemon/smart_graph.h>
 #include <lemon/matching.h>
 
 #include <cstdio>
@@ -10,7 +10,15 @@
 
 namespace schedkit {
 
-using Graph = lemon::ListGraph;
+// A SmartGraph, not a ListGraph: its iterators step through plain arrays rather than
+// linked lists, which took ~3 % of Muri-S (docs/performance.md). Built from scratch, the
+// two number nodes, edges and arcs alike and keep the same incidence lists; their NodeIt
+// and EdgeIt agree when the edges come grouped by u in ascending order (ListGraph's EdgeIt
+// visits u descending, each u's edges newest first; SmartGraph's visits edges newest
+// first). LEMON's matching reads ArcIt only to reset its maps, so on such input it runs
+// step for step as on a ListGraph, tied choices included: what schedkit's outputs before
+// this change were made with. Test Matching.RunsAsOnAListGraph checks it.
+using Graph = lemon::SmartGraph;
 using WeightMap = Graph::EdgeMap<double>;
 
 // The graph, its weight map and LEMON's matcher, whose maps (a few dozen, attached to
@@ -40,15 +48,15 @@ std::vector<int> MaxWeightMatcher::Match(int num_nodes, const std::vector<Weight
   if (workspace_ == nullptr) workspace_ = std::make_unique<Workspace>();
   Workspace& ws = *workspace_;
   Graph& g = ws.graph;
-  // Cleared, a ListGraph hands out ids from 0 again and iterates as a new one, so LEMON
+  // Cleared, a SmartGraph hands out ids from 0 again and iterates as a new one, so LEMON
   // sees the graph a fresh one would be (its answer among tied matchings depends on it).
-  // The nodes and edges go in through ListGraphBase, which skips telling the attached maps
+  // The nodes and edges go in through SmartGraphBase, which skips telling the attached maps
   // of each one (for an edge, through a two-arc vector allocated per edge); the maps are
   // then rebuilt once at the new size, keeping their storage.
   g.clear();
   g.reserveNode(num_nodes);
   g.reserveEdge(static_cast<int>(edges.size()));
-  lemon::ListGraphBase& unobserved = g;
+  lemon::SmartGraphBase& unobserved = g;
   ws.nodes.clear();
   for (int i = 0; i < num_nodes; ++i) ws.nodes.push_back(unobserved.addNode());
   ws.added.clear();

@@ -19,7 +19,10 @@ struct WeightedEdge {
 // maximises the total weight of its edges (not the number of edges); edges with weight
 // <= 0 are never useful and are ignored. Among matchings of equal weight, which one is
 // returned is deterministic but unspecified (it need not be the one Muri's hand-written
-// blossom returns; --compat muri uses MuriBlossomMatching, muri_matching.h).
+// blossom returns; --compat muri uses MuriBlossomMatching, muri_matching.h). With the
+// edges grouped by u in ascending order (as kind_matching.cc lists them) it is the one
+// LEMON returns on a ListGraph built in the edges' order, which schedkit's recorded
+// outputs depend on: keep it so (test Matching.RunsAsOnAListGraph).
 // REQUIRES: 0 <= u, v < num_nodes, u != v.
 std::vector<int> MaxWeightMatching(int num_nodes, const std::vector<WeightedEdge>& edges);
 
