@@ -46,10 +46,27 @@ struct LpRow {
   uint32_t set = 0;
 };
 
+// What a matching needs besides its answer, kept from one to the next (KindMatcher holds
+// one): Muri matches tens of thousands of graphs, and these were a few dozen small
+// allocations each.
+struct Workspace {
+  MaxWeightMatcher blossom;           // Its own workspace only: a copy starts empty.
+  std::vector<WeightedEdge> edges;    // NodeBlossom.
+  std::vector<int> count;             // Match: nodes per kind.
+  std::vector<PairColumn> columns;    // Match.
+  std::vector<uint64_t> key;          // Match: the remembered bases' key.
+  std::vector<int64_t> pairs;         // SolveBasis: its answer.
+  std::vector<double> x, system;      // SolveBasis.
+  std::vector<int> unknown;           // SolveBasis.
+  std::vector<int64_t> bound, degree;  // SolveBasis.
+  std::vector<int> by_kind, start, taken;  // HandOut.
+};
+
 std::vector<int> NodeBlossom(const std::vector<int>& kind, int num_kinds,
-                             const std::vector<double>& weight, MaxWeightMatcher* blossom) {
+                             const std::vector<double>& weight, Workspace* ws) {
   const int n = static_cast<int>(kind.size());
-  std::vector<WeightedEdge> edges;
+  std::vector<WeightedEdge>& edges = ws->edges;
+  edges.clear();
   for (int u = 0; u < n; ++u) {
     for (int v = u + 1; v < n; ++v) {
       const int a = std::min(kind[u], kind[v]);
@@ -58,7 +75,7 @@ std::vector<int> NodeBlossom(const std::vector<int>& kind, int num_kinds,
       if (w > 0) edges.push_back({u, v, w});
     }
   }
-  return blossom->Match(n, edges);
+  return ws->blossom.Match(n, edges);
 }
 
 // m(U): the nodes of the kinds in set `u` (a bit mask).
@@ -147,9 +164,10 @@ std::optional<std::vector<int64_t>> SolvePairCounts(const std::vector<PairColumn
 }
 
 // The LP's columns for these counts (see kind_matching.h).
-std::vector<PairColumn> PairColumns(int num_kinds, const std::vector<double>& weight,
-                                    const std::vector<int>& count) {
-  std::vector<PairColumn> columns;
+void PairColumns(int num_kinds, const std::vector<double>& weight, const std::vector<int>& count,
+                 std::vector<PairColumn>* out) {
+  std::vector<PairColumn>& columns = *out;
+  columns.clear();
   for (int a = 0; a < num_kinds; ++a) {
     for (int b = a; b < num_kinds; ++b) {
       const double w = weight[static_cast<size_t>(a) * num_kinds + b];
@@ -158,7 +176,6 @@ std::vector<PairColumn> PairColumns(int num_kinds, const std::vector<double>& we
       columns.push_back({a, b, static_cast<int>(columns.size()), cap, w});
     }
   }
-  return columns;
 }
 
 int Coefficient(const LpRow& row, const PairColumn& c) {
@@ -199,24 +216,31 @@ std::optional<std::vector<int64_t>> SolveByLp(const std::vector<PairColumn>& col
 
 // Hands the pairs out, kinds in column order, each kind's lowest-numbered free node first;
 // nothing if the counts overrun a kind (CLP's tolerance).
-std::optional<std::vector<int>> HandOut(const std::vector<int>& kind, int num_kinds,
+std::optional<std::vector<int>> HandOut(const std::vector<int>& kind,
+                                        const std::vector<int>& count,
                                         const std::vector<PairColumn>& columns,
-                                        const std::vector<int64_t>& pairs) {
+                                        const std::vector<int64_t>& pairs, Workspace* ws) {
   const int n = static_cast<int>(kind.size());
+  const size_t num_kinds = count.size();
+  // by_kind: the nodes grouped by kind, kind a's in ascending order from start[a];
+  // taken[a]: how many of them are handed out.
+  std::vector<int>& by_kind = ws->by_kind;
+  std::vector<int>& start = ws->start;
+  std::vector<int>& taken = ws->taken;
+  start.assign(num_kinds, 0);
+  for (size_t a = 1; a < num_kinds; ++a) start[a] = start[a - 1] + count[a - 1];
+  taken.assign(num_kinds, 0);
+  by_kind.resize(n);
+  for (int u = 0; u < n; ++u) by_kind[start[kind[u]] + taken[kind[u]]++] = u;
+  taken.assign(num_kinds, 0);
   std::vector<int> mate(n, -1);
-  std::vector<std::vector<int>> free_nodes(num_kinds);
-  for (int u = n - 1; u >= 0; --u) free_nodes[kind[u]].push_back(u);  // Back = lowest.
   for (size_t i = 0; i < columns.size(); ++i) {
+    const int a = columns[i].a;
+    const int b = columns[i].b;
     for (int64_t p = 0; p < pairs[i]; ++p) {
-      std::vector<int>& from_a = free_nodes[columns[i].a];
-      std::vector<int>& from_b = free_nodes[columns[i].b];
-      if (from_a.empty() || from_b.size() < (columns[i].a == columns[i].b ? 2u : 1u)) {
-        return std::nullopt;
-      }
-      const int u = from_a.back();
-      from_a.pop_back();
-      const int v = from_b.back();
-      from_b.pop_back();
+      if (taken[a] + (a == b ? 2 : 1) > count[a] || taken[b] + 1 > count[b]) return std::nullopt;
+      const int u = by_kind[start[a] + taken[a]++];
+      const int v = by_kind[start[b] + taken[b]++];
       mate[u] = v;
       mate[v] = u;
     }
@@ -231,27 +255,31 @@ struct Basis {
   std::vector<LpRow> tight;
 };
 
-// The basis' solution for these counts, if it is an integral b-matching (see KindMatcher).
-std::optional<std::vector<int64_t>> SolveBasis(const Basis& basis,
-                                               const std::vector<PairColumn>& columns,
-                                               const std::vector<int>& count) {
+// The basis' solution for these counts, if it is an integral b-matching (see KindMatcher):
+// true, with the pair counts in ws->pairs.
+bool SolveBasis(const Basis& basis, const std::vector<PairColumn>& columns,
+                const std::vector<int>& count, Workspace* ws) {
   const size_t num_columns = columns.size();
   const size_t m = basis.tight.size();
-  if (basis.column_state.size() != num_columns) return std::nullopt;
-  std::vector<double> x(num_columns, 0.0);
-  std::vector<int> unknown(num_columns, -1);  // Column -> its index among the solved ones.
+  if (basis.column_state.size() != num_columns) return false;
+  std::vector<double>& x = ws->x;
+  x.assign(num_columns, 0.0);
+  std::vector<int>& unknown = ws->unknown;  // Column -> its index among the solved ones.
+  unknown.assign(num_columns, -1);
   size_t num_unknown = 0;
   for (size_t j = 0; j < num_columns; ++j) {
     if (basis.column_state[j] > 0) x[j] = static_cast<double>(columns[j].cap);
     if (basis.column_state[j] == 0) unknown[j] = static_cast<int>(num_unknown++);
   }
-  if (num_unknown != m) return std::nullopt;
+  if (num_unknown != m) return false;
   // Dense m x m system, augmented with the right-hand side, by Gaussian elimination.
-  std::vector<double> a(m * (m + 1), 0.0);
-  std::vector<int64_t> bound(m);
+  std::vector<double>& a = ws->system;
+  a.assign(m * (m + 1), 0.0);
+  std::vector<int64_t>& bound = ws->bound;
+  bound.resize(m);
   for (size_t r = 0; r < m; ++r) {
     const std::optional<int64_t> b = RowBound(basis.tight[r], count);
-    if (!b) return std::nullopt;
+    if (!b) return false;
     bound[r] = *b;
     double rhs = static_cast<double>(*b);
     for (size_t j = 0; j < num_columns; ++j) {
@@ -270,7 +298,7 @@ std::optional<std::vector<int64_t>> SolveBasis(const Basis& basis,
     for (size_t r = col + 1; r < m; ++r) {
       if (std::fabs(a[r * (m + 1) + col]) > std::fabs(a[pivot * (m + 1) + col])) pivot = r;
     }
-    if (std::fabs(a[pivot * (m + 1) + col]) < kZero) return std::nullopt;  // Singular.
+    if (std::fabs(a[pivot * (m + 1) + col]) < kZero) return false;  // Singular.
     if (pivot != col) {
       for (size_t c = 0; c <= m; ++c) std::swap(a[col * (m + 1) + c], a[pivot * (m + 1) + c]);
     }
@@ -286,36 +314,38 @@ std::optional<std::vector<int64_t>> SolveBasis(const Basis& basis,
       x[j] = a[r * (m + 1) + m] / a[r * (m + 1) + r];
     }
   }
-  std::vector<int64_t> pairs(num_columns);
+  std::vector<int64_t>& pairs = ws->pairs;
+  pairs.resize(num_columns);
   for (size_t j = 0; j < num_columns; ++j) {
     const double r = std::round(x[j]);
     if (std::fabs(x[j] - r) > kIntegrality || r < 0 || r > static_cast<double>(columns[j].cap)) {
-      return std::nullopt;
+      return false;
     }
     pairs[j] = static_cast<int64_t>(r);
   }
   // Integral, so exact from here: every degree row holds and the tight rows are tight.
-  std::vector<int64_t> degree(count.size(), 0);
+  std::vector<int64_t>& degree = ws->degree;
+  degree.assign(count.size(), 0);
   for (size_t j = 0; j < num_columns; ++j) {
     degree[columns[j].a] += pairs[j];
     degree[columns[j].b] += pairs[j];
   }
   for (size_t a = 0; a < count.size(); ++a) {
-    if (degree[a] > count[a]) return std::nullopt;
+    if (degree[a] > count[a]) return false;
   }
   for (size_t r = 0; r < m; ++r) {
     int64_t lhs = 0;
     for (size_t j = 0; j < num_columns; ++j) lhs += Coefficient(basis.tight[r], columns[j]) * pairs[j];
-    if (lhs != bound[r]) return std::nullopt;
+    if (lhs != bound[r]) return false;
   }
-  return pairs;
+  return true;
 }
 
 // The basis of `lp`'s last (optimal) solve, if its duals certify `pairs` as the unique
 // optimum with kUniqueMargin to spare and the basis reproduces it.
 std::optional<Basis> CertifiedBasis(const LinearProgram& lp, const std::vector<PairColumn>& columns,
                                     const std::vector<LpRow>& rows, const std::vector<int>& count,
-                                    const std::vector<int64_t>& pairs) {
+                                    const std::vector<int64_t>& pairs, Workspace* ws) {
   Basis basis;
   basis.column_state.resize(columns.size());
   for (size_t j = 0; j < columns.size(); ++j) {
@@ -334,8 +364,7 @@ std::optional<Basis> CertifiedBasis(const LinearProgram& lp, const std::vector<P
     if (y < kUniqueMargin) return std::nullopt;
     basis.tight.push_back(rows[i]);
   }
-  const std::optional<std::vector<int64_t>> again = SolveBasis(basis, columns, count);
-  if (!again || *again != pairs) return std::nullopt;
+  if (!SolveBasis(basis, columns, count, ws) || ws->pairs != pairs) return std::nullopt;
   return basis;
 }
 
@@ -352,25 +381,27 @@ struct BasisMemory {
   size_t bases = 0;  // In all.
 };
 
-// MaxWeightMatchingByKind, remembering certified bases in `memory` (if not null); the node
-// blossom runs on `blossom`.
+// MaxWeightMatchingByKind, remembering certified bases in `memory` (if not null), with
+// its buffers and node blossom in `ws`.
 std::vector<int> Match(const std::vector<int>& kind, int num_kinds,
                        const std::vector<double>& weight, const KindMatchingOptions& options,
-                       BasisMemory* memory, MaxWeightMatcher* blossom, KindMatchingStats* stats) {
+                       BasisMemory* memory, Workspace* ws, KindMatchingStats* stats) {
   *stats = KindMatchingStats();
   const int n = static_cast<int>(kind.size());
   if (n < options.min_nodes_for_lp || num_kinds > std::min(options.max_kinds_for_lp, 30)) {
-    return NodeBlossom(kind, num_kinds, weight, blossom);
+    return NodeBlossom(kind, num_kinds, weight, ws);
   }
-  std::vector<int> count(num_kinds, 0);
+  std::vector<int>& count = ws->count;
+  count.assign(num_kinds, 0);
   for (int t : kind) ++count[t];
-  const std::vector<PairColumn> columns = PairColumns(num_kinds, weight, count);
+  const std::vector<PairColumn>& columns = ws->columns;
+  PairColumns(num_kinds, weight, count, &ws->columns);
   if (columns.empty()) return std::vector<int>(n, -1);
 
-  std::vector<uint64_t> key;
+  std::vector<uint64_t>& key = ws->key;
+  key.clear();
   std::vector<Basis>* bases = nullptr;
   if (memory != nullptr) {
-    key.reserve(2 * columns.size());
     for (const PairColumn& c : columns) {
       uint64_t bits;
       static_assert(sizeof(bits) == sizeof(c.weight));
@@ -385,9 +416,8 @@ std::vector<int> Match(const std::vector<int>& kind, int num_kinds,
       // changes no result, only how many are tried: the one that answers moves to the back,
       // tried first next time (trace2 Muri-S: 10.6 -> 4.9 tries per look-up, Muri-L 14.5 -> 5.8).
       for (auto b = bases->rbegin(); b != bases->rend(); ++b) {
-        const std::optional<std::vector<int64_t>> pairs = SolveBasis(*b, columns, count);
-        if (!pairs) continue;
-        std::optional<std::vector<int>> mate = HandOut(kind, num_kinds, columns, *pairs);
+        if (!SolveBasis(*b, columns, count, ws)) continue;
+        std::optional<std::vector<int>> mate = HandOut(kind, count, columns, ws->pairs, ws);
         if (!mate) break;
         std::rotate(std::prev(b.base()), b.base(), bases->end());
         stats->reused = true;
@@ -399,13 +429,13 @@ std::vector<int> Match(const std::vector<int>& kind, int num_kinds,
   std::vector<LpRow> rows;
   const std::optional<std::vector<int64_t>> pairs = SolveByLp(columns, count, &lp, &rows, stats);
   std::optional<std::vector<int>> mate;
-  if (pairs) mate = HandOut(kind, num_kinds, columns, *pairs);
+  if (pairs) mate = HandOut(kind, count, columns, *pairs, ws);
   if (!mate) {
     stats->fell_back = true;
-    return NodeBlossom(kind, num_kinds, weight, blossom);
+    return NodeBlossom(kind, num_kinds, weight, ws);
   }
   if (memory != nullptr) {
-    std::optional<Basis> basis = CertifiedBasis(lp, columns, rows, count, *pairs);
+    std::optional<Basis> basis = CertifiedBasis(lp, columns, rows, count, *pairs, ws);
     if (basis) {
       if (memory->bases >= kMaxBases) {
         memory->by_weights.clear();
@@ -431,14 +461,14 @@ std::vector<int> MaxWeightMatchingByKind(const std::vector<int>& kind, int num_k
                                          const KindMatchingOptions& options,
                                          KindMatchingStats* stats) {
   KindMatchingStats unused;
-  MaxWeightMatcher blossom;
-  return Match(kind, num_kinds, weight, options, nullptr, &blossom,
+  Workspace ws;
+  return Match(kind, num_kinds, weight, options, nullptr, &ws,
                stats == nullptr ? &unused : stats);
 }
 
 struct KindMatcher::Memory {
   BasisMemory bases;
-  MaxWeightMatcher blossom;  // Its workspace only: a copy starts empty.
+  Workspace workspace;
 };
 
 KindMatcher::KindMatcher(const KindMatchingOptions& options)
@@ -458,7 +488,7 @@ KindMatcher& KindMatcher::operator=(const KindMatcher& other) {
 std::vector<int> KindMatcher::Match(const std::vector<int>& kind, int num_kinds,
                                     const std::vector<double>& weight, KindMatchingStats* stats) {
   KindMatchingStats unused;
-  return schedkit::Match(kind, num_kinds, weight, options_, &memory_->bases, &memory_->blossom,
+  return schedkit::Match(kind, num_kinds, weight, options_, &memory_->bases, &memory_->workspace,
                          stats == nullptr ? &unused : stats);
 }
 
