@@ -431,16 +431,23 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
   // (mechanisms/kind_matching.h).
   std::vector<int> ComputeMatching(const std::vector<Members>& types) {
     const int n = static_cast<int>(types.size());
-    std::vector<Members> kinds;
-    std::map<Members, int> kind_of;
-    std::vector<int> kind(n);
+    std::vector<Members>& kinds = scratch_.kinds;  // Numbered in order of first appearance.
+    std::vector<int>& kind = scratch_.kind;
+    kinds.clear();
+    kind.resize(n);
     for (int u = 0; u < n; ++u) {
-      auto [it, fresh] = kind_of.try_emplace(types[u], static_cast<int>(kinds.size()));
-      if (fresh) kinds.push_back(types[u]);
-      kind[u] = it->second;
+      // A handful of kinds, and in the clean model equal ones are adjacent: the last first.
+      int found = static_cast<int>(kinds.size()) - 1;
+      while (found >= 0 && kinds[found] != types[u]) --found;
+      if (found < 0) {
+        found = static_cast<int>(kinds.size());
+        kinds.push_back(types[u]);
+      }
+      kind[u] = found;
     }
     const int k = static_cast<int>(kinds.size());
-    std::vector<double> kind_w(static_cast<size_t>(k) * k);
+    std::vector<double>& kind_w = scratch_.kind_w;
+    kind_w.assign(static_cast<size_t>(k) * k, 0.0);
     for (int a = 0; a < k; ++a) {
       for (int b = 0; b < k; ++b) {
         // Directed in reference order (a's jobs then b's); symmetric (upper triangle) otherwise.
@@ -586,6 +593,9 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     std::vector<Members> types, ordered;         // MatchPacks.
     std::vector<int> node_order, key, mate;      // MatchPacks.
     std::vector<std::pair<uint64_t, int>> coded;  // MatchPacks.
+    std::vector<Members> kinds;                  // ComputeMatching.
+    std::vector<int> kind;                       // ComputeMatching.
+    std::vector<double> kind_w;                  // ComputeMatching.
     std::vector<Group> split;                    // Autopack.
     std::vector<std::pair<double, size_t>> keyed;  // Autopack.
     std::vector<RunningGroup> next_groups;
