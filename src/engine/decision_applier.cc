@@ -10,10 +10,21 @@
 
 namespace schedkit {
 
+std::vector<JobId>& DecisionPlan::AddGroup() {
+  if (spare_groups_.empty()) return groups.emplace_back();
+  groups.push_back(std::move(spare_groups_.back()));
+  spare_groups_.pop_back();
+  return groups.back();
+}
+
 void DecisionPlan::Clear() {
   reject.clear();
   stop.clear();
   start.clear();
+  for (std::vector<JobId>& g : groups) {
+    g.clear();
+    spare_groups_.push_back(std::move(g));
+  }
   groups.clear();
 }
 
@@ -146,7 +157,7 @@ Status DecisionApplier::CheckDecisions(const Decisions& d, Time now, const JobLo
     StartAction action{&s, -1, 1};
     if (s.group != 0 && !s.guest) {
       auto [index, first] = group_index.Insert(s.group, static_cast<int>(plan->groups.size()));
-      if (first) plan->groups.emplace_back();
+      if (first) plan->AddGroup();
       action.group = *index;
       plan->groups[*index].push_back(s.job);
     }

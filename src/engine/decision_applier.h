@@ -62,7 +62,13 @@ struct DecisionPlan {
   std::vector<StartAction> start;          // In decision order.
   std::vector<std::vector<JobId>> groups;  // Each group's members, in decision order.
 
+  // Appends an empty group, with the storage of one that Clear() emptied: a decision that
+  // restarts dozens of groups allocated a vector for each.
+  std::vector<JobId>& AddGroup();
   void Clear();
+
+ private:
+  std::vector<std::vector<JobId>> spare_groups_;  // Emptied, storage kept.
 };
 
 class DecisionApplier {
