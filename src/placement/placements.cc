@@ -63,33 +63,37 @@ class YarnPlacement final : public CopyableModule<YarnPlacement, PlacementModule
 
  private:
   // Whole free nodes of switch `sw` in id order, then the first other node of the switch
-  // that holds the remainder.
+  // that holds the remainder. Two walks over the switch's nodes, with nothing allocated
+  // but the answer: the first takes the whole nodes while they fit the GPUs still needed,
+  // the second the first node not taken that holds the rest.
   static Placement PlaceInSwitch(const JobSpec& job, const ClusterState& free, int sw) {
-    std::vector<int> whole, rest;
-    for (int node = 0; node < free.num_nodes(); ++node) {
-      if (free.spec().nodes[node].switch_id != sw) continue;
-      const int gpus = free.spec().nodes[node].gpus;
-      (free.free_gpus(node) == gpus && FitsOn(free, job, node, gpus) ? whole : rest).push_back(node);
-    }
+    const std::vector<NodeSpec>& nodes = free.spec().nodes;
     Placement p;
     int needed = job.gpus;
-    for (int node : whole) {
-      const int gpus = free.spec().nodes[node].gpus;
-      if (needed < gpus) {
-        rest.insert(std::upper_bound(rest.begin(), rest.end(), node), node);
+    for (int node = 0; node < free.num_nodes(); ++node) {
+      const int gpus = nodes[node].gpus;
+      if (nodes[node].switch_id != sw || needed < gpus || free.free_gpus(node) != gpus ||
+          !FitsOn(free, job, node, gpus)) {
         continue;
       }
       p.shares.push_back(ShareOn(free, job, node, gpus));
       needed -= gpus;
     }
     if (needed > 0) {
-      auto it = std::find_if(rest.begin(), rest.end(),
-                             [&](int node) { return FitsOn(free, job, node, needed); });
-      if (it == rest.end()) return Placement();
-      p.shares.push_back(ShareOn(free, job, *it, needed));
+      size_t taken = 0;  // p.shares is in node order.
+      int node = 0;
+      for (; node < free.num_nodes(); ++node) {
+        if (taken < p.shares.size() && p.shares[taken].node == node) {
+          ++taken;
+          continue;
+        }
+        if (nodes[node].switch_id == sw && FitsOn(free, job, node, needed)) break;
+      }
+      if (node == free.num_nodes()) return Placement();
+      p.shares.push_back(ShareOn(free, job, node, needed));
+      std::sort(p.shares.begin(), p.shares.end(),
+                [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
     }
-    std::sort(p.shares.begin(), p.shares.end(),
-              [](const NodeShare& a, const NodeShare& b) { return a.node < b.node; });
     return p;
   }
 };

@@ -36,6 +36,28 @@ TEST(Placement, YarnGivesLargeJobsWholeFreeNodes) {
   EXPECT_TRUE(testing::MakeBuiltinPlacement("yarn")->Place(JobBuilder(1).Gpus(12).Build(), free).empty());
 }
 
+// Switch 0 holds nodes of 8, 8 and 4 GPUs, switch 1 one of 4. Whole nodes are taken in id
+// order while they fit what is still needed; a whole node passed over then may take the
+// remainder, and a job too large for switch 0 goes whole to no other switch.
+TEST(Placement, YarnOnNodesOfMixedSizes) {
+  ClusterSpec spec = ClusterSpec::Uniform(1, 4, 8, 0, 0);
+  spec.nodes[2].gpus = 4;
+  spec.nodes[3].gpus = 4;
+  spec.nodes[3].switch_id = 1;
+  auto yarn = testing::MakeBuiltinPlacement("yarn");
+  const ClusterState idle(&spec);
+  // 12: n0 whole (4 still needed), n1 passed over (8 > 4), n2 whole.
+  EXPECT_EQ(yarn->Place(JobBuilder(1).Gpus(12).Build(), idle).ToString(), "n0:0-7;n2:0-3");
+  // 10 with n2 half busy: n0 whole, then the first node not taken that holds 2 is n1.
+  const ClusterState n2_busy = StateWithBusy(spec, {0, 0, 2, 0});
+  EXPECT_EQ(yarn->Place(JobBuilder(1).Gpus(10).Build(), n2_busy).ToString(), "n0:0-7;n1:0-1");
+  // 10 with n0 partly busy: n1 whole, the remainder on n0, listed in node order.
+  const ClusterState n0_busy = StateWithBusy(spec, {3, 0, 0, 0});
+  EXPECT_EQ(yarn->Place(JobBuilder(1).Gpus(10).Build(), n0_busy).ToString(), "n0:3-4;n1:0-7");
+  // 21 does not fit switch 0 (20 GPUs), and switch 1 has 4.
+  EXPECT_TRUE(yarn->Place(JobBuilder(1).Gpus(21).Build(), idle).empty());
+}
+
 TEST(Placement, YarnChecksCpusWhenNodesDeclareThem) {
   const ClusterSpec spec = ClusterSpec::Uniform(1, 2, 4, 10, 100);
   ClusterState free(&spec);
