@@ -56,8 +56,7 @@ struct Workspace {
   std::vector<PairColumn> columns;    // Match.
   std::vector<uint64_t> key;          // Match: the remembered bases' key.
   std::vector<int64_t> pairs;         // SolveBasis: its answer.
-  std::vector<double> x, system;      // SolveBasis.
-  std::vector<int> unknown;           // SolveBasis.
+  std::vector<double> rhs;            // SolveBasis.
   std::vector<int64_t> bound, degree;  // SolveBasis.
   std::vector<int> by_kind, start, taken;  // HandOut.
 };
@@ -249,79 +248,106 @@ std::optional<std::vector<int>> HandOut(const std::vector<int>& kind,
 }
 
 // An optimal basis, by what it fixes: each column at 0 (-1), at its cap (+1) or solved for
-// (0), and the rows held tight (their duals nonzero).
+// (0), and the rows held tight (their duals nonzero). The square system of the tight rows
+// over the solved-for columns depends on neither the counts nor the caps (only its right-
+// hand side does), so PrepareBasis inverts it once and each try is a product.
 struct Basis {
   std::vector<int8_t> column_state;
   std::vector<LpRow> tight;
+  std::vector<int> solved;            // The solved-for columns, in the system's order.
+  std::vector<double> inverse;        // Of the system, row-major.
+  std::vector<int> term_start;        // Tight row r's nonzero coefficients are terms[
+  std::vector<std::pair<int, int>> terms;  // term_start[r], term_start[r + 1]): (column, coeff).
 };
 
+// Fills the basis' system from its column states and tight rows; false if it is not square
+// or is singular.
+bool PrepareBasis(const std::vector<PairColumn>& columns, Basis* basis) {
+  const size_t m = basis->tight.size();
+  basis->solved.clear();
+  std::vector<int> unknown(columns.size(), -1);  // Column -> its index among the solved ones.
+  for (size_t j = 0; j < columns.size(); ++j) {
+    if (basis->column_state[j] != 0) continue;
+    unknown[j] = static_cast<int>(basis->solved.size());
+    basis->solved.push_back(static_cast<int>(j));
+  }
+  if (basis->solved.size() != m) return false;
+  basis->term_start.assign(1, 0);
+  basis->terms.clear();
+  // [A | I] by Gauss-Jordan elimination with partial pivoting.
+  const size_t w = 2 * m;
+  std::vector<double> a(m * w, 0.0);
+  for (size_t r = 0; r < m; ++r) {
+    for (size_t j = 0; j < columns.size(); ++j) {
+      const int coeff = Coefficient(basis->tight[r], columns[j]);
+      if (coeff == 0) continue;
+      basis->terms.emplace_back(static_cast<int>(j), coeff);
+      if (unknown[j] >= 0) a[r * w + unknown[j]] = coeff;
+    }
+    basis->term_start.push_back(static_cast<int>(basis->terms.size()));
+    a[r * w + m + r] = 1;
+  }
+  for (size_t col = 0; col < m; ++col) {
+    size_t pivot = col;
+    for (size_t r = col + 1; r < m; ++r) {
+      if (std::fabs(a[r * w + col]) > std::fabs(a[pivot * w + col])) pivot = r;
+    }
+    if (std::fabs(a[pivot * w + col]) < kZero) return false;  // Singular.
+    if (pivot != col) {
+      for (size_t c = 0; c < w; ++c) std::swap(a[col * w + c], a[pivot * w + c]);
+    }
+    const double p = a[col * w + col];
+    for (size_t c = 0; c < w; ++c) a[col * w + c] /= p;
+    for (size_t r = 0; r < m; ++r) {
+      if (r == col || a[r * w + col] == 0) continue;
+      const double f = a[r * w + col];
+      for (size_t c = 0; c < w; ++c) a[r * w + c] -= f * a[col * w + c];
+    }
+  }
+  basis->inverse.resize(m * m);
+  for (size_t r = 0; r < m; ++r) {
+    for (size_t c = 0; c < m; ++c) basis->inverse[r * m + c] = a[r * w + m + c];
+  }
+  return true;
+}
+
 // The basis' solution for these counts, if it is an integral b-matching (see KindMatcher):
-// true, with the pair counts in ws->pairs.
+// true, with the pair counts in ws->pairs. REQUIRES: PrepareBasis(columns, &basis).
 bool SolveBasis(const Basis& basis, const std::vector<PairColumn>& columns,
                 const std::vector<int>& count, Workspace* ws) {
   const size_t num_columns = columns.size();
   const size_t m = basis.tight.size();
   if (basis.column_state.size() != num_columns) return false;
-  std::vector<double>& x = ws->x;
-  x.assign(num_columns, 0.0);
-  std::vector<int>& unknown = ws->unknown;  // Column -> its index among the solved ones.
-  unknown.assign(num_columns, -1);
-  size_t num_unknown = 0;
-  for (size_t j = 0; j < num_columns; ++j) {
-    if (basis.column_state[j] > 0) x[j] = static_cast<double>(columns[j].cap);
-    if (basis.column_state[j] == 0) unknown[j] = static_cast<int>(num_unknown++);
-  }
-  if (num_unknown != m) return false;
-  // Dense m x m system, augmented with the right-hand side, by Gaussian elimination.
-  std::vector<double>& a = ws->system;
-  a.assign(m * (m + 1), 0.0);
   std::vector<int64_t>& bound = ws->bound;
+  std::vector<double>& rhs = ws->rhs;
   bound.resize(m);
+  rhs.resize(m);
   for (size_t r = 0; r < m; ++r) {
     const std::optional<int64_t> b = RowBound(basis.tight[r], count);
     if (!b) return false;
     bound[r] = *b;
-    double rhs = static_cast<double>(*b);
-    for (size_t j = 0; j < num_columns; ++j) {
-      const int coeff = Coefficient(basis.tight[r], columns[j]);
-      if (coeff == 0) continue;
-      if (unknown[j] < 0) {
-        rhs -= coeff * x[j];
-      } else {
-        a[r * (m + 1) + unknown[j]] = coeff;
-      }
+    double v = static_cast<double>(*b);
+    for (int t = basis.term_start[r]; t < basis.term_start[r + 1]; ++t) {
+      const auto [j, coeff] = basis.terms[t];
+      if (basis.column_state[j] > 0) v -= coeff * static_cast<double>(columns[j].cap);
     }
-    a[r * (m + 1) + m] = rhs;
-  }
-  for (size_t col = 0; col < m; ++col) {
-    size_t pivot = col;
-    for (size_t r = col + 1; r < m; ++r) {
-      if (std::fabs(a[r * (m + 1) + col]) > std::fabs(a[pivot * (m + 1) + col])) pivot = r;
-    }
-    if (std::fabs(a[pivot * (m + 1) + col]) < kZero) return false;  // Singular.
-    if (pivot != col) {
-      for (size_t c = 0; c <= m; ++c) std::swap(a[col * (m + 1) + c], a[pivot * (m + 1) + c]);
-    }
-    for (size_t r = 0; r < m; ++r) {
-      if (r == col || a[r * (m + 1) + col] == 0) continue;
-      const double f = a[r * (m + 1) + col] / a[col * (m + 1) + col];
-      for (size_t c = col; c <= m; ++c) a[r * (m + 1) + c] -= f * a[col * (m + 1) + c];
-    }
-  }
-  for (size_t j = 0; j < num_columns; ++j) {
-    if (unknown[j] >= 0) {
-      const size_t r = static_cast<size_t>(unknown[j]);
-      x[j] = a[r * (m + 1) + m] / a[r * (m + 1) + r];
-    }
+    rhs[r] = v;
   }
   std::vector<int64_t>& pairs = ws->pairs;
   pairs.resize(num_columns);
   for (size_t j = 0; j < num_columns; ++j) {
-    const double r = std::round(x[j]);
-    if (std::fabs(x[j] - r) > kIntegrality || r < 0 || r > static_cast<double>(columns[j].cap)) {
+    pairs[j] = basis.column_state[j] > 0 ? columns[j].cap : 0;  // The solved ones follow.
+  }
+  for (size_t k = 0; k < m; ++k) {
+    double x = 0;
+    for (size_t r = 0; r < m; ++r) x += basis.inverse[k * m + r] * rhs[r];
+    const int j = basis.solved[k];
+    const double rounded = std::round(x);
+    if (std::fabs(x - rounded) > kIntegrality || rounded < 0 ||
+        rounded > static_cast<double>(columns[j].cap)) {
       return false;
     }
-    pairs[j] = static_cast<int64_t>(r);
+    pairs[j] = static_cast<int64_t>(rounded);
   }
   // Integral, so exact from here: every degree row holds and the tight rows are tight.
   std::vector<int64_t>& degree = ws->degree;
@@ -335,7 +361,9 @@ bool SolveBasis(const Basis& basis, const std::vector<PairColumn>& columns,
   }
   for (size_t r = 0; r < m; ++r) {
     int64_t lhs = 0;
-    for (size_t j = 0; j < num_columns; ++j) lhs += Coefficient(basis.tight[r], columns[j]) * pairs[j];
+    for (int t = basis.term_start[r]; t < basis.term_start[r + 1]; ++t) {
+      lhs += basis.terms[t].second * pairs[basis.terms[t].first];
+    }
     if (lhs != bound[r]) return false;
   }
   return true;
@@ -364,6 +392,7 @@ std::optional<Basis> CertifiedBasis(const LinearProgram& lp, const std::vector<P
     if (y < kUniqueMargin) return std::nullopt;
     basis.tight.push_back(rows[i]);
   }
+  if (!PrepareBasis(columns, &basis)) return std::nullopt;
   if (!SolveBasis(basis, columns, count, ws) || ws->pairs != pairs) return std::nullopt;
   return basis;
 }

@@ -57,7 +57,8 @@ std::vector<int> MaxWeightMatchingByKind(const std::vector<int>& kind, int num_k
 // cost and every tight row's dual at least kUniqueMargin from 0, so that the basis is the
 // only optimal one), the basis is remembered under the weights. A later graph with the same
 // weights and the same columns first tries the remembered bases: with the new counts as
-// right-hand sides it solves the basis' square system (at most 12 + cuts unknowns); if the
+// right-hand sides it solves the basis' square system (at most 12 + cuts unknowns; its
+// inverse is kept with the basis: only the right-hand side depends on the counts); if the
 // result is integral and within every bound and degree row, and every remembered odd-set
 // row still has an odd node count, then the same duals prove it the unique optimum of a
 // relaxation of the b-matching polytope that contains it, hence the unique maximum-weight
