@@ -216,6 +216,13 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     int size_ = 0;
   };
   using Members = std::array<int, kMaxGroupSize>;  // Type ids (TypeOf), -1 padded.
+  // Members' ==, element by element: std::array's called memcmp, millions of times a run.
+  static bool SameTypes(const Members& a, const Members& b) {
+    for (int i = 0; i < kMaxGroupSize; ++i) {
+      if (a[i] != b[i]) return false;
+    }
+    return true;
+  }
   struct Group {
     MemberList members;
     Members types;  // The members' type ids, in member order: what the matchings weigh.
@@ -401,7 +408,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
       // the bounded memo below holds more matchings and hashes shorter keys.
       for (int i = 0; i < n;) {
         int j = i + 1;
-        while (j < n && ordered[j] == ordered[i]) ++j;
+        while (j < n && SameTypes(ordered[j], ordered[i])) ++j;
         key.insert(key.end(), ordered[i].begin(), ordered[i].end());
         key.push_back(j - i);
         i = j;
@@ -438,7 +445,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
     for (int u = 0; u < n; ++u) {
       // A handful of kinds, and in the clean model equal ones are adjacent: the last first.
       int found = static_cast<int>(kinds.size()) - 1;
-      while (found >= 0 && kinds[found] != types[u]) --found;
+      while (found >= 0 && !SameTypes(kinds[found], types[u])) --found;
       if (found < 0) {
         found = static_cast<int>(kinds.size());
         kinds.push_back(types[u]);
