@@ -50,7 +50,9 @@ void PersistentOrder::SortNearlySorted(std::vector<Changed>* v) {
 // Equivalent to: re-key every job, move jobs whose level changed to the back, stable
 // sort by key. Only running jobs and jobs appended since the last sort can have new keys
 // or positions, so those are re-keyed, sorted among themselves and merged into the rest,
-// which is still in order.
+// which is still in order. The sorted part is searched only until every running job is
+// found (on trace2 Muri-S, ~130 of ~375 entries), and what follows the last re-keyed job
+// is copied as one block.
 void PersistentOrder::Sort(const std::vector<JobId>& running,
                            const std::function<PriorityKey(JobId)>& key, bool multi_level) {
   scratch_.running.assign(running.begin(), running.end());
@@ -65,13 +67,21 @@ void PersistentOrder::Sort(const std::vector<JobId>& running,
   is_running.Clear();
   for (JobId id : run) is_running.Insert(id, 1);
   size_t moved = 0;
+  size_t found = 0;  // Running jobs met in the sorted part: past the last, nobody is re-keyed.
+  size_t last_changed = 0;
   for (size_t i = 0; i < n; ++i) {
+    if (i < sorted_size_ && found == run.size()) i = sorted_size_;
+    if (i == n) break;
     const auto& [id, old_key] = list_[i];
-    if (i < sorted_size_ && is_running.Find(id) == nullptr) continue;
+    if (i < sorted_size_) {
+      if (is_running.Find(id) == nullptr) continue;
+      ++found;
+    }
     const PriorityKey now_key = key(id);
     const bool level_changed = multi_level && now_key[0] != old_key[0];
     changed.push_back(Changed{now_key, level_changed ? n + moved++ : i, id});
     is_changed[i] = 1;
+    last_changed = i;
   }
   sorted_size_ = n;
   if (changed.empty()) return;
@@ -91,9 +101,10 @@ void PersistentOrder::Sort(const std::vector<JobId>& running,
     }
     merged.emplace_back(c.id, c.key);
   }
-  for (; i < n; ++i) {
+  for (; i <= last_changed; ++i) {
     if (!is_changed[i]) merged.push_back(list_[i]);
   }
+  merged.insert(merged.end(), list_.begin() + static_cast<std::ptrdiff_t>(i), list_.end());
   list_.swap(merged);
 }
 
