@@ -19,13 +19,6 @@ inline std::string ReadFile(const std::string& path) {
   return ss.str();
 }
 
-// Writes `text` to `name` in the test's temporary folder; returns the path.
-inline std::string WriteTempFile(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << text;
-  return path;
-}
-
 // A path in the temporary folder that belongs to the running test alone: ctest runs each
 // test in its own process, in parallel, so a fixed name shared by the tests of a file
 // lets one test overwrite another's file between its writing and its reading.
@@ -38,6 +31,15 @@ inline std::string TestTempPath(const std::string& name) {
     if (c == '/') c = '_';  // Parameterised tests' names.
   }
   return ::testing::TempDir() + "/" + prefix + "_" + name;
+}
+
+// Writes `text` to `name` in the running test's part of the temporary folder (TestTempPath:
+// two Gavel tests writing gavel_pairs.json at once made one read the other's half-written
+// file); returns the path.
+inline std::string WriteTempFile(const std::string& name, const std::string& text) {
+  const std::string path = TestTempPath(name);
+  std::ofstream(path) << text;
+  return path;
 }
 
 inline std::vector<std::string> Lines(const std::string& text) {
