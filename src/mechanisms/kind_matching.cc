@@ -27,9 +27,10 @@ constexpr double kUniqueMargin = 1e-6;
 constexpr double kZero = 1e-9;
 // Bounded memory: remembered bases per set of weights (the least recently used goes; when
 // the oldest went, 8 answered 3,096 of trace4 Muri-S's 5,810 LP matchings, 64 3,627, 256
-// 3,635), and in all (a few MiB; then all are forgotten, which changes no result).
+// 3,635), and their bytes in all (trace2 Muri-L keeps ~5 MiB; past the bound all are
+// forgotten, which changes no result).
 constexpr size_t kBasesPerWeights = 64;
-constexpr size_t kMaxBases = 16384;
+constexpr size_t kMaxBasisBytes = size_t{16} << 20;
 
 // One LP column: x_ab, the number of pairs of a node of kind a with one of kind b (a <= b).
 struct PairColumn {
@@ -260,6 +261,13 @@ struct Basis {
   std::vector<std::pair<int, int>> terms;  // term_start[r], term_start[r + 1]): (column, coeff).
 };
 
+// What a remembered basis holds, in bytes.
+size_t Bytes(const Basis& b) {
+  return sizeof(Basis) + b.column_state.size() + b.tight.size() * sizeof(LpRow) +
+         b.solved.size() * sizeof(int) + b.inverse.size() * sizeof(double) +
+         b.term_start.size() * sizeof(int) + b.terms.size() * sizeof(std::pair<int, int>);
+}
+
 // Fills the basis' system from its column states and tight rows; false if it is not square
 // or is singular.
 bool PrepareBasis(const std::vector<PairColumn>& columns, Basis* basis) {
@@ -407,7 +415,7 @@ struct WeightsHash {
 struct BasisMemory {
   // By the columns and their weights' bits; the most recently found or used last.
   std::unordered_map<std::vector<uint64_t>, std::vector<Basis>, WeightsHash> by_weights;
-  size_t bases = 0;  // In all.
+  size_t bytes = 0;  // Of all the bases (Bytes).
 };
 
 // MaxWeightMatchingByKind, remembering certified bases in `memory` (if not null), with
@@ -466,18 +474,18 @@ std::vector<int> Match(const std::vector<int>& kind, int num_kinds,
   if (memory != nullptr) {
     std::optional<Basis> basis = CertifiedBasis(lp, columns, rows, count, *pairs, ws);
     if (basis) {
-      if (memory->bases >= kMaxBases) {
+      if (memory->bytes + Bytes(*basis) > kMaxBasisBytes) {
         memory->by_weights.clear();
-        memory->bases = 0;
+        memory->bytes = 0;
         bases = nullptr;
       }
       if (bases == nullptr) bases = &memory->by_weights[std::move(key)];
       if (bases->size() >= kBasesPerWeights) {
+        memory->bytes -= Bytes(bases->front());
         bases->erase(bases->begin());
-        --memory->bases;
       }
+      memory->bytes += Bytes(*basis);
       bases->push_back(std::move(*basis));
-      ++memory->bases;
     }
   }
   return std::move(*mate);
