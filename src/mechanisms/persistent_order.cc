@@ -67,22 +67,24 @@ void PersistentOrder::Sort(const std::vector<JobId>& running,
   is_running.Clear();
   for (JobId id : run) is_running.Insert(id, 1);
   size_t moved = 0;
-  size_t found = 0;  // Running jobs met in the sorted part: past the last, nobody is re-keyed.
   size_t last_changed = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (i < sorted_size_ && found == run.size()) i = sorted_size_;
-    if (i == n) break;
+  auto rekey = [&](size_t i) {
     const auto& [id, old_key] = list_[i];
-    if (i < sorted_size_) {
-      if (is_running.Find(id) == nullptr) continue;
-      ++found;
-    }
     const PriorityKey now_key = key(id);
     const bool level_changed = multi_level && now_key[0] != old_key[0];
     changed.push_back(Changed{now_key, level_changed ? n + moved++ : i, id});
     is_changed[i] = 1;
     last_changed = i;
+  };
+  // The sorted part up to its last running job (past it nobody is re-keyed), then the
+  // jobs appended since.
+  size_t found = 0;
+  for (size_t i = 0; i < sorted_size_ && found < run.size(); ++i) {
+    if (is_running.Find(list_[i].first) == nullptr) continue;
+    ++found;
+    rekey(i);
   }
+  for (size_t i = sorted_size_; i < n; ++i) rekey(i);
   sorted_size_ = n;
   if (changed.empty()) return;
   SortNearlySorted(&changed);
