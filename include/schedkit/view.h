@@ -30,7 +30,7 @@ struct JobStatus {
   // measured progress in the runtime (each run's wall time x its rate), NaN when nothing
   // is known.
   double remaining_s = NAN;
-  const Placement* placement = nullptr;  // Where it runs now; null unless kRunning.
+  const Placement* placement = nullptr;  // Where it runs now; null iff not kRunning.
 
   bool running() const { return state == JobState::kRunning; }
 };
@@ -59,7 +59,7 @@ class ClusterView {
   virtual JobStatus Status(JobId id) const = 0;
   // The job's static description; cheaper than Status(id).spec. REQUIRES: `id` has arrived.
   virtual const JobSpec& Spec(JobId id) const = 0;
-  // Status(id).placement (null unless running), living as long; an engine may answer it
+  // Status(id).placement (null iff not running), living as long; an engine may answer it
   // without building the whole status. REQUIRES: `id` has arrived.
   virtual const Placement* PlacementOf(JobId id) const { return Status(id).placement; }
 

@@ -555,7 +555,7 @@ class MuriPolicy final : public ClonablePolicy<MuriPolicy> {
             (was == nullptr || was->rate != rate ||
              !(running_groups_[was->group].members == sorted) ||
              !(running_groups_[was->group].placement == placed[gi]) ||
-             view.Status(id).state != JobState::kRunning)) {
+             view.PlacementOf(id) == nullptr)) {  // Not running (no whole Status).
           unchanged = false;
         }
         *next.Insert(id, Running()).first = Running{slot, rate};
