@@ -207,6 +207,13 @@ TEST(Simulator, ViewReportsLiveProgressOfRunningJobs) {
   EXPECT_DOUBLE_EQ(s.attained_gpu_s, 60);
   EXPECT_DOUBLE_EQ(s.remaining_s, 100 - (30 - 4));  // The first 4 s were overhead.
   EXPECT_EQ(sim.view().PendingJobs(), std::vector<JobId>{2});
+  // A placement exactly while running (view.h), the same through PlacementOf.
+  ASSERT_NE(s.placement, nullptr);
+  ASSERT_NE(sim.view().PlacementOf(1), nullptr);
+  EXPECT_EQ(*sim.view().PlacementOf(1), *s.placement);
+  EXPECT_EQ(s.placement->gpus(), 2);
+  EXPECT_EQ(sim.view().Status(2).placement, nullptr);
+  EXPECT_EQ(sim.view().PlacementOf(2), nullptr);
 }
 
 

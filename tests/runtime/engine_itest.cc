@@ -177,11 +177,16 @@ class StatusWatcher : public Policy {
  public:
   struct Seen {
     double executed_s, remaining_s, attained_gpu_s;
+    // Running, Status and PlacementOf gave the same placement (view.h); and every job
+    // the watcher had seen pending, up to then, had none.
+    bool placement_iff_running;
   };
   StatusWatcher(uint64_t gpu_mask, double rate) : gpu_mask_(gpu_mask), rate_(rate) {}
   std::string_view Name() const override { return "status-watcher"; }
   void Decide(const ClusterView& view, const EventBatch&, Decisions* out) override {
     for (JobId id : view.PendingJobs()) {
+      pending_unplaced_ = pending_unplaced_ && view.Status(id).placement == nullptr &&
+                          view.PlacementOf(id) == nullptr;
       Placement p;
       p.shares.push_back(NodeShare{.node = 0, .gpu_mask = gpu_mask_});
       if (!view.Resources().CanAllocate(p)) continue;
@@ -189,8 +194,11 @@ class StatusWatcher : public Policy {
     }
     for (JobId id : view.RunningJobs()) {
       const JobStatus s = view.Status(id);
+      const Placement* placed = view.PlacementOf(id);
+      const bool placement_iff_running = pending_unplaced_ && s.placement != nullptr &&
+                                         placed != nullptr && *placed == *s.placement;
       std::lock_guard<std::mutex> lock(mu_);
-      seen_.push_back({s.executed_s, s.remaining_s, s.attained_gpu_s});
+      seen_.push_back({s.executed_s, s.remaining_s, s.attained_gpu_s, placement_iff_running});
     }
     out->wake_at = view.Now() + 0.05;
   }
@@ -202,6 +210,7 @@ class StatusWatcher : public Policy {
  private:
   const uint64_t gpu_mask_;
   const double rate_;
+  bool pending_unplaced_ = true;  // Decide only (one decision at a time).
   mutable std::mutex mu_;
   std::vector<Seen> seen_;
 };
@@ -243,6 +252,7 @@ TEST(RuntimeEngine, RemainingWorkOfARunningJobCountsItsRate) {
   ASSERT_NO_FATAL_FAILURE(RunWatched("half_speed", 1, 1, 0, 0b1, 0.5, &seen, &done));
   for (const StatusWatcher::Seen& s : seen) {
     EXPECT_NEAR(s.remaining_s, 100 - 0.5 * s.executed_s, 1e-6) << "executed " << s.executed_s;
+    EXPECT_TRUE(s.placement_iff_running) << "executed " << s.executed_s;
   }
   EXPECT_NEAR(done.work_done_s, 0.5 * done.executed_s, 1e-9);
 }
